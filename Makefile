@@ -1,0 +1,34 @@
+# clapper — build, demo, tests, benchmarks.
+GO ?= go
+BIN := bin/clapper
+
+.PHONY: setup build demo test bench clean
+
+# setup installs what clapper needs on a Debian machine (Chromium, ffmpeg)
+# and fetches the Go modules.
+setup:
+	@command -v chromium >/dev/null && command -v ffmpeg >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ffmpeg; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ffmpeg; fi; }
+	$(GO) mod download
+
+build:
+	$(GO) build -o $(BIN) ./cmd/clapper
+
+# demo runs the quickstart on the sample site clapper serves itself.
+# As root, Chromium's sandbox cannot start: the no-sandbox choice is made
+# explicitly here.
+demo: setup build
+	$(BIN) run samples/quickstart.yaml -o out/quickstart $(if $(filter 0,$(shell id -u)),--no-sandbox,)
+
+# test runs every test, the integration tests on real Chromium and ffmpeg
+# included. CLAPPER_REQUIRE_INTEGRATION=1 turns a missing binary into a
+# failure instead of a skip.
+test:
+	CLAPPER_REQUIRE_INTEGRATION=1 $(GO) test -count=1 -timeout 20m ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./compositor/ ./recorder/
+
+clean:
+	rm -rf bin out

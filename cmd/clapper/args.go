@@ -1,0 +1,62 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// hoistFlags moves a command's flags that follow its positional arguments
+// in front of them, because urfave/cli stops reading flags at the first
+// positional: `clapper run demo.yaml -o out` then works like
+// `clapper run -o out demo.yaml`. Everything after "--" is left alone.
+// Pure in its inputs.
+func hoistFlags(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	// Global flags come before the command name.
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		i++
+	}
+	if i >= len(args) {
+		return args
+	}
+	cmd := app.Command(args[i])
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, pos []string
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if a == "--" {
+			pos = append(pos, rest[j:]...)
+			break
+		}
+		if len(a) > 1 && strings.HasPrefix(a, "-") {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if k := strings.IndexByte(name, '='); k >= 0 {
+				continue
+			}
+			if takesValue[name] && j+1 < len(rest) {
+				flags = append(flags, rest[j+1])
+				j++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out := append([]string{}, args[:i+1]...)
+	out = append(out, flags...)
+	return append(out, pos...)
+}

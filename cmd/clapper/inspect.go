@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+func inspectCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "inspect",
+		Usage:     "summarise a take: steps, frame accounting, boundaries, holds, receipts",
+		ArgsUsage: "TAKE",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+			&cli.BoolFlag{Name: "check", Usage: "also check every frame file against the index"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("inspect takes one take folder, e.g. clapper inspect out/quickstart/take")
+			}
+			tk, err := timeline.Open(c.Args().First())
+			if err != nil {
+				return err
+			}
+			if c.Bool("check") {
+				if err := tk.Validate(); err != nil {
+					return fmt.Errorf("take check failed: %w", err)
+				}
+			}
+			s := timeline.Summarize(tk.Timeline)
+			if c.Bool("json") {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			printSummary(os.Stdout, s)
+			return nil
+		},
+	}
+}
+
+func printSummary(w io.Writer, s timeline.Summary) {
+	fmt.Fprintf(w, "%s — %s, %.2fs, viewport %dx%d@%gx, clock %s\n", s.Name, s.Outcome, float64(s.DurationMs)/1000, s.Viewport.Width, s.Viewport.Height, s.Viewport.Scale, s.Clock)
+	if s.Error != "" {
+		fmt.Fprintf(w, "  error: %s\n", s.Error)
+	}
+	f := s.Frames
+	fmt.Fprintf(w, "\nframes: %d received = %d delivered + %d overflow + %d late + %d duplicates + %d rejected (upstream drops: %s); %.1f/s; capture %s\n",
+		f.Received, f.Delivered, f.Overflow, f.Late, f.Duplicates, f.Rejected, f.Upstream, f.PerSecond, s.EndReason)
+	fmt.Fprintf(w, "\nsteps:\n")
+	for _, st := range s.Steps {
+		label := ""
+		if st.Label != "" {
+			label = " · " + st.Label
+		}
+		fmt.Fprintf(w, "  %3d  line %-4d %-10s %-12s %7.2fs → %7.2fs%s\n", st.Index+1, st.Line, st.Kind, st.Outcome, float64(st.StartMs)/1000, float64(st.EndMs)/1000, label)
+		if st.Error != "" {
+			fmt.Fprintf(w, "       %s\n", strings.ReplaceAll(st.Error, "\n", "\n       "))
+		}
+	}
+	fmt.Fprintf(w, "\ndocuments:\n")
+	for _, b := range s.Boundaries {
+		u := "(address longer than 8192 characters)"
+		if b.URL != nil {
+			u = *b.URL
+		}
+		fmt.Fprintf(w, "  %2d  at %7.2fs after frame %d  %s\n", b.Document, float64(b.AtMs)/1000, b.LastSeq, u)
+	}
+	fmt.Fprintf(w, "\ninput receipts: %d", s.Receipts)
+	for k, n := range s.ByKind {
+		fmt.Fprintf(w, "  %s %d", k, n)
+	}
+	fmt.Fprintln(w)
+	if len(s.Holds) > 0 {
+		fmt.Fprintf(w, "\nholds:\n")
+		for _, h := range s.Holds {
+			fmt.Fprintf(w, "  %s  %.2fs → %.2fs\n", h.Tab, float64(h.StartMs)/1000, float64(h.EndMs)/1000)
+		}
+	}
+	if c := s.Cleanup; c != nil {
+		fmt.Fprintf(w, "\ncleanup: connection %s, process %s, profile %s\n", c.Connection, c.Process, c.Profile)
+	}
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/compositor"
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// renderConfigFile keeps the script's output section in the take, so a
+// re-render without the script starts from the same settings.
+const renderConfigFile = "render.json"
+
+type renderConfig struct {
+	Video   []string       `json:"video"`
+	FPS     int            `json:"fps,omitempty"`
+	Width   int            `json:"width,omitempty"`
+	Height  int            `json:"height,omitempty"`
+	Preset  string         `json:"preset,omitempty"`
+	Options map[string]any `json:"options,omitempty"`
+}
+
+func saveRenderConfig(takeDir string, o scripts.Output) error {
+	b, err := json.MarshalIndent(renderConfig{Video: o.Video, FPS: o.FPS, Width: o.Width, Height: o.Height, Preset: o.Preset, Options: o.Options}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(takeDir, renderConfigFile), append(b, '\n'), 0o644)
+}
+
+func loadRenderConfig(takeDir string) renderConfig {
+	var rc renderConfig
+	if b, err := os.ReadFile(filepath.Join(takeDir, renderConfigFile)); err == nil {
+		_ = json.Unmarshal(b, &rc)
+	}
+	return rc
+}
+
+// renderFlags are command-line overrides of the take's render settings.
+type renderFlags struct {
+	fps           int
+	width, height int
+	noCursor      bool
+	ffmpeg        string
+}
+
+func renderCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "render",
+		Usage:     "re-render a stored take with other settings, no browser needed",
+		ArgsUsage: "TAKE",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output file (.mp4); repeatable (default: the script's videos beside the take)"},
+			&cli.IntFlag{Name: "fps", Usage: "frame rate: 24, 25, 30, 50 or 60"},
+			&cli.StringFlag{Name: "size", Usage: "output size WIDTHxHEIGHT, e.g. 1920x1080"},
+			&cli.BoolFlag{Name: "no-cursor", Usage: "do not draw the pointer"},
+			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("render takes one take folder, e.g. clapper render out/quickstart/take")
+			}
+			f := renderFlags{fps: c.Int("fps"), noCursor: c.Bool("no-cursor"), ffmpeg: c.String("ffmpeg")}
+			if sz := c.String("size"); sz != "" {
+				w, h, err := parseSize(sz)
+				if err != nil {
+					return usageErr("--size %q: %v", sz, err)
+				}
+				f.width, f.height = w, h
+			}
+			takeDir := c.Args().First()
+			outs := c.StringSlice("out")
+			outDir := filepath.Dir(filepath.Clean(takeDir))
+			if len(outs) == 0 {
+				outs = loadRenderConfig(takeDir).Video
+				if len(outs) == 0 {
+					outs = []string{"video.mp4"}
+				}
+			} else {
+				outDir = ""
+			}
+			return renderOutputs(c.Context, takeDir, outDir, outs, f, newUI(c.Bool("quiet")))
+		},
+	}
+}
+
+func parseSize(s string) (int, int, error) {
+	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
+	w, err1 := strconv.Atoi(ws)
+	h, err2 := strconv.Atoi(hs)
+	if !ok || err1 != nil || err2 != nil || w <= 0 || h <= 0 {
+		return 0, 0, errors.New("use WIDTHxHEIGHT, e.g. 1280x720")
+	}
+	return w, h, nil
+}
+
+// renderOutputs renders a take to each named output (relative names land
+// in outDir). The take is only read.
+func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, f renderFlags, ui *ui) error {
+	tk, err := timeline.Open(takeDir)
+	if err != nil {
+		return err
+	}
+	if tk.Timeline.Capture.Frames.Delivered == 0 {
+		return fmt.Errorf("the take in %s has no frames to render", takeDir)
+	}
+	rc := loadRenderConfig(takeDir)
+	s := compositor.DefaultSettings()
+	if rc.FPS > 0 {
+		s.FPS = rc.FPS
+	}
+	s.Width, s.Height = rc.Width, rc.Height
+	if f.fps > 0 {
+		s.FPS = f.fps
+	}
+	if f.width > 0 {
+		s.Width, s.Height = f.width, f.height
+	}
+	if f.noCursor {
+		s.Cursor.Enabled = false
+	}
+	if f.ffmpeg != "" {
+		s.FFmpeg = f.ffmpeg
+	}
+	for _, o := range outs {
+		path := o
+		if outDir != "" && !filepath.IsAbs(o) {
+			path = filepath.Join(outDir, o)
+		}
+		started := time.Now()
+		bar := ui.bar("render "+filepath.Base(path), 0)
+		err := compositor.Render(ctx, tk, path, s, bar.set)
+		bar.done()
+		if err != nil {
+			return fmt.Errorf("render %s: %w (the take in %s is kept)", path, err, takeDir)
+		}
+		st, _ := os.Stat(path)
+		var size int64
+		if st != nil {
+			size = st.Size()
+		}
+		ui.printf("video: %s (%.1f MB, rendered in %.1fs)\n", path, float64(size)/1e6, time.Since(started).Seconds())
+	}
+	return nil
+}

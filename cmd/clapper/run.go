@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/session"
+)
+
+type runOptions struct {
+	script    string
+	out       string
+	noSandbox bool
+	chromium  string
+	env       map[string]string
+	noVideo   bool
+	quiet     bool
+}
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a script: the take goes to DIR/take/, videos to DIR/",
+		ArgsUsage: "SCRIPT",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output folder (default out/<script name>)"},
+			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
+			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
+			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable)"},
+			&cli.BoolFlag{Name: "no-video", Usage: "record the take only; render later with clapper render"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("run takes one script, e.g. clapper run samples/quickstart.yaml")
+			}
+			env, err := parseEnv(c.StringSlice("env"))
+			if err != nil {
+				return err
+			}
+			return runScript(c.Context, runOptions{
+				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
+				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"),
+			})
+		},
+	}
+}
+
+func parseEnv(kvs []string) (map[string]string, error) {
+	env := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageErr("-e %q: use KEY=VALUE", kv)
+		}
+		env[k] = v
+	}
+	return env, nil
+}
+
+// loadScript parses a script, turning its errors into a usage exit.
+func loadScript(path string, env map[string]string) (*scripts.Script, error) {
+	s, err := scripts.Load(path, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return nil, &exitError{code: exitUsage, err: &quietError{err}}
+	}
+	return s, nil
+}
+
+func runScript(ctx context.Context, o runOptions) error {
+	s, err := loadScript(o.script, o.env)
+	if err != nil {
+		return err
+	}
+	out := o.out
+	if out == "" {
+		out = filepath.Join("out", strings.TrimSuffix(filepath.Base(o.script), filepath.Ext(o.script)))
+	}
+	takeDir := filepath.Join(out, "take")
+	if err := os.MkdirAll(takeDir, 0o755); err != nil {
+		return fmt.Errorf("create output folder: %w", err)
+	}
+	if err := saveRenderConfig(takeDir, s.Output); err != nil {
+		return err
+	}
+	ui := newUI(o.quiet)
+	started := time.Now()
+	res, runErr := session.Run(ctx, s, session.RunOptions{
+		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version,
+		Progress: ui.step, Logf: ui.logf,
+	})
+	ui.doneSteps()
+	if runErr != nil && res == nil {
+		if errors.Is(runErr, session.ErrRootNeedsNoSandbox) {
+			return usageErr("%w", runErr)
+		}
+		return fmt.Errorf("run %s: %w", o.script, runErr)
+	}
+	tl := res.Timeline
+	ui.printf("take: %s (%.1fs, %d frames, run took %.1fs)\n", takeDir, time.Duration(tl.End-tl.Start).Seconds(), tl.Capture.Frames.Delivered, time.Since(started).Seconds())
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	// The video is made up to the point reached, even when a step failed.
+	var renderErr error
+	if !o.noVideo {
+		renderErr = renderOutputs(ctx, takeDir, out, s.Output.Video, renderFlags{}, ui)
+	}
+	switch {
+	case res.Failed != nil:
+		fmt.Fprintln(os.Stderr, res.Failed.Error())
+		return &exitError{code: exitFailed, err: &quietError{res.Failed}}
+	case tl.Capture.EndReason != "stopped" && tl.Capture.EndReason != "":
+		return &exitError{code: exitFailed, err: fmt.Errorf("capture ended early: %s (the take so far is in %s)", tl.Capture.EndReason, takeDir)}
+	}
+	return renderErr
+}
+

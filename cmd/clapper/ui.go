@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/clapper-dev/clapper/session"
+)
+
+// ui shows progress: bars on a terminal, quiet timestamped lines elsewhere
+// (CI logs), nothing with --quiet.
+type ui struct {
+	mu    sync.Mutex
+	tty   bool
+	quiet bool
+	out   io.Writer
+	log   io.Writer
+	p     *mpb.Progress
+	steps *mpb.Bar
+	last  time.Time
+}
+
+func newUI(quiet bool) *ui {
+	return &ui{tty: term.IsTerminal(int(os.Stderr.Fd())), quiet: quiet, out: os.Stdout, log: os.Stderr}
+}
+
+// logf writes a quiet log line (not on a terminal while bars are drawn).
+func (u *ui) logf(format string, args ...any) {
+	if u.quiet {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.tty && u.p != nil {
+		return
+	}
+	fmt.Fprintf(u.log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// printf writes a result line to standard output.
+func (u *ui) printf(format string, args ...any) { fmt.Fprintf(u.out, format, args...) }
+
+// step reports a run's progress; called from the run goroutine.
+func (u *ui) step(p session.Progress) {
+	if u.quiet {
+		return
+	}
+	what := p.Kind
+	if p.Label != "" {
+		what += " · " + p.Label
+	}
+	if !u.tty {
+		u.logf("step %d/%d %s (frames %d)", p.Step, p.Steps, what, p.Capture.Delivered)
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.p == nil {
+		u.p = mpb.New(mpb.WithOutput(u.log), mpb.WithWidth(40))
+		u.steps = u.p.AddBar(int64(p.Steps),
+			mpb.PrependDecorators(decor.Name("run  "), decor.CountersNoUnit("%d/%d steps")),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return what }, decor.WCSyncSpaceR)))
+	}
+	u.steps.SetCurrent(int64(p.Step - 1))
+	_ = what
+}
+
+// doneSteps finishes the step bar.
+func (u *ui) doneSteps() {
+	u.mu.Lock()
+	p, bar := u.p, u.steps
+	u.p, u.steps = nil, nil
+	u.mu.Unlock()
+	if p != nil {
+		bar.SetTotal(-1, true)
+		p.Wait()
+	}
+}
+
+// progressBar is one bar (or its quiet stand-in) for a counted job.
+type progressBar struct {
+	u    *ui
+	name string
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	last time.Time
+}
+
+func (u *ui) bar(name string, total int) *progressBar {
+	b := &progressBar{u: u, name: name}
+	if u.quiet || !u.tty {
+		return b
+	}
+	b.p = mpb.New(mpb.WithOutput(u.log), mpb.WithWidth(40))
+	b.bar = b.p.AddBar(int64(total), mpb.PrependDecorators(decor.Name(name+" ")),
+		mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
+	return b
+}
+
+// set is the progress callback: done of total frames.
+func (b *progressBar) set(done, total int) {
+	if b.bar != nil {
+		b.bar.SetTotal(int64(total), false)
+		b.bar.SetCurrent(int64(done))
+		return
+	}
+	if b.u.quiet || time.Since(b.last) < 2*time.Second && done != total {
+		return
+	}
+	b.last = time.Now()
+	b.u.logf("%s: %d/%d frames", b.name, done, total)
+}
+
+func (b *progressBar) done() {
+	if b.bar != nil {
+		b.bar.SetTotal(-1, true)
+		b.p.Wait()
+	}
+}

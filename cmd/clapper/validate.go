@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/scripts"
+)
+
+func validateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "validate",
+		Usage:     "check scripts without launching anything",
+		ArgsUsage: "FILE...",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageErr("validate takes one or more script files")
+			}
+			env, err := parseEnv(c.StringSlice("env"))
+			if err != nil {
+				return err
+			}
+			bad := 0
+			for _, f := range c.Args().Slice() {
+				if _, err := scripts.Load(f, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv}); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					bad++
+					continue
+				}
+				fmt.Printf("%s: ok\n", f)
+			}
+			if bad > 0 {
+				return &exitError{code: exitFailed, err: &quietError{fmt.Errorf("%d of %d scripts invalid", bad, c.NArg())}}
+			}
+			return nil
+		},
+	}
+}
+
+func schemaCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "schema",
+		Usage: "print the JSON Schema of the run-script language",
+		Action: func(c *cli.Context) error {
+			_, err := os.Stdout.Write(scripts.Schema())
+			return err
+		},
+	}
+}

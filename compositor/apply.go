@@ -1,0 +1,349 @@
+package compositor
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Apply sets s from a run script's output options (the `output:` map, as
+// decoded from YAML). A "preset" key is applied first, then the others:
+//
+//	preset: docs | social | readme
+//	fps: 60            size: 1920x1080        fit: contain | cover
+//	crf: 20            x264_preset: veryfast  background: "#000000"
+//	cursor: false | {smoothing: raw|ease|spring, size: 1.5, click: true, shapes: true, hide_idle: 2s}
+//	zoom: true | {auto: true, scale: 1.6, max: 3, ease: 400ms}
+//	frame: true | {padding: 48, background: "#4f46e5..#06b6d4", radius: 12, shadow: true, bar: true}
+//	keys: true         captions: burn | vtt | both | none    step_labels: true
+//	chapters: true     cuts: true             gif: {width: 800, fps: 15}
+//	ffmpeg: /usr/bin/ffmpeg
+//
+// "video" (the output files) belongs to the caller and is ignored here.
+// Unknown keys and bad values are errors naming the key.
+func (s *Settings) Apply(opts map[string]any) error {
+	if p, ok := opts["preset"]; ok {
+		name, err := asString("preset", p)
+		if err != nil {
+			return err
+		}
+		f, ok := presets[name]
+		if !ok {
+			return fmt.Errorf("output.preset: unknown preset %q (use docs, social or readme)", name)
+		}
+		f(s)
+	}
+	for _, k := range sortedKeys(opts) {
+		v := opts[k]
+		key := "output." + k
+		var err error
+		switch k {
+		case "preset", "video":
+		case "fps":
+			s.FPS, err = asInt(key, v)
+		case "size":
+			s.Width, s.Height, err = asSize(key, v)
+		case "fit":
+			s.Fit, err = asEnum(key, v, "contain", "cover")
+		case "crf":
+			s.CRF, err = asInt(key, v)
+		case "x264_preset":
+			s.X264Preset, err = asString(key, v)
+		case "background":
+			s.Background, err = asString(key, v)
+		case "ffmpeg":
+			s.FFmpeg, err = asString(key, v)
+		case "keys":
+			s.Keys, err = asBool(key, v)
+		case "captions":
+			if b, ok := v.(bool); ok {
+				s.Captions = map[bool]string{true: "burn", false: "none"}[b]
+			} else {
+				s.Captions, err = asEnum(key, v, "burn", "vtt", "both", "none")
+			}
+		case "step_labels":
+			s.StepLabels, err = asBool(key, v)
+		case "chapters":
+			s.Chapters, err = asBool(key, v)
+		case "cuts":
+			s.Cuts, err = asBool(key, v)
+		case "cursor":
+			err = s.applyCursor(key, v)
+		case "zoom":
+			err = s.applyZoom(key, v)
+		case "frame":
+			err = s.applyFrame(key, v)
+		case "gif":
+			err = s.applyGIF(key, v)
+		default:
+			err = fmt.Errorf("%s: unknown option (known: %s)", key, strings.Join(knownOutputKeys, ", "))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := s.normalize()
+	if err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	return nil
+}
+
+var knownOutputKeys = []string{"background", "captions", "chapters", "crf", "cursor", "cuts", "ffmpeg", "fit", "fps", "frame", "gif", "keys", "preset", "size", "step_labels", "video", "x264_preset", "zoom"}
+
+func (s *Settings) applyCursor(key string, v any) error {
+	if b, ok := v.(bool); ok {
+		s.Cursor.Enabled = b
+		return nil
+	}
+	m, err := asMap(key, v)
+	if err != nil {
+		return err
+	}
+	s.Cursor.Enabled = true
+	for _, k := range sortedKeys(m) {
+		sub, kv := key+"."+k, m[k]
+		switch k {
+		case "enabled":
+			s.Cursor.Enabled, err = asBool(sub, kv)
+		case "smoothing":
+			s.Cursor.Smoothing, err = asEnum(sub, kv, "raw", "ease", "spring")
+		case "size":
+			s.Cursor.Size, err = asFloat(sub, kv)
+		case "click":
+			s.Cursor.Click, err = asBool(sub, kv)
+		case "shapes":
+			s.Cursor.Shapes, err = asBool(sub, kv)
+		case "hide_idle":
+			s.Cursor.HideIdle, err = asDuration(sub, kv)
+		default:
+			err = fmt.Errorf("%s: unknown option (known: click, enabled, hide_idle, shapes, size, smoothing)", sub)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Settings) applyZoom(key string, v any) error {
+	if b, ok := v.(bool); ok {
+		s.Zoom.Auto = b
+		return nil
+	}
+	m, err := asMap(key, v)
+	if err != nil {
+		return err
+	}
+	for _, k := range sortedKeys(m) {
+		sub, kv := key+"."+k, m[k]
+		switch k {
+		case "auto":
+			s.Zoom.Auto, err = asBool(sub, kv)
+		case "scale":
+			s.Zoom.Scale, err = asFloat(sub, kv)
+		case "max":
+			s.Zoom.MaxScale, err = asFloat(sub, kv)
+		case "ease":
+			s.Zoom.Ease, err = asDuration(sub, kv)
+		default:
+			err = fmt.Errorf("%s: unknown option (known: auto, ease, max, scale)", sub)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Settings) applyFrame(key string, v any) error {
+	if b, ok := v.(bool); ok {
+		s.Frame.Enabled = b
+		return nil
+	}
+	m, err := asMap(key, v)
+	if err != nil {
+		return err
+	}
+	s.Frame.Enabled = true
+	for _, k := range sortedKeys(m) {
+		sub, kv := key+"."+k, m[k]
+		switch k {
+		case "enabled":
+			s.Frame.Enabled, err = asBool(sub, kv)
+		case "padding":
+			s.Frame.Padding, err = asInt(sub, kv)
+		case "background":
+			s.Frame.Background, err = asString(sub, kv)
+		case "radius":
+			s.Frame.Radius, err = asInt(sub, kv)
+		case "shadow":
+			s.Frame.Shadow, err = asBool(sub, kv)
+		case "bar":
+			s.Frame.Bar, err = asBool(sub, kv)
+		default:
+			err = fmt.Errorf("%s: unknown option (known: background, bar, enabled, padding, radius, shadow)", sub)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Settings) applyGIF(key string, v any) error {
+	m, err := asMap(key, v)
+	if err != nil {
+		return err
+	}
+	for _, k := range sortedKeys(m) {
+		sub, kv := key+"."+k, m[k]
+		switch k {
+		case "width":
+			s.GIF.Width, err = asInt(sub, kv)
+		case "fps":
+			s.GIF.FPS, err = asInt(sub, kv)
+		default:
+			err = fmt.Errorf("%s: unknown option (known: fps, width)", sub)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func asMap(key string, v any) (map[string]any, error) {
+	switch m := v.(type) {
+	case map[string]any:
+		return m, nil
+	case map[any]any:
+		out := make(map[string]any, len(m))
+		for k, x := range m {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: key %v is not a string", key, k)
+			}
+			out[ks] = x
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: want a map or true/false, got %T", key, v)
+}
+
+func asString(key string, v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("%s: want a string, got %v (%T)", key, v, v)
+}
+
+func asEnum(key string, v any, allowed ...string) (string, error) {
+	s, err := asString(key, v)
+	if err != nil {
+		return "", err
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %q is not one of %s", key, s, strings.Join(allowed, ", "))
+}
+
+func asBool(key string, v any) (bool, error) {
+	if b, ok := v.(bool); ok {
+		return b, nil
+	}
+	return false, fmt.Errorf("%s: want true or false, got %v (%T)", key, v, v)
+}
+
+func asFloat(key string, v any) (float64, error) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), nil
+	case int64:
+		return float64(n), nil
+	case uint64:
+		return float64(n), nil
+	case float64:
+		return n, nil
+	case string:
+		f, err := strconv.ParseFloat(n, 64)
+		if err == nil {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: want a number, got %v (%T)", key, v, v)
+}
+
+func asInt(key string, v any) (int, error) {
+	f, err := asFloat(key, v)
+	if err != nil {
+		return 0, err
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1e9 {
+		return 0, fmt.Errorf("%s: want a whole number, got %v", key, v)
+	}
+	return int(f), nil
+}
+
+func asDuration(key string, v any) (time.Duration, error) {
+	if s, ok := v.(string); ok {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not a duration (like 1.5s or 400ms)", key, s)
+		}
+		return d, nil
+	}
+	if d, ok := v.(time.Duration); ok {
+		return d, nil
+	}
+	f, err := asFloat(key, v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: want a duration (like 1.5s) or seconds, got %v (%T)", key, v, v)
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+var sizeRE = regexp.MustCompile(`^(\d+)\s*[xX]\s*(\d+)$`)
+
+func asSize(key string, v any) (int, int, error) {
+	switch x := v.(type) {
+	case string:
+		if x == "capture" || x == "" {
+			return 0, 0, nil
+		}
+		m := sizeRE.FindStringSubmatch(x)
+		if m == nil {
+			return 0, 0, fmt.Errorf("%s: %q is not WIDTHxHEIGHT (like 1920x1080)", key, x)
+		}
+		w, _ := strconv.Atoi(m[1])
+		h, _ := strconv.Atoi(m[2])
+		return w, h, nil
+	default:
+		m, err := asMap(key, v)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: want WIDTHxHEIGHT (like 1920x1080), got %v", key, v)
+		}
+		w, err := asInt(key+".width", m["width"])
+		if err != nil {
+			return 0, 0, err
+		}
+		h, err := asInt(key+".height", m["height"])
+		return w, h, err
+	}
+}

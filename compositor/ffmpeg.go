@@ -1,0 +1,150 @@
+package compositor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrNoFFmpeg is returned (wrapped) when the ffmpeg binary cannot be found.
+var ErrNoFFmpeg = errors.New("ffmpeg not found")
+
+// FFmpegError is an ffmpeg run that exited with a non-zero status.
+type FFmpegError struct {
+	// Args is the command line, program first.
+	Args []string
+	// Code is the exit status (-1 when ffmpeg was killed by a signal).
+	Code int
+	// StderrTail is the last few KiB of what ffmpeg printed on stderr.
+	StderrTail string
+}
+
+func (e *FFmpegError) Error() string {
+	tail := strings.TrimSpace(e.StderrTail)
+	if tail == "" {
+		tail = "(nothing on stderr)"
+	}
+	return fmt.Sprintf("ffmpeg exited with status %d: %s", e.Code, tail)
+}
+
+// stderrTailBytes bounds the stderr kept from an ffmpeg run.
+const stderrTailBytes = 4 << 10
+
+// tailBuffer keeps the last max bytes written to it. exec's stderr copier
+// writes to it while the owner reads it after Wait.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	if len(p) >= t.max {
+		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
+		return n, nil
+	}
+	if over := len(t.buf) + len(p) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return n, nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) == t.max {
+		// Start the tail at a line boundary when one is near.
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < 256 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}
+
+// lookFFmpeg resolves the ffmpeg binary, with an error that says what to do.
+func lookFFmpeg(name string) (string, error) {
+	if name == "" {
+		name = "ffmpeg"
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%w (%s): install it with \"apt-get install ffmpeg\" or pass its path (--ffmpeg PATH)", ErrNoFFmpeg, name)
+	}
+	return p, nil
+}
+
+// feedError marks an error reading the take, as opposed to writing to ffmpeg.
+type feedError struct{ err error }
+
+func (e feedError) Error() string { return e.err.Error() }
+func (e feedError) Unwrap() error { return e.err }
+
+// runFFmpeg runs ffmpeg with args, calling feed (on the caller's goroutine) to
+// write its standard input. ffmpeg runs in its own process group, which is
+// killed when ctx ends or when feed fails with a feedError; it is always
+// waited for. A non-zero exit is an *FFmpegError with the stderr tail.
+func runFFmpeg(ctx context.Context, bin string, args []string, feed func(w io.Writer) error) error {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = 10 * time.Second
+	tail := &tailBuffer{max: stderrTailBytes}
+	cmd.Stderr = tail
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("start ffmpeg: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start ffmpeg: %w", err)
+	}
+	ferr := feed(stdin)
+	var fe feedError
+	if errors.As(ferr, &fe) {
+		_ = killGroup(cmd)
+	}
+	cerr := stdin.Close()
+	werr := cmd.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("render interrupted: %w", ctx.Err())
+	}
+	if errors.As(ferr, &fe) {
+		return fe.err
+	}
+	if werr != nil {
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(werr, &ee) {
+			code = ee.ExitCode()
+		}
+		return &FFmpegError{Args: append([]string{bin}, args...), Code: code, StderrTail: tail.String()}
+	}
+	if ferr != nil {
+		return fmt.Errorf("write frames to ffmpeg: %w", ferr)
+	}
+	if cerr != nil && !errors.Is(cerr, io.ErrClosedPipe) && !errors.Is(cerr, syscall.EPIPE) {
+		return fmt.Errorf("write frames to ffmpeg: %w", cerr)
+	}
+	return nil
+}
+
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		return cmd.Process.Kill()
+	}
+	return nil
+}

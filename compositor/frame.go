@@ -1,0 +1,192 @@
+package compositor
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// namedColours are the colour names clapper's own drawing understands (the
+// frame background); the letterbox colour goes to ffmpeg, which knows more.
+var namedColours = map[string]color.RGBA{
+	"black": {0, 0, 0, 255}, "white": {255, 255, 255, 255}, "gray": {128, 128, 128, 255},
+	"grey": {128, 128, 128, 255}, "red": {255, 0, 0, 255}, "green": {0, 128, 0, 255},
+	"blue": {0, 0, 255, 255}, "navy": {0, 0, 128, 255}, "teal": {0, 128, 128, 255},
+	"purple": {128, 0, 128, 255}, "orange": {255, 165, 0, 255}, "yellow": {255, 255, 0, 255},
+}
+
+// parseColour reads "#rgb", "#rrggbb" or a name from namedColours.
+func parseColour(s string) (color.RGBA, error) {
+	s = strings.TrimSpace(s)
+	if c, ok := namedColours[strings.ToLower(s)]; ok {
+		return c, nil
+	}
+	h := strings.TrimPrefix(s, "#")
+	if len(h) == 3 {
+		h = string([]byte{h[0], h[0], h[1], h[1], h[2], h[2]})
+	}
+	if strings.HasPrefix(s, "#") && len(h) == 6 {
+		if v, err := strconv.ParseUint(h, 16, 32); err == nil {
+			return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255}, nil
+		}
+	}
+	return color.RGBA{}, fmt.Errorf("colour %q: use #rrggbb or a name like black or white", s)
+}
+
+// parseBackground reads a colour or a gradient "A..B".
+func parseBackground(s string) (from, to color.RGBA, err error) {
+	a, b, grad := strings.Cut(s, "..")
+	if from, err = parseColour(a); err != nil {
+		return
+	}
+	to = from
+	if grad {
+		to, err = parseColour(b)
+	}
+	return
+}
+
+// frameLook is the window chrome's palette.
+var (
+	barColour    = color.RGBA{232, 232, 236, 255}
+	barLine      = color.RGBA{210, 210, 216, 255}
+	urlFieldFill = color.RGBA{255, 255, 255, 255}
+	dotColours   = []color.RGBA{{255, 95, 87, 255}, {254, 188, 46, 255}, {40, 200, 64, 255}}
+)
+
+// urlField returns the browser bar's address field rectangle (x, y, w, h).
+func (g Geometry) urlField() (x, y, w, h float64) {
+	wx, wy, ww, _ := g.window()
+	bh := float64(g.BarH)
+	x = float64(wx) + bh*2.4
+	w = float64(ww) - bh*2.4 - bh*0.5
+	h = bh * 0.62
+	y = float64(wy) + (bh-h)/2
+	return
+}
+
+// drawBackground draws the static layer under the page: the background
+// colour or gradient, the window's shadow and its browser bar.
+func drawBackground(g Geometry, fr FrameSettings) (*image.RGBA, error) {
+	from, to, err := parseBackground(fr.Background)
+	if err != nil {
+		return nil, err
+	}
+	img := image.NewRGBA(image.Rect(0, 0, g.OutW, g.OutH))
+	diag := float64(g.OutW + g.OutH)
+	for y := 0; y < g.OutH; y++ {
+		for x := 0; x < g.OutW; x++ {
+			u := float64(x+y) / diag
+			i := img.PixOffset(x, y)
+			img.Pix[i] = lerp8(from.R, to.R, u)
+			img.Pix[i+1] = lerp8(from.G, to.G, u)
+			img.Pix[i+2] = lerp8(from.B, to.B, u)
+			img.Pix[i+3] = 255
+		}
+	}
+	wx, wy, ww, wh := g.window()
+	r := float64(fr.Radius)
+	rect := [4]float64{float64(wx), float64(wy), float64(ww), float64(wh)}
+	if fr.Shadow {
+		blur := math.Max(8, float64(g.OutH)*0.025)
+		off := blur * 0.4
+		sr := [4]float64{rect[0], rect[1] + off, rect[2], rect[3]}
+		paint(img, sr, r, blur, func(cov float64) (color.RGBA, float64) { return color.RGBA{0, 0, 0, 255}, 0.45 * cov })
+	}
+	if g.BarH > 0 {
+		bar := [4]float64{rect[0], rect[1], rect[2], float64(g.BarH) + r + 1}
+		paint(img, bar, r, 0.5, func(cov float64) (color.RGBA, float64) { return barColour, cov })
+		bh := float64(g.BarH)
+		for i, c := range dotColours {
+			cx := rect[0] + bh*0.6 + float64(i)*bh*0.5
+			cy := rect[1] + bh/2
+			d := bh * 0.28
+			paint(img, [4]float64{cx - d/2, cy - d/2, d, d}, d/2, 0.5, func(cov float64) (color.RGBA, float64) { return c, cov })
+		}
+		fx, fy, fw, fh := g.urlField()
+		paint(img, [4]float64{fx, fy, fw, fh}, fh/2, 0.5, func(cov float64) (color.RGBA, float64) { return urlFieldFill, cov })
+		line := [4]float64{rect[0], rect[1] + bh - 1, rect[2], 1}
+		paint(img, line, 0, 0.5, func(cov float64) (color.RGBA, float64) { return barLine, cov })
+	}
+	return img, nil
+}
+
+func lerp8(a, b uint8, u float64) uint8 {
+	return uint8(math.Round(float64(a) + (float64(b)-float64(a))*u))
+}
+
+// roundedSDF is the signed distance from (px,py) to a rounded rectangle.
+func roundedSDF(px, py float64, rect [4]float64, r float64) float64 {
+	hw, hh := rect[2]/2, rect[3]/2
+	cx, cy := rect[0]+hw, rect[1]+hh
+	r = math.Min(r, math.Min(hw, hh))
+	qx := math.Abs(px-cx) - (hw - r)
+	qy := math.Abs(py-cy) - (hh - r)
+	out := math.Hypot(math.Max(qx, 0), math.Max(qy, 0))
+	return out + math.Min(math.Max(qx, qy), 0) - r
+}
+
+// paint blends shade over the pixels near a rounded rectangle, with an
+// edge softness of soft pixels (antialiasing at 0.5, a shadow's blur above).
+func paint(img *image.RGBA, rect [4]float64, r, soft float64, shade func(cov float64) (color.RGBA, float64)) {
+	b := img.Bounds()
+	x0, y0 := max(b.Min.X, int(rect[0]-soft*2)-1), max(b.Min.Y, int(rect[1]-soft*2)-1)
+	x1, y1 := min(b.Max.X, int(rect[0]+rect[2]+soft*2)+2), min(b.Max.Y, int(rect[1]+rect[3]+soft*2)+2)
+	for y := y0; y < y1; y++ {
+		for x := x0; x < x1; x++ {
+			d := roundedSDF(float64(x)+0.5, float64(y)+0.5, rect, r)
+			cov := 1 - smoothstep(-soft, soft, d)
+			if cov <= 0 {
+				continue
+			}
+			c, a := shade(cov)
+			i := img.PixOffset(x, y)
+			for k, v := range [3]uint8{c.R, c.G, c.B} {
+				img.Pix[i+k] = uint8(math.Round(float64(img.Pix[i+k])*(1-a) + float64(v)*a))
+			}
+		}
+	}
+}
+
+func smoothstep(a, b, x float64) float64 {
+	if b <= a {
+		if x < a {
+			return 0
+		}
+		return 1
+	}
+	t := math.Max(0, math.Min(1, (x-a)/(b-a)))
+	return t * t * (3 - 2*t)
+}
+
+// writeBackground draws the background layer as a PNG and returns the
+// colours just outside the content's four corners (top-left, top-right,
+// bottom-right, bottom-left), which the overlay uses to round them.
+func writeBackground(w io.Writer, g Geometry, fr FrameSettings) ([4]color.RGBA, error) {
+	var corners [4]color.RGBA
+	img, err := drawBackground(g, fr)
+	if err != nil {
+		return corners, err
+	}
+	at := func(x, y int) color.RGBA {
+		x, y = max(0, min(g.OutW-1, x)), max(0, min(g.OutH-1, y))
+		i := img.PixOffset(x, y)
+		return color.RGBA{img.Pix[i], img.Pix[i+1], img.Pix[i+2], 255}
+	}
+	cx0, cy0 := g.ContentX, g.ContentY
+	cx1, cy1 := g.ContentX+g.ContentW-1, g.ContentY+g.ContentH-1
+	if g.BarH > 0 {
+		// The top corners belong to the bar, drawn in the background.
+		corners[0], corners[1] = at(cx0, cy0), at(cx1, cy0)
+	} else {
+		corners[0], corners[1] = at(cx0-1, cy0-1), at(cx1+1, cy0-1)
+	}
+	corners[2], corners[3] = at(cx1+1, cy1+1), at(cx0-1, cy1+1)
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	return corners, enc.Encode(w, img)
+}

@@ -1,0 +1,273 @@
+package compositor
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// Settings say how a take is rendered. Start from DefaultSettings (or a
+// preset); zero numeric fields fall back to the defaults.
+type Settings struct {
+	// FPS is the output frame rate: 24, 25, 30, 50 or 60.
+	FPS int
+	// Width and Height are the output size in pixels; 0 means the capture
+	// size (the first frame's), plus the window frame when there is one.
+	Width, Height int
+	// Fit says how the capture fills an output of another shape: "contain"
+	// (letterbox, the default) or "cover" (fill and crop the overflow).
+	Fit string
+	// CRF is the constant rate factor: x264 (0-51, default 20); WebM maps it
+	// to VP9's scale.
+	CRF int
+	// X264Preset is the x264 speed preset.
+	X264Preset string
+	// Cursor draws the pointer from the input receipts.
+	Cursor CursorSettings
+	// FFmpeg is the ffmpeg binary: a path, or a name looked up in PATH.
+	FFmpeg string
+	// Background is the letterbox colour, as ffmpeg reads colours
+	// ("black", "#1e1e2e").
+	Background string
+	// Frame wraps the page in a window on a background.
+	Frame FrameSettings
+	// Captions is where captions go: "" or "none", "burn" (drawn into the
+	// video), "vtt" (a .vtt file beside it) or "both".
+	Captions string
+	// StepLabels adds each labelled step's label as a caption while it runs.
+	StepLabels bool
+	// Chapters writes chapter steps as container chapters and a
+	// NAME.chapters.vtt beside the video. Default true.
+	Chapters bool
+	// Zoom zooms into regions of the page.
+	Zoom ZoomSettings
+	// Keys shows the keys pressed, at the bottom of the picture.
+	Keys bool
+	// Cuts removes hidden steps from the video. Default true.
+	Cuts bool
+	// GIF sets the size and rate of .gif outputs, which ignore FPS and
+	// Width/Height: default 800 pixels wide at 15 fps.
+	GIF GIFSettings
+}
+
+// CursorSettings say how the pointer is drawn.
+type CursorSettings struct {
+	// Enabled draws the cursor. Default true.
+	Enabled bool
+	// Size scales the cursor; 1 is a 20 CSS-pixel arrow. Default 1.
+	Size float64
+	// Click draws a ripple at each button press. Default true.
+	Click bool
+	// Smoothing is "raw" (jump to each commanded point), "ease" (glide to
+	// it, arriving by the next receipt; the default) or "spring".
+	Smoothing string
+	// Shapes follows the page's CSS cursor (arrow, pointer hand, text
+	// I-beam) where receipts record it. Default true.
+	Shapes bool
+	// HideIdle hides the cursor after this long without pointer input; 0
+	// never hides it.
+	HideIdle time.Duration
+}
+
+// FrameSettings draw a window around the page.
+type FrameSettings struct {
+	Enabled bool
+	// Padding is the space around the window, in output pixels.
+	Padding int
+	// Background is a colour ("#1e1e2e") or a gradient of two colours
+	// ("#4f46e5..#06b6d4", top-left to bottom-right).
+	Background string
+	// Radius rounds the window's corners, in output pixels.
+	Radius int
+	// Shadow draws a soft shadow under the window.
+	Shadow bool
+	// Bar draws a browser bar with the current document's URL.
+	Bar bool
+}
+
+// ZoomSettings zoom into the page.
+type ZoomSettings struct {
+	// Auto zooms toward the targets of click, type and fill steps.
+	Auto bool
+	// Scale is the automatic zoom factor (default 1.6); zoom steps carry
+	// their own. Every zoom is capped at MaxScale (default 3).
+	Scale    float64
+	MaxScale float64
+	// Ease is how long zooming in and out takes (default 400ms).
+	Ease time.Duration
+}
+
+// GIFSettings size .gif outputs.
+type GIFSettings struct {
+	Width int
+	FPS   int
+}
+
+// DefaultSettings returns the settings used when a script says nothing.
+func DefaultSettings() Settings {
+	return Settings{
+		FPS:        30,
+		Fit:        "contain",
+		CRF:        20,
+		X264Preset: "veryfast",
+		Cursor:     CursorSettings{Enabled: true, Size: 1, Click: true, Smoothing: "ease", Shapes: true},
+		FFmpeg:     "ffmpeg",
+		Background: "black",
+		Frame:      FrameSettings{Padding: 48, Background: "#4f46e5..#06b6d4", Radius: 12, Shadow: true},
+		Chapters:   true,
+		Zoom:       ZoomSettings{Scale: 1.6, MaxScale: 3, Ease: 400 * time.Millisecond},
+		Cuts:       true,
+		GIF:        GIFSettings{Width: 800, FPS: 15},
+	}
+}
+
+// Presets are named starting points for Settings.
+var presets = map[string]func(*Settings){
+	// docs: 1920x1080 at 60 fps, for documentation and product pages.
+	"docs": func(s *Settings) { s.Width, s.Height, s.FPS = 1920, 1080, 60 },
+	// social: a 1080x1080 square in a window frame, for feeds.
+	"social": func(s *Settings) {
+		s.Width, s.Height, s.FPS = 1080, 1080, 30
+		s.Frame.Enabled = true
+	},
+	// readme: small, for a GIF in a README.
+	"readme": func(s *Settings) {
+		s.GIF = GIFSettings{Width: 800, FPS: 15}
+		s.FPS = 15
+	},
+}
+
+// Preset returns DefaultSettings changed by the named preset: "docs"
+// (1920x1080 60 fps), "social" (1080x1080 square, framed) or "readme" (for a
+// GIF 800 wide at 15 fps).
+func Preset(name string) (Settings, error) {
+	s := DefaultSettings()
+	f, ok := presets[name]
+	if !ok {
+		return s, fmt.Errorf("unknown preset %q: use docs, social or readme", name)
+	}
+	f(&s)
+	return s, nil
+}
+
+var x264Presets = map[string]bool{
+	"ultrafast": true, "superfast": true, "veryfast": true, "faster": true, "fast": true,
+	"medium": true, "slow": true, "slower": true, "veryslow": true, "placebo": true,
+}
+
+// colourRE accepts the colour forms clapper documents: a name or #rrggbb.
+var colourRE = regexp.MustCompile(`^(#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}|[a-zA-Z]{3,20})$`)
+
+// normalize fills zero fields with defaults and checks the rest.
+func (s Settings) normalize() (Settings, error) {
+	d := DefaultSettings()
+	if s.FPS == 0 {
+		s.FPS = d.FPS
+	}
+	switch s.FPS {
+	case 24, 25, 30, 50, 60:
+	default:
+		if s.FPS < 1 || s.FPS > 120 {
+			return s, fmt.Errorf("fps %d: use 24, 25, 30, 50 or 60", s.FPS)
+		}
+	}
+	if s.Width < 0 || s.Height < 0 || s.Width > 8192 || s.Height > 8192 {
+		return s, fmt.Errorf("size %dx%d: width and height must be between 0 and 8192", s.Width, s.Height)
+	}
+	if (s.Width == 0) != (s.Height == 0) {
+		return s, fmt.Errorf("size %dx%d: give both width and height, or neither for the capture size", s.Width, s.Height)
+	}
+	switch s.Fit {
+	case "":
+		s.Fit = d.Fit
+	case "contain", "cover":
+	default:
+		return s, fmt.Errorf("fit %q: use contain or cover", s.Fit)
+	}
+	if s.CRF == 0 {
+		s.CRF = d.CRF
+	}
+	if s.CRF < 0 || s.CRF > 51 {
+		return s, fmt.Errorf("crf %d: must be between 0 and 51", s.CRF)
+	}
+	if s.X264Preset == "" {
+		s.X264Preset = d.X264Preset
+	}
+	if !x264Presets[s.X264Preset] {
+		return s, fmt.Errorf("x264 preset %q: use ultrafast, superfast, veryfast, faster, fast, medium, slow, slower or veryslow", s.X264Preset)
+	}
+	if s.Cursor.Size == 0 {
+		s.Cursor.Size = 1
+	}
+	if s.Cursor.Size < 0.25 || s.Cursor.Size > 8 {
+		return s, fmt.Errorf("cursor size %g: must be between 0.25 and 8", s.Cursor.Size)
+	}
+	switch s.Cursor.Smoothing {
+	case "":
+		s.Cursor.Smoothing = d.Cursor.Smoothing
+	case "raw", "ease", "spring":
+	default:
+		return s, fmt.Errorf("cursor smoothing %q: use raw, ease or spring", s.Cursor.Smoothing)
+	}
+	if s.Cursor.HideIdle < 0 {
+		return s, fmt.Errorf("cursor hide_idle %v: must not be negative", s.Cursor.HideIdle)
+	}
+	if s.FFmpeg == "" {
+		s.FFmpeg = d.FFmpeg
+	}
+	if s.Background == "" {
+		s.Background = d.Background
+	}
+	if !colourRE.MatchString(s.Background) {
+		return s, fmt.Errorf("background %q: use a colour name or #rrggbb", s.Background)
+	}
+	if err := s.Frame.normalize(d.Frame); err != nil {
+		return s, err
+	}
+	switch s.Captions {
+	case "", "none", "burn", "vtt", "both":
+	default:
+		return s, fmt.Errorf("captions %q: use burn, vtt, both or none", s.Captions)
+	}
+	if s.Zoom.Scale == 0 {
+		s.Zoom.Scale = d.Zoom.Scale
+	}
+	if s.Zoom.MaxScale == 0 {
+		s.Zoom.MaxScale = d.Zoom.MaxScale
+	}
+	if s.Zoom.Ease == 0 {
+		s.Zoom.Ease = d.Zoom.Ease
+	}
+	if s.Zoom.Scale < 1 || s.Zoom.MaxScale < 1 || s.Zoom.MaxScale > 8 {
+		return s, fmt.Errorf("zoom scale %g (max %g): must be between 1 and 8", s.Zoom.Scale, s.Zoom.MaxScale)
+	}
+	if s.Zoom.Ease < 0 {
+		return s, fmt.Errorf("zoom ease %v: must not be negative", s.Zoom.Ease)
+	}
+	if s.GIF.Width == 0 {
+		s.GIF.Width = d.GIF.Width
+	}
+	if s.GIF.FPS == 0 {
+		s.GIF.FPS = d.GIF.FPS
+	}
+	if s.GIF.Width < 16 || s.GIF.Width > 4096 || s.GIF.FPS < 1 || s.GIF.FPS > 50 {
+		return s, fmt.Errorf("gif %d wide at %d fps: width 16-4096, fps 1-50", s.GIF.Width, s.GIF.FPS)
+	}
+	return s, nil
+}
+
+func (f *FrameSettings) normalize(d FrameSettings) error {
+	if f.Padding < 0 || f.Padding > 1000 {
+		return fmt.Errorf("frame padding %d: must be between 0 and 1000", f.Padding)
+	}
+	if f.Radius < 0 || f.Radius > 200 {
+		return fmt.Errorf("frame radius %d: must be between 0 and 200", f.Radius)
+	}
+	if f.Background == "" {
+		f.Background = d.Background
+	}
+	if _, _, err := parseBackground(f.Background); err != nil {
+		return fmt.Errorf("frame background: %w", err)
+	}
+	return nil
+}

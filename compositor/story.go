@@ -1,0 +1,175 @@
+package compositor
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// This file reads the presentation the timeline asks for (cuts, captions,
+// chapters, cursor visibility, keys, addresses) into plain data. Pure.
+
+// Step kinds with a presentation meaning.
+const (
+	kindCaption = "caption"
+	kindChapter = "chapter"
+	kindCursor  = "cursor"
+	kindZoom    = "zoom"
+)
+
+// defaultCaption is how long a caption without a duration stays up.
+const defaultCaption = 3 * time.Second
+
+// hiddenCuts returns the intervals of hidden steps, cut from the video.
+func hiddenCuts(tl *timeline.Timeline) []Segment {
+	var cs []Segment
+	for _, st := range tl.Steps {
+		if st.Hidden && st.End > st.Start {
+			cs = append(cs, Segment{st.Start, st.End})
+		}
+	}
+	return cs
+}
+
+// Caption is text shown over [Start, End) of the take clock.
+type Caption struct {
+	Start, End timeline.Time
+	Text       string
+}
+
+// captions returns the caption steps' text (and, with labels, each labelled
+// step's label while it runs), in start order.
+func captions(tl *timeline.Timeline, labels bool) []Caption {
+	var cs []Caption
+	for _, st := range tl.Steps {
+		switch {
+		case st.Kind == kindCaption && strings.TrimSpace(st.Text) != "":
+			d := st.Duration
+			if d <= 0 {
+				d = defaultCaption
+			}
+			cs = append(cs, Caption{st.Start, st.Start + timeline.FromDuration(d), st.Text})
+		case labels && st.Label != "" && st.Kind != kindCaption && st.Kind != kindChapter && !st.Hidden:
+			end := st.End
+			if min := st.Start + timeline.FromDuration(time.Second); end < min {
+				end = min
+			}
+			cs = append(cs, Caption{st.Start, end, st.Label})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Start < cs[j].Start })
+	return cs
+}
+
+// Chapter starts at At on the take clock.
+type Chapter struct {
+	At    timeline.Time
+	Title string
+}
+
+func chapters(tl *timeline.Timeline) []Chapter {
+	var cs []Chapter
+	for _, st := range tl.Steps {
+		if st.Kind == kindChapter && strings.TrimSpace(st.Text) != "" {
+			cs = append(cs, Chapter{st.Start, st.Text})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].At < cs[j].At })
+	return cs
+}
+
+// cursorHides returns the intervals from a "cursor: hide" step to the next
+// "cursor: show" step (or the end of time).
+func cursorHides(tl *timeline.Timeline) []Segment {
+	var out []Segment
+	steps := append([]timeline.Step(nil), tl.Steps...)
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Start < steps[j].Start })
+	hidden := false
+	var from timeline.Time
+	for _, st := range steps {
+		if st.Kind != kindCursor {
+			continue
+		}
+		switch strings.ToLower(strings.TrimSpace(st.Text)) {
+		case "hide":
+			if !hidden {
+				hidden, from = true, st.Start
+			}
+		case "show":
+			if hidden {
+				out = append(out, Segment{from, st.Start})
+				hidden = false
+			}
+		}
+	}
+	if hidden {
+		out = append(out, Segment{from, timeline.Time(1<<62 - 1)})
+	}
+	return out
+}
+
+// KeyPress is a key shown by the keys overlay.
+type KeyPress struct {
+	At    timeline.Time
+	Label string
+}
+
+// keyLabels names keys for people; anything else shows as sent.
+var keyLabels = map[string]string{
+	"Enter": "⏎", "Backspace": "⌫", "Tab": "⇥", "Escape": "Esc", "ArrowLeft": "←",
+	"ArrowRight": "→", "ArrowUp": "↑", "ArrowDown": "↓", " ": "␣", "Delete": "Del",
+	"Shift": "Shift", "Control": "Ctrl", "Meta": "Meta", "Alt": "Alt",
+}
+
+// keyPresses returns the keyDown receipts of the captured tab as labels. A
+// masked secret ("•", or a key the receipt flags) shows as a dot, never as
+// its text.
+func keyPresses(tl *timeline.Timeline) []KeyPress {
+	var ks []KeyPress
+	for _, r := range tl.Receipts {
+		if r.Kind != timeline.InputKey || r.Error != "" {
+			continue
+		}
+		if r.Type != "" && r.Type != "keyDown" && r.Type != "rawKeyDown" {
+			continue
+		}
+		if tab := tl.Capture.Tab; tab != "" && r.Tab != "" && r.Tab != tab {
+			continue
+		}
+		label := r.Key
+		if strings.Contains(label, "•") {
+			label = "•"
+		} else if l, ok := keyLabels[label]; ok {
+			label = l
+		}
+		if label == "" {
+			continue
+		}
+		ks = append(ks, KeyPress{r.Sent, label})
+	}
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].At < ks[j].At })
+	return ks
+}
+
+// URLSpan says the captured tab showed URL from At on.
+type URLSpan struct {
+	At  timeline.Time
+	URL string
+}
+
+// documentURLs returns the committed address of each document, in order; an
+// address too long to record shows as a note, never truncated text.
+func documentURLs(tl *timeline.Timeline) []URLSpan {
+	var us []URLSpan
+	for _, b := range tl.Boundaries {
+		u := "(address longer than 8192 characters)"
+		if b.URL != nil {
+			u = *b.URL
+		}
+		us = append(us, URLSpan{b.At, u})
+	}
+	sort.SliceStable(us, func(i, j int) bool { return us[i].At < us[j].At })
+	return us
+}

@@ -1,0 +1,450 @@
+package scripts
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// LoadOptions are the inputs of Load besides the file.
+type LoadOptions struct {
+	// Env holds the -e KEY=VALUE overrides; they win over everything.
+	Env map[string]string
+	// LookupEnv reads the process environment (os.LookupEnv); nil reads
+	// none.
+	LookupEnv func(string) (string, bool)
+}
+
+// Load reads, decodes and validates the script at path, with its includes.
+// It launches nothing. On failure the error is Errors: every problem found,
+// each at file:line:col (file as given, so relative when path is), with
+// secret values masked.
+func Load(path string, opts LoadOptions) (*Script, error) {
+	l := &loader{opts: opts, files: map[string][]string{}, secretNames: map[string]bool{}}
+	s, err := l.load(path)
+	if len(l.errs) > 0 {
+		return nil, l.finish()
+	}
+	return s, err
+}
+
+// loader is the state of one Load.
+type loader struct {
+	opts        LoadOptions
+	errs        []*Error
+	files       map[string][]string // source lines by display path
+	stack       []string            // absolute paths of the files being decoded
+	shown       []string            // and as displayed
+	serve       bool                // the main script has serve:
+	secretNames map[string]bool
+	secrets     []string // secret values, longest first
+}
+
+func (l *loader) load(path string) (*Script, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		l.errs = append(l.errs, &Error{Pos: Pos{File: path}, Msg: "cannot read script: " + err.Error()})
+		return nil, nil
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		l.errs = append(l.errs, &Error{Pos: Pos{File: path}, Msg: "cannot read script: " + reason(err)})
+		return nil, nil
+	}
+	root := l.parse(path, src)
+	if root == nil {
+		return nil, nil
+	}
+	d := &decoder{l: l, file: path, dir: filepath.Dir(abs), anchors: map[string]ast.Node{}, sc: &scope{}}
+	d.collectAnchors(root)
+	l.stack, l.shown = []string{abs}, []string{path}
+
+	s := &Script{File: abs}
+	byName := d.header(root)
+	_, l.serve = byName["serve"]
+	d.secrets(byName["secrets"])
+	var rest []entry
+	for _, e := range d.entries(root) {
+		if e.key != "env" && e.key != "secrets" && findField(scriptFields, e.key) != nil {
+			rest = append(rest, e)
+		}
+	}
+	v := d.fields(rest, scriptFields, "", func(entry) {})
+
+	base := filepath.Base(path)
+	slug := strings.TrimSuffix(base, filepath.Ext(base))
+	s.Name = slug
+	if x := v["name"]; x != nil {
+		s.Name = x.v.(string)
+	}
+	if x := v["serve"]; x != nil {
+		s.Serve = d.serveDir(x)
+	}
+	s.Browser = d.browser(v["browser"])
+	s.Output = d.output(v["output"], slug)
+	s.Defaults = defaults(v["defaults"])
+
+	var items []item
+	if x := v["steps"]; x != nil {
+		items = x.v.([]item)
+	}
+	if len(items) > maxSteps {
+		d.errorf(v["steps"].at, "the script expands to %d steps, more than %d", len(items), maxSteps)
+	}
+	checkTabs(d, items)
+
+	// Secrets: flag what holds them, mask what is shown.
+	s.Secrets = sortedKeys(l.secretNames)
+	s.secretValues = l.secrets
+	s.Steps = make([]Step, len(items))
+	for i, it := range items {
+		st := it.step
+		st.Label = mask(st.Label, l.secrets)
+		switch a := st.Action.(type) {
+		case Type:
+			a.Secret = hasSecret(a.Text, l.secrets)
+			st.Action = a
+		case Fill:
+			a.Secret = hasSecret(a.Value, l.secrets)
+			st.Action = a
+		case Eval:
+			a.Secret = hasSecret(a.JS, l.secrets)
+			st.Action = a
+		case Caption:
+			a.Text = mask(a.Text, l.secrets)
+			st.Action = a
+		case Chapter:
+			a.Title, a.Description = mask(a.Title, l.secrets), mask(a.Description, l.secrets)
+			st.Action = a
+		}
+		s.Steps[i] = st
+	}
+	s.Env = map[string]string{}
+	for name := range d.sc.file {
+		s.Env[name], _ = l.lookup(d.sc, name)
+	}
+	for name, val := range l.opts.Env {
+		s.Env[name] = val
+	}
+	for name, val := range s.Env {
+		s.Env[name] = mask(val, l.secrets)
+	}
+	return s, nil
+}
+
+// finish masks secrets in the errors, attaches source lines and sorts.
+func (l *loader) finish() Errors {
+	for _, e := range l.errs {
+		if lines := l.files[e.Pos.File]; e.Pos.Line > 0 && e.Pos.Line <= len(lines) {
+			e.Source = lines[e.Pos.Line-1]
+		}
+		e.Msg = mask(e.Msg, l.secrets)
+		e.Source = mask(e.Source, l.secrets)
+	}
+	return sortErrors(l.errs)
+}
+
+var dupKeyRE = regexp.MustCompile(`^mapping key "(.*)" already defined at \[(\d+):\d+\]$`)
+
+// parse parses one file into its top-level map, reporting YAML errors.
+func (l *loader) parse(file string, src []byte) *ast.MappingNode {
+	l.files[file] = strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		e := &Error{Pos: Pos{File: file}, Msg: "YAML: " + err.Error()}
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			e.Msg = ye.GetMessage()
+			if m := dupKeyRE.FindStringSubmatch(e.Msg); m != nil {
+				e.Msg = fmt.Sprintf("duplicate key %q (first at line %s)", m[1], m[2])
+			} else {
+				e.Msg = "YAML syntax: " + e.Msg
+			}
+			if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+				e.Pos.Line, e.Pos.Col = tk.Position.Line, tk.Position.Column
+			}
+		}
+		l.errs = append(l.errs, e)
+		return nil
+	}
+	var docs []*ast.DocumentNode
+	for _, doc := range f.Docs {
+		if doc != nil && doc.Body != nil {
+			docs = append(docs, doc)
+		}
+	}
+	d := &decoder{l: l, file: file}
+	if len(docs) == 0 {
+		l.errs = append(l.errs, &Error{Pos: Pos{File: file}, Msg: "the file is empty: a script needs steps:"})
+		return nil
+	}
+	if len(docs) > 1 {
+		d.errorf(d.pos(docs[1].Body), "a script is one YAML document: remove the second one (after ---)")
+	}
+	d.anchors = map[string]ast.Node{}
+	body := d.unwrap(docs[0].Body)
+	m, ok := body.(*ast.MappingNode)
+	if !ok {
+		hint := ""
+		if _, isSeq := body.(*ast.SequenceNode); isSeq {
+			hint = ": put the steps under steps:"
+		}
+		d.errorf(d.pos(body), "a script must be a map with steps:, not %s%s", typeName(body), hint)
+		return nil
+	}
+	return m
+}
+
+// header checks a file's top-level keys and indexes them. The env: of the
+// file is decoded into the decoder's scope.
+func (d *decoder) header(root *ast.MappingNode) map[string]entry {
+	byName := map[string]entry{}
+	for _, e := range d.entries(root) {
+		if findField(scriptFields, e.key) == nil {
+			d.unknownKey(e, fieldNames(scriptFields), "")
+			continue
+		}
+		byName[e.key] = e
+	}
+	if e, ok := byName["env"]; ok {
+		if x, ok := d.value(findField(scriptFields, "env"), e.value, "env"); ok {
+			d.sc.file = x.(map[string]*envVar)
+		}
+	}
+	return byName
+}
+
+// secrets reads a secrets: list: each name must have a non-empty value.
+func (d *decoder) secrets(e entry) {
+	if e.value == nil {
+		return
+	}
+	x, _ := d.value(findField(scriptFields, "secrets"), e.value, "secrets")
+	list, _ := x.(strList)
+	for _, name := range list.s {
+		d.l.secretNames[name] = true
+	}
+	for i, name := range list.s {
+		v, ok := d.l.lookup(d.sc, name)
+		switch {
+		case !ok:
+			d.errorf(list.at[i], "secret %s has no value: set it in the environment or pass -e %s=VALUE", name, name)
+		case v == "":
+			d.errorf(list.at[i], "secret %s is empty", name)
+		default:
+			d.l.addSecret(v)
+		}
+	}
+}
+
+func (d *decoder) serveDir(x *val) string {
+	dir := x.v.(string)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(d.dir, dir)
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		d.errorf(x.at, "serve: cannot use %q: %s", x.v, reason(err))
+	case !fi.IsDir():
+		d.errorf(x.at, "serve: %q is not a folder", x.v)
+	}
+	return dir
+}
+
+func sub(x *val) vals {
+	if x == nil {
+		return vals{}
+	}
+	return x.v.(vals)
+}
+
+func (d *decoder) browser(x *val) Browser {
+	b := Browser{Width: 1280, Height: 720, Scale: 1, Headless: true}
+	v := sub(x)
+	vp := sub(v["viewport"])
+	if y := vp["width"]; y != nil {
+		b.Width = y.v.(int)
+	}
+	if y := vp["height"]; y != nil {
+		b.Height = y.v.(int)
+	}
+	if y := vp["scale"]; y != nil {
+		b.Scale = y.v.(float64)
+	}
+	if y := v["headless"]; y != nil {
+		b.Headless = y.v.(bool)
+	}
+	if y := v["chromium"]; y != nil {
+		b.Chromium = y.v.(string)
+	}
+	if y := v["args"]; y != nil {
+		b.Args = y.v.(strList).s
+	}
+	if y := v["sandbox"]; y != nil {
+		b.NoSandbox = !y.v.(bool)
+	}
+	if y := v["attach"]; y != nil {
+		b.Attach = y.v.(string)
+		if msg := checkAttach(b.Attach); msg != "" {
+			d.errorf(y.at, "browser.attach: %s", msg)
+		}
+		for _, k := range []string{"chromium", "args", "sandbox"} {
+			if z := v[k]; z != nil {
+				d.errorf(z.key, "browser.%s has no effect with browser.attach: clapper does not launch a browser it attaches to", k)
+			}
+		}
+	}
+	return b
+}
+
+// checkAttach accepts only a ws:// endpoint on this machine, without
+// credentials or query.
+func checkAttach(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Sprintf("%q is not a URL; write ws://127.0.0.1:9222/devtools/browser/ID", s)
+	}
+	if u.Scheme != "ws" {
+		return fmt.Sprintf("%q must be a ws:// endpoint, like ws://127.0.0.1:9222/devtools/browser/ID", s)
+	}
+	if u.User != nil {
+		return fmt.Sprintf("%q must not carry credentials", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return fmt.Sprintf("%q must not carry a query or fragment", s)
+	}
+	host := u.Hostname()
+	if u.Port() == "" {
+		return fmt.Sprintf("%q needs a port, like ws://127.0.0.1:9222/...", s)
+	}
+	if host == "localhost" {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	return fmt.Sprintf("refusing %q: clapper only attaches to a browser on this machine (127.0.0.1, ::1 or localhost), never to %s", s, host)
+}
+
+func (d *decoder) output(x *val, slug string) Output {
+	o := Output{FPS: 30, Video: []string{slug + ".mp4"}}
+	v := sub(x)
+	if y := v["video"]; y != nil && len(y.v.(strList).s) > 0 {
+		o.Video = y.v.(strList).s
+	}
+	if y := v["fps"]; y != nil {
+		o.FPS = y.v.(int)
+	}
+	if y := v["preset"]; y != nil {
+		o.Preset = y.v.(string)
+	}
+	if y := v["size"]; y != nil {
+		w, h, _ := strings.Cut(y.v.(string), "x")
+		o.Width, _ = strconv.Atoi(w)
+		o.Height, _ = strconv.Atoi(h)
+		switch {
+		case o.Width < 16 || o.Height < 16 || o.Width > 7680 || o.Height > 4320:
+			d.errorf(y.at, "output.size must be between 16x16 and 7680x4320, got %s", y.v)
+		case o.Width%2 != 0 || o.Height%2 != 0:
+			d.errorf(y.at, "output.size must have an even width and height (H.264 needs it), got %s", y.v)
+		}
+	}
+	if y := v["*"]; y != nil {
+		if m := y.v.(map[string]any); len(m) > 0 {
+			o.Options = m
+		}
+	}
+	return o
+}
+
+func defaults(x *val) Defaults {
+	df := Defaults{Timeout: 10 * time.Second, TypeDelay: 60 * time.Millisecond, PointerSpeed: 1400}
+	v := sub(x)
+	if y := v["timeout"]; y != nil {
+		df.Timeout = y.v.(time.Duration)
+	}
+	if y := v["type_delay"]; y != nil {
+		df.TypeDelay = y.v.(time.Duration)
+	}
+	if y := v["pointer_speed"]; y != nil {
+		df.PointerSpeed = y.v.(float64)
+	}
+	return df
+}
+
+// checkTabs walks the expanded steps in order: a tab must be open where a
+// step names it, and holds and resumes must pair up.
+func checkTabs(d *decoder, items []item) {
+	open := map[string]bool{"main": true}
+	closedAt := map[string]Pos{}
+	held := map[string]bool{}
+	names := func() []string { return sortedKeys(open) }
+	notOpen := func(at Pos, name string) {
+		if p, ok := closedAt[name]; ok {
+			d.errorf(at, "tab %q is not open here: it was closed at %s", name, p)
+			return
+		}
+		d.errorf(at, "tab %q was never opened before this step: open it first with tab: {open: %s, url: ...}%s",
+			name, name, didYouMean(name, names()))
+	}
+	for _, it := range items {
+		st := it.step
+		if st.Tab != "" && !open[st.Tab] {
+			notOpen(it.tabAt, st.Tab)
+		}
+		switch a := st.Action.(type) {
+		case Tab:
+			switch a.Op {
+			case TabOpen:
+				if open[a.Name] {
+					d.errorf(it.nameAt, "tab %q is already open", a.Name)
+				}
+				open[a.Name] = true
+				delete(closedAt, a.Name)
+			case TabSwitch:
+				if !open[a.Name] {
+					notOpen(it.nameAt, a.Name)
+				}
+			case TabClose:
+				switch {
+				case a.Name == "main":
+					continue // refused when decoded
+				case !open[a.Name]:
+					notOpen(it.nameAt, a.Name)
+				case held[a.Name]:
+					d.errorf(it.nameAt, "tab %q is held: resume it before closing it", a.Name)
+				}
+				delete(open, a.Name)
+				closedAt[a.Name] = st.Pos
+			}
+		case Hold:
+			switch {
+			case !open[a.Tab]:
+				notOpen(it.nameAt, a.Tab)
+			case held[a.Tab]:
+				d.errorf(it.nameAt, "tab %q is already held", a.Tab)
+			}
+			held[a.Tab] = true
+		case Resume:
+			switch {
+			case !open[a.Tab]:
+				notOpen(it.nameAt, a.Tab)
+			case !held[a.Tab]:
+				d.errorf(it.nameAt, "tab %q is not held: resume needs an earlier hold: %s", a.Tab, a.Tab)
+			}
+			delete(held, a.Tab)
+		}
+	}
+}

@@ -1,0 +1,454 @@
+package scripts
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// stepTable is the language's list of steps. Rules the table cannot say
+// (which fields go together, defaults) live in the build functions.
+func stepTable() []*stepSpec {
+	target := fOf("target", kTarget, "the element")
+	into := fOf("into", kTarget, "the form field")
+	tabName := func(name, doc string) field { return fStr(name, doc).match(tabNameRE, tabHint) }
+	return []*stepSpec{
+		// Navigation.
+		{name: "goto", doc: "load a URL in the tab", short: "url",
+			fields: []field{fStr("url", "absolute URL, or ${serve.url}/...").req()},
+			build:  buildGoto},
+		{name: "back", doc: "go back in history", noArg: true, build: func(*bctx) Action { return Back{} }},
+		{name: "forward", doc: "go forward in history", noArg: true, build: func(*bctx) Action { return Forward{} }},
+		{name: "reload", doc: "reload the page", noArg: true, build: func(*bctx) Action { return Reload{} }},
+
+		// Input.
+		{name: "click", doc: "move the pointer to an element and click it", short: "target", inline: "target",
+			fields: []field{target,
+				fStr("button", "mouse button, default left").oneOf("left", "right", "middle"),
+				fInt("count", 1, 2, "2 for a double click"),
+				fOf("modifiers", kStrings, "keys held while clicking").oneOf(modifierKeys...),
+			},
+			build: func(c *bctx) Action {
+				a := Click{Target: c.targetVal("target"), Button: "left", Count: 1, Modifiers: c.strs("modifiers")}
+				if c.has("button") {
+					a.Button = c.str("button")
+				}
+				if c.has("count") {
+					a.Count = c.integer("count")
+				}
+				return a
+			}},
+		{name: "hover", doc: "move the pointer onto an element", short: "target", inline: "target",
+			fields: []field{target},
+			build:  func(c *bctx) Action { return Hover{Target: c.targetVal("target")} }},
+		{name: "move", doc: "move the pointer to an element or a point", short: "to",
+			fields: []field{fOf("to", kPlace, "an element, or a point {x, y}").req()},
+			build:  func(c *bctx) Action { return Move{To: c.place("to")} }},
+		{name: "drag", doc: "press at from, move to to, release",
+			fields: []field{
+				fOf("from", kPlace, "an element, or a point {x, y}").req(),
+				fOf("to", kPlace, "an element, or a point {x, y}").req(),
+			},
+			build: func(c *bctx) Action { return Drag{From: c.place("from"), To: c.place("to")} }},
+		{name: "type", doc: "type text with real key events",
+			fields: []field{
+				fOf("into", kTarget, "the field to click first (default: the focused element)"),
+				fStr("text", "what to type").req(),
+				fDur("delay", 0, 5*time.Second, true, "between keys (default: defaults.type_delay)"),
+			},
+			build: func(c *bctx) Action {
+				return Type{Into: c.target("into"), Text: c.str("text"), Delay: c.dur("delay")}
+			}},
+		{name: "fill", doc: "set a field's value at once",
+			fields: []field{into.req(), fStr("value", "the new value").req().empty()},
+			build: func(c *bctx) Action {
+				return Fill{Into: c.targetVal("into"), Value: c.str("value")}
+			}},
+		{name: "press", doc: "press a key or a chord like Control+A", short: "key",
+			fields: []field{fStr("key", "Enter, Tab, a, Control+A, Shift+Tab...").req(), fOf("into", kTarget, "focus this element first")},
+			build: func(c *bctx) Action {
+				k := c.str("key")
+				if msg := checkKey(k); msg != "" && c.has("key") {
+					c.errorf(c.pos("key"), "press: %s", msg)
+				}
+				return Press{Key: k, Into: c.target("into")}
+			}},
+		{name: "select", doc: "pick an option of a <select>",
+			fields: []field{into, target,
+				fStr("label", "the option's text"), fStr("value", "the option's value").empty()},
+			groups: []group{{exactlyOne, []string{"into", "target"}}, {exactlyOne, []string{"label", "value"}}},
+			build: func(c *bctx) Action {
+				t := c.targetVal("into")
+				if c.has("target") {
+					t = c.targetVal("target")
+				}
+				return Select{Into: t, Label: c.str("label"), Value: c.str("value")}
+			}},
+		{name: "check", doc: "tick a checkbox or radio button", short: "target", inline: "target",
+			fields: []field{target},
+			build:  func(c *bctx) Action { return Check{Target: c.targetVal("target")} }},
+		{name: "uncheck", doc: "clear a checkbox", short: "target", inline: "target",
+			fields: []field{target},
+			build:  func(c *bctx) Action { return Uncheck{Target: c.targetVal("target")} }},
+		{name: "scroll", doc: "scroll the page or an element with the wheel",
+			fields: []field{
+				fOf("by", kScrollBy, "pixels down, or {x, y}"),
+				fOf("to", kScrollTo, "top, bottom, an element, or a scroll offset {x, y}"),
+				fDur("duration", 0, 30*time.Second, false, "of a smooth scroll"),
+				fOf("in", kTarget, "the scrolling element (default: the page)"),
+			},
+			groups: []group{{exactlyOne, []string{"by", "to"}}},
+			build: func(c *bctx) Action {
+				a := Scroll{By: c.point("by"), Duration: c.dur("duration"), In: c.target("in")}
+				if x := c.v["to"]; x != nil {
+					switch t := x.v.(type) {
+					case string:
+						a.ToEdge = t
+					case *Point:
+						a.ToPoint = t
+					case *Target:
+						a.ToTarget = t
+					}
+				}
+				return a
+			}},
+		{name: "upload", doc: "set the files of a file input",
+			fields: []field{into.req(), fOf("files", kStrings, "paths relative to the script").req()},
+			build:  buildUpload},
+
+		// Synchronisation.
+		{name: "wait", doc: "wait for a condition (one of selector, text, url, js, network_idle)", short: "selector",
+			fields: []field{
+				fOf("selector", kTarget, "an element"),
+				fStr("state", "of the element, default visible").oneOf("visible", "hidden", "attached", "detached"),
+				fStr("text", "text present on the page"),
+				fStr("url", "the page's URL matches this glob"),
+				fStr("js", "a JavaScript expression becomes true"),
+				fBool("network_idle", "no requests in flight for a moment"),
+			},
+			groups: []group{{exactlyOne, []string{"selector", "text", "url", "js", "network_idle"}}},
+			build:  buildWait},
+
+		// Presentation.
+		{name: "pause", doc: "dwell, kept in the video", short: "duration",
+			fields: []field{fDur("duration", 0, 10*time.Minute, true, "how long").req()},
+			build:  func(c *bctx) Action { return Pause{Duration: c.dur("duration")} }},
+		{name: "chapter", doc: "start a chapter", short: "title",
+			fields: []field{fStr("title", "the chapter's title").req(), fStr("description", "a longer text")},
+			build: func(c *bctx) Action {
+				return Chapter{Title: c.str("title"), Description: c.str("description")}
+			}},
+		{name: "caption", doc: "show a caption in the video", short: "text",
+			fields: []field{fStr("text", "the caption").req(), fDur("duration", 0, time.Minute, true, "default 2s")},
+			build: func(c *bctx) Action {
+				a := Caption{Text: c.str("text"), Duration: 2 * time.Second}
+				if c.has("duration") {
+					a.Duration = c.dur("duration")
+				}
+				return a
+			}},
+		{name: "cursor", doc: "hide, show or restyle the drawn pointer", short: "state",
+			fields: []field{
+				fStr("state", "hide or show").oneOf("hide", "show").short(),
+				fBool("visible", "show or hide the pointer"),
+				fStr("style", "the pointer's look").oneOf("arrow", "pointer", "text"),
+			},
+			groups: []group{{atLeastOne, []string{"visible", "style"}}},
+			build: func(c *bctx) Action {
+				var a Cursor
+				if c.has("state") {
+					vis := c.str("state") == "show"
+					a.Visible = &vis
+				}
+				if c.has("visible") {
+					vis := c.boolean("visible")
+					a.Visible = &vis
+				}
+				a.Style = c.str("style")
+				return a
+			}},
+		{name: "zoom", doc: "zoom the video toward an element or region; zoom: reset returns", short: "reset",
+			fields: []field{
+				fStr("reset", "zoom back out").oneOf("reset").short(),
+				fOf("target", kTarget, "zoom toward this element"),
+				fOf("region", kRegion, "zoom toward this region {x, y, w, h}"),
+				fNum("scale", 1, 4, "magnification, default 2; 1 zooms back out"),
+				fDur("duration", 0, 10*time.Second, false, "of the zoom's motion"),
+			},
+			groups: []group{{atMostOne, []string{"target", "region"}}},
+			build:  buildZoom},
+		{name: "hold", doc: "freeze a tab for presentation", short: "name",
+			fields: []field{tabName("name", "the tab").req()},
+			build: func(c *bctx) Action {
+				c.it.nameAt = c.pos("name")
+				return Hold{Tab: c.str("name")}
+			}},
+		{name: "resume", doc: "resume a held tab", short: "name",
+			fields: []field{tabName("name", "the tab").req()},
+			build: func(c *bctx) Action {
+				c.it.nameAt = c.pos("name")
+				return Resume{Tab: c.str("name")}
+			}},
+
+		// Tabs.
+		{name: "tab", doc: "open, switch to or close a named tab; tab: NAME switches", short: "switch",
+			fields: []field{
+				tabName("open", "open a new tab with this name and switch to it"),
+				tabName("switch", "make this tab current"),
+				tabName("close", "close this tab"),
+				fStr("url", "with open: what to load"),
+			},
+			groups: []group{{exactlyOne, []string{"open", "switch", "close"}}},
+			build:  buildTab},
+
+		// Evidence.
+		{name: "expect", doc: "assert what the page shows, polling until the timeout",
+			fields: []field{
+				fOf("visible", kTarget, "this element is visible"),
+				fOf("hidden", kTarget, "this element is hidden or absent"),
+				fStr("text", "this text is on the page (or in in:)"),
+				fOf("in", kTarget, "with text: the element to search"),
+				fStr("value", "the form field target: has this value").empty(),
+				fStr("url", "the URL matches this glob"),
+				fStr("title", "the page title is this"),
+				fInt("count", 0, 0, "target: matches this many elements").noMax(),
+				fOf("target", kTarget, "with value or count: the element(s)"),
+			},
+			groups: []group{{exactlyOne, []string{"visible", "hidden", "text", "value", "url", "title", "count"}}},
+			build:  buildExpect},
+		{name: "screenshot", doc: "save a PNG of the viewport or an element", short: "file",
+			fields: []field{
+				fStr("file", "a .png name in the output folder").req().match(pngRE, "a file name ending in .png"),
+				fOf("target", kTarget, "only this element"),
+			},
+			build: func(c *bctx) Action { return Screenshot{File: c.str("file"), Target: c.target("target")} }},
+
+		// Control.
+		{name: "run", doc: "run the steps of another script file here", short: "file",
+			fields: []field{
+				fStr("file", "relative to this script").req(),
+				fOf("env", kEnv, "variables for the included steps").match(varNameRE, varHint),
+			}},
+		{name: "repeat", doc: "repeat steps a number of times",
+			fields: []field{fInt("times", 1, 1000, "how many times").req(), fOf("steps", kSteps, "the steps").req()}},
+		{name: "eval", doc: "run JavaScript in the page", short: "js",
+			fields: []field{fStr("js", "the script").req()},
+			build:  func(c *bctx) Action { return Eval{JS: c.str("js")} }},
+	}
+}
+
+var urlSchemes = []string{"http", "https", "file", "about", "data"}
+
+func buildGoto(c *bctx) Action {
+	u := c.str("url")
+	if c.has("url") && !strings.HasPrefix(u, ServeVar) {
+		p, err := url.Parse(u)
+		switch {
+		case err != nil:
+			c.errorf(c.pos("url"), "goto: %q is not a URL", u)
+		case p.Scheme == "":
+			c.errorf(c.pos("url"), "goto: %q needs a scheme, like https://%s (or ${serve.url}/...)", u, strings.TrimPrefix(u, "//"))
+		case !contains(urlSchemes, strings.ToLower(p.Scheme)):
+			c.errorf(c.pos("url"), "goto: scheme %q is not one of %s", p.Scheme, quoteList(urlSchemes, "or"))
+		}
+	}
+	return Goto{URL: u}
+}
+
+func buildUpload(c *bctx) Action {
+	a := Upload{Into: c.targetVal("into")}
+	x := c.v["files"]
+	if x == nil {
+		return a
+	}
+	l := x.v.(strList)
+	for i, f := range l.s {
+		p := f
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(c.d.dir, p)
+		}
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			c.errorf(l.at[i], "upload: cannot use %q: %s", f, reason(err))
+		case fi.IsDir():
+			c.errorf(l.at[i], "upload: %q is a folder, not a file", f)
+		}
+		a.Files = append(a.Files, p)
+	}
+	return a
+}
+
+func buildWait(c *bctx) Action {
+	a := Wait{Target: c.target("selector"), State: c.str("state"), Text: c.str("text"),
+		URL: c.str("url"), JS: c.str("js"), NetworkIdle: c.boolean("network_idle")}
+	if a.Target != nil && a.Target.CSS != "" && durationRE.MatchString(a.Target.CSS) {
+		c.errorf(c.pos("selector"), "wait: %q looks like a duration, not a selector: to wait for a time, write pause: %s",
+			a.Target.CSS, a.Target.CSS)
+	}
+	if c.has("state") && !c.has("selector") {
+		c.errorf(c.keyPos("state"), "wait: state goes with selector, like wait: {selector: \"#spinner\", state: hidden}")
+	}
+	if c.has("network_idle") && !a.NetworkIdle {
+		c.errorf(c.pos("network_idle"), "wait: network_idle: false waits for nothing; write network_idle: true")
+	}
+	if a.Target != nil && a.State == "" {
+		a.State = "visible"
+	}
+	return a
+}
+
+func buildZoom(c *bctx) Action {
+	if c.has("reset") {
+		return Zoom{Scale: 1}
+	}
+	a := Zoom{Target: c.target("target"), Duration: c.dur("duration"), Scale: 2}
+	if x := c.v["region"]; x != nil {
+		a.Region = x.v.(*Rect)
+	}
+	if c.has("scale") {
+		a.Scale = c.num("scale")
+	}
+	aimed := c.has("target") || c.has("region")
+	switch {
+	case !aimed && !c.has("scale"):
+		c.errorf(c.at, "zoom needs a target or a region (or scale: 1, or zoom: reset, to zoom back out)")
+	case !aimed && a.Scale != 1:
+		c.errorf(c.pos("scale"), "zoom: scale %s needs a target or a region to zoom toward", fmtNum(a.Scale))
+	}
+	return a
+}
+
+func buildTab(c *bctx) Action {
+	var a Tab
+	for _, op := range []string{TabOpen, TabSwitch, TabClose} {
+		if c.has(op) {
+			a.Op, a.Name = op, c.str(op)
+			c.it.nameAt = c.pos(op)
+		}
+	}
+	a.URL = c.str("url")
+	if c.has("url") && a.Op != TabOpen && a.Op != "" {
+		c.errorf(c.keyPos("url"), "tab: url goes with open, like tab: {open: docs, url: https://...}")
+	}
+	switch {
+	case a.Op == TabClose && a.Name == "main":
+		c.errorf(c.pos("close"), "tab: the main tab cannot be closed")
+	case a.Op == TabOpen && a.Name == "main":
+		c.errorf(c.pos("open"), "tab: main is the tab every run starts in; open a tab with another name")
+	}
+	return a
+}
+
+func buildExpect(c *bctx) Action {
+	var a Expect
+	for _, w := range []string{ExpectVisible, ExpectHidden, ExpectText, ExpectValue, ExpectURL, ExpectTitle, ExpectCount} {
+		if c.has(w) {
+			a.What = w
+		}
+	}
+	switch a.What {
+	case ExpectVisible, ExpectHidden:
+		a.Target = c.target(a.What)
+	case ExpectText:
+		a.Want, a.Target = c.str("text"), c.target("in")
+	case ExpectValue:
+		a.Want, a.Target = c.str("value"), c.target("target")
+	case ExpectURL, ExpectTitle:
+		a.Want = c.str(a.What)
+	case ExpectCount:
+		a.Count, a.Target = c.integer("count"), c.target("target")
+	}
+	needsTarget := a.What == ExpectValue || a.What == ExpectCount
+	switch {
+	case c.has("in") && a.What != ExpectText && a.What != "":
+		c.errorf(c.keyPos("in"), "expect: in goes with text, like expect: {text: Saved, in: \"#status\"}")
+	case c.has("target") && !needsTarget && a.What != "":
+		c.errorf(c.keyPos("target"), "expect: target goes with value or count; write expect: {%s: ...} alone", a.What)
+	case needsTarget && !c.has("target"):
+		c.errorf(c.keyPos(a.What), "expect: %s needs target, like expect: {%s: ..., target: \"#field\"}", a.What, a.What)
+	}
+	return a
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// String describes a step for people: `click #save`, `type •••` for a
+// secret. Other secret values may remain: pass it through Script.Mask
+// before logging.
+func (st Step) String() string {
+	s := st.Kind
+	switch a := st.Action.(type) {
+	case Goto:
+		s += " " + a.URL
+	case Click:
+		s += " " + a.Target.String()
+	case Hover:
+		s += " " + a.Target.String()
+	case Check:
+		s += " " + a.Target.String()
+	case Uncheck:
+		s += " " + a.Target.String()
+	case Type:
+		s += " " + describeSecretUse(a.Secret, a.Text)
+	case Fill:
+		s += " " + a.Into.String() + " " + describeSecretUse(a.Secret, a.Value)
+	case Press:
+		s += " " + a.Key
+	case Select:
+		s += " " + a.Into.String()
+	case Upload:
+		s += " " + a.Into.String()
+	case Wait:
+		switch {
+		case a.Target != nil:
+			s += " " + a.Target.String() + " " + a.State
+		case a.Text != "":
+			s += fmt.Sprintf(" text %q", a.Text)
+		case a.URL != "":
+			s += " url " + a.URL
+		case a.JS != "":
+			s += " js"
+		case a.NetworkIdle:
+			s += " network idle"
+		}
+	case Pause:
+		s += " " + a.Duration.String()
+	case Chapter:
+		s += fmt.Sprintf(" %q", a.Title)
+	case Caption:
+		s += fmt.Sprintf(" %q", a.Text)
+	case Hold:
+		s += " " + a.Tab
+	case Resume:
+		s += " " + a.Tab
+	case Tab:
+		s += " " + a.Op + " " + a.Name
+	case Expect:
+		s += " " + a.What
+		if a.Target != nil {
+			s += " " + a.Target.String()
+		}
+	case Screenshot:
+		s += " " + a.File
+	case Eval:
+		if a.Secret {
+			s += " •••"
+		}
+	}
+	if st.Label != "" {
+		s += fmt.Sprintf(" (%s)", st.Label)
+	}
+	return s
+}

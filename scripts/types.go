@@ -1,0 +1,357 @@
+package scripts
+
+import (
+	"strings"
+	"time"
+)
+
+// Pos is a position in a script file, 1-based.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// Script is a parsed, validated run script. Every string in it has its
+// ${VARS} resolved except ${serve.url}, which BindServe fills once the
+// sample site is listening.
+type Script struct {
+	Name string
+	// File is the absolute path of the script.
+	File     string
+	Browser  Browser
+	Serve    string // absolute folder to serve on 127.0.0.1, "" for none
+	Env      map[string]string
+	Secrets  []string // names of secret variables
+	Output   Output
+	Defaults Defaults
+	Steps    []Step
+	// secretValues are the values of the secret variables, masked by Mask.
+	secretValues []string
+}
+
+// Browser is the script's browser section.
+type Browser struct {
+	Width     int     // CSS pixels, default 1280
+	Height    int     // default 720
+	Scale     float64 // device scale factor, default 1
+	Headless  bool    // default true
+	Chromium  string  // executable path, "" to search
+	Args      []string
+	Attach    string // loopback ws:// endpoint of a running browser
+	NoSandbox bool   // explicit choice; never inferred
+}
+
+// Output is the script's output section, consumed by the compositor.
+type Output struct {
+	Video []string // file names relative to the output folder
+	FPS   int      // default 30
+	// Width and Height of the video; 0 means the capture size.
+	Width  int
+	Height int
+	// Preset names a render preset ("" for none).
+	Preset string
+	// Options holds the remaining render settings as given (cursor, zoom,
+	// frame, keys, captions...), for the compositor to interpret.
+	Options map[string]any
+}
+
+// Defaults are per-script step defaults.
+type Defaults struct {
+	Timeout      time.Duration // default 10s
+	TypeDelay    time.Duration // per key, default 60ms
+	PointerSpeed float64       // CSS pixels per second, default 1400
+}
+
+// Step is one step of the script.
+type Step struct {
+	Pos      Pos
+	Kind     string // the step's key: "goto", "click", ...
+	Label    string
+	Timeout  time.Duration // 0: Defaults.Timeout
+	Optional bool
+	Hidden   bool
+	Tab      string // "" for the current tab
+	Retries  int    // retries of an undispatched failure
+	Action   Action
+}
+
+// Action is the typed body of a step; one concrete type per step kind.
+type Action interface{ Kind() string }
+
+// Target selects an element. Exactly one way of selecting is set. A plain
+// string in a script is CSS.
+type Target struct {
+	CSS         string
+	XPath       string
+	Text        string
+	Role        string
+	Name        string // accessible name, with Role
+	Label       string
+	Placeholder string
+	TestID      string
+	// Nth picks one of several matches (0-based); nil means exactly one
+	// must match.
+	Nth *int
+}
+
+// String renders the target for people: `#save`, `text="Sign in"`.
+func (t Target) String() string {
+	var s string
+	switch {
+	case t.CSS != "":
+		s = t.CSS
+	case t.XPath != "":
+		s = "xpath=" + t.XPath
+	case t.Text != "":
+		s = `text="` + t.Text + `"`
+	case t.Role != "":
+		s = "role=" + t.Role
+		if t.Name != "" {
+			s += `[name="` + t.Name + `"]`
+		}
+	case t.Label != "":
+		s = `label="` + t.Label + `"`
+	case t.Placeholder != "":
+		s = `placeholder="` + t.Placeholder + `"`
+	case t.TestID != "":
+		s = "testid=" + t.TestID
+	}
+	if t.Nth != nil {
+		s += " >> nth=" + itoa(*t.Nth)
+	}
+	return s
+}
+
+func itoa(i int) string {
+	var b strings.Builder
+	if i < 0 {
+		b.WriteByte('-')
+		i = -i
+	}
+	d := []byte{}
+	for {
+		d = append([]byte{byte('0' + i%10)}, d...)
+		i /= 10
+		if i == 0 {
+			break
+		}
+	}
+	b.Write(d)
+	return b.String()
+}
+
+// Point is a position in CSS pixels of the viewport.
+type Point struct{ X, Y float64 }
+
+// The step actions of the first subset.
+type (
+	Goto  struct{ URL string }
+	Click struct {
+		Target    Target
+		Button    string // left (default), right, middle
+		Count     int    // 1 (default) or 2 for a double click
+		Modifiers []string
+	}
+	Type struct {
+		Into  *Target // nil: the focused element
+		Text  string
+		Delay time.Duration // per key; 0: Defaults.TypeDelay
+		// Secret is true when Text holds a secret's value: receipts, logs
+		// and overlays must not show it.
+		Secret bool
+	}
+	Press struct {
+		Key  string // "Enter", "Control+A"
+		Into *Target
+	}
+	Wait struct {
+		Target      *Target
+		State       string // visible (default), hidden, attached, detached
+		Text        string
+		URL         string // glob
+		JS          string
+		NetworkIdle bool
+	}
+	Pause struct{ Duration time.Duration }
+)
+
+func (Goto) Kind() string  { return "goto" }
+func (Click) Kind() string { return "click" }
+func (Type) Kind() string  { return "type" }
+func (Press) Kind() string { return "press" }
+func (Wait) Kind() string  { return "wait" }
+func (Pause) Kind() string { return "pause" }
+
+// Place is a spot on the page: an element (its centre) or a viewport point
+// in CSS pixels. Exactly one of Target and Point is set.
+type Place struct {
+	Target *Target
+	Point  *Point
+}
+
+// Rect is a region of the viewport in CSS pixels.
+type Rect struct{ X, Y, W, H float64 }
+
+// Tab operations.
+const (
+	TabOpen   = "open"
+	TabSwitch = "switch"
+	TabClose  = "close"
+)
+
+// Expect conditions.
+const (
+	ExpectVisible = "visible"
+	ExpectHidden  = "hidden"
+	ExpectText    = "text"
+	ExpectValue   = "value"
+	ExpectURL     = "url"
+	ExpectTitle   = "title"
+	ExpectCount   = "count"
+)
+
+// The remaining step actions.
+type (
+	// Back goes back in the tab's history.
+	Back struct{}
+	// Forward goes forward in the tab's history.
+	Forward struct{}
+	// Reload reloads the tab's document.
+	Reload struct{}
+
+	// Hover moves the pointer onto the target, with real input events.
+	Hover struct{ Target Target }
+	// Move moves the pointer to a place, with real input events.
+	Move struct{ To Place }
+	// Drag presses the left button at From, moves to To and releases.
+	Drag struct{ From, To Place }
+	// Fill sets the value of a form field at once (no key events).
+	Fill struct {
+		Into  Target
+		Value string // may be empty: clears the field
+		// Secret is true when Value holds a secret's value.
+		Secret bool
+	}
+	// Select picks an option of a <select>; exactly one of Label and Value
+	// is set.
+	Select struct {
+		Into  Target
+		Label string // the option's visible text
+		Value string // the option's value attribute
+	}
+	// Check ticks a checkbox or radio button (no-op when already ticked).
+	Check struct{ Target Target }
+	// Uncheck clears a checkbox (no-op when already clear).
+	Uncheck struct{ Target Target }
+	// Scroll scrolls the page, or the element In, with real wheel input.
+	// Exactly one of By, ToTarget, ToPoint and ToEdge is set.
+	Scroll struct {
+		By       *Point  // relative, CSS pixels; `by: 600` is {0, 600}
+		ToTarget *Target // until the element is in view
+		ToPoint  *Point  // absolute scroll offset
+		ToEdge   string  // "top" or "bottom"
+		// Duration of a smooth scroll; 0: the session's default.
+		Duration time.Duration
+		In       *Target // nil: the page
+	}
+	// Upload sets the files of a file input.
+	Upload struct {
+		Into  Target
+		Files []string // absolute paths, checked to exist at load time
+	}
+
+	// Chapter starts a chapter of the video (container metadata).
+	Chapter struct{ Title, Description string }
+	// Caption shows a caption in the video for Duration.
+	Caption struct {
+		Text     string
+		Duration time.Duration // default 2s
+	}
+	// Cursor changes how the compositor draws the pointer. Visible nil
+	// leaves visibility unchanged; Style "" leaves the style unchanged.
+	Cursor struct {
+		Visible *bool
+		Style   string // arrow, pointer or text
+	}
+	// Zoom zooms the video toward Target or Region by Scale over Duration.
+	// Scale 1 (with neither Target nor Region) returns to the full view.
+	Zoom struct {
+		Target   *Target
+		Region   *Rect
+		Scale    float64       // 1..4; default 2 when zooming in
+		Duration time.Duration // 0: the compositor's default
+	}
+	// Hold freezes the named tab for presentation (see DESIGN "Holds").
+	Hold struct{ Tab string }
+	// Resume resumes the named tab, consuming the receipt of its hold.
+	Resume struct{ Tab string }
+
+	// Tab opens, switches to or closes a named tab. Opening a tab makes it
+	// the current tab; closing the current tab makes "main" current again.
+	// The tab "main" exists from the start and cannot be closed.
+	Tab struct {
+		Op   string // TabOpen, TabSwitch or TabClose
+		Name string
+		URL  string // Op TabOpen only; "" for about:blank
+	}
+
+	// Expect asserts what the page shows, polling until the step's timeout.
+	Expect struct {
+		What string // one of the Expect* conditions
+		// Target is the element of visible, hidden, value and count; for
+		// text, the element to search (nil: the whole page).
+		Target *Target
+		// Want is the expected text (substring), value (exact), url (glob)
+		// or title (exact).
+		Want  string
+		Count int // for count
+	}
+	// Screenshot saves a PNG of the viewport, or of Target only.
+	Screenshot struct {
+		File   string // relative to the output folder
+		Target *Target
+	}
+	// Eval runs JavaScript in the page.
+	Eval struct {
+		JS string
+		// Secret is true when JS holds a secret's value.
+		Secret bool
+	}
+)
+
+func (Back) Kind() string       { return "back" }
+func (Forward) Kind() string    { return "forward" }
+func (Reload) Kind() string     { return "reload" }
+func (Hover) Kind() string      { return "hover" }
+func (Move) Kind() string       { return "move" }
+func (Drag) Kind() string       { return "drag" }
+func (Fill) Kind() string       { return "fill" }
+func (Select) Kind() string     { return "select" }
+func (Check) Kind() string      { return "check" }
+func (Uncheck) Kind() string    { return "uncheck" }
+func (Scroll) Kind() string     { return "scroll" }
+func (Upload) Kind() string     { return "upload" }
+func (Chapter) Kind() string    { return "chapter" }
+func (Caption) Kind() string    { return "caption" }
+func (Cursor) Kind() string     { return "cursor" }
+func (Zoom) Kind() string       { return "zoom" }
+func (Hold) Kind() string       { return "hold" }
+func (Resume) Kind() string     { return "resume" }
+func (Tab) Kind() string        { return "tab" }
+func (Expect) Kind() string     { return "expect" }
+func (Screenshot) Kind() string { return "screenshot" }
+func (Eval) Kind() string       { return "eval" }
+
+// ServeVar is the variable that holds the sample site's address.
+const ServeVar = "${serve.url}"
+
+// Mask replaces every secret value in s with "•••".
+func (s *Script) Mask(str string) string {
+	for _, v := range s.secretValues {
+		if v != "" {
+			str = strings.ReplaceAll(str, v, "•••")
+		}
+	}
+	return str
+}

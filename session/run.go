@@ -1,0 +1,378 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/recorder"
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// RunOptions configure one run of a script.
+type RunOptions struct {
+	// TakeDir receives the take (timeline.json, frames.jsonl, frames/).
+	TakeDir string
+	// NoSandbox, when true, overrides the script to run Chromium without
+	// its sandbox (the explicit choice root needs).
+	NoSandbox bool
+	// Chromium overrides the executable path.
+	Chromium string
+	// Capture tunes the recorder (buffer bounds, in-flight frames).
+	Capture recorder.Options
+	// Progress, when set, is called from the run's goroutine before each
+	// step and must not block.
+	Progress func(ev Progress)
+	// Logf receives quiet log lines (may be nil).
+	Logf func(format string, args ...any)
+	// OnLaunch, when set, is called once the browser is up (tests use it
+	// to inject faults).
+	OnLaunch func(b *Browser)
+	// Tool is the version string recorded in the timeline.
+	Tool string
+}
+
+// Progress reports a run's advance.
+type Progress struct {
+	Step, Steps int
+	Kind, Label string
+	Capture     recorder.Snapshot
+}
+
+// Result is the outcome of a run: the timeline written to the take, and the
+// failing step if one failed.
+type Result struct {
+	Timeline *timeline.Timeline
+	// Failed is the first non-optional step that failed, nil when all passed.
+	Failed *StepFailure
+}
+
+// StepFailure names a failed step for people and for exit codes.
+type StepFailure struct {
+	Index   int
+	Pos     scripts.Pos
+	Kind    string
+	Label   string
+	Outcome string
+	Err     error
+}
+
+func (f *StepFailure) Error() string {
+	what := f.Kind
+	if f.Label != "" {
+		what += " " + fmt.Sprintf("%q", f.Label)
+	}
+	return fmt.Sprintf("%s:%d:%d: step %d (%s) failed [%s]: %v", f.Pos.File, f.Pos.Line, f.Pos.Col, f.Index+1, what, f.Outcome, f.Err)
+}
+
+func (f *StepFailure) Unwrap() error { return f.Err }
+
+// ErrBrowserGone is wrapped when Chromium died or disconnected mid-run.
+var ErrBrowserGone = errors.New("chromium is gone")
+
+// run holds the state of one script run. Its methods run on the run's
+// goroutine only.
+type run struct {
+	s       *scripts.Script
+	o       RunOptions
+	clock   *recorder.Clock
+	journal *Journal
+	browser *Browser
+	tabs    map[string]*Tab
+	current *Tab
+	capture *recorder.Capture
+	tl      *timeline.Timeline
+	logf    func(string, ...any)
+}
+
+// Tab is a tab the run drives.
+type Tab struct {
+	Name     string
+	ctx      context.Context
+	cancel   context.CancelFunc
+	pointer  *Pointer
+	keyboard *Keyboard
+	held     string // hold receipt while frozen, "" otherwise
+}
+
+// Run executes a validated script against an owned (or attached) Chromium,
+// recording a take into o.TakeDir. The take and its timeline are written on
+// every path: success, step failure, Chromium dying, and cancellation of
+// ctx (Ctrl-C). It returns an error only for problems outside the steps
+// (launch, take folder); a failing step is reported in Result.Failed.
+func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err error) {
+	r := &run{s: s, o: o, clock: recorder.NewClock(), tabs: map[string]*Tab{}, logf: o.Logf}
+	if r.logf == nil {
+		r.logf = func(string, ...any) {}
+	}
+	r.journal = NewJournal(r.clock)
+	r.tl = &timeline.Timeline{
+		Name: s.Name, Script: s.File, Tool: o.Tool, Outcome: "error",
+		Viewport: timeline.Viewport{Width: s.Browser.Width, Height: s.Browser.Height, Scale: s.Browser.Scale},
+		Steps:    []timeline.Step{}, Receipts: []timeline.Receipt{}, Boundaries: []timeline.Boundary{}, Holds: []timeline.Hold{},
+	}
+	r.tl.Capture.Frames.Upstream = "unknown"
+
+	if s.Serve != "" {
+		srv, err := Serve(s.Serve)
+		if err != nil {
+			return nil, err
+		}
+		defer srv.Close()
+		s.BindServe(srv.URL)
+		r.logf("serving %s at %s", s.Serve, srv.URL)
+	}
+
+	log, err := timeline.CreateTake(o.TakeDir)
+	if err != nil {
+		return nil, err
+	}
+	r.saveScript()
+	// From here on the timeline is written whatever happens.
+	defer func() {
+		r.finish()
+		if cerr := log.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close frame log: %w", cerr)
+		}
+		if werr := timeline.WriteTimeline(o.TakeDir, r.tl); werr != nil && err == nil {
+			err = werr
+		}
+		if res != nil {
+			res.Timeline = r.tl
+		}
+	}()
+
+	if err := r.start(ctx, log); err != nil {
+		r.tl.Error = err.Error()
+		return nil, err
+	}
+	res = &Result{}
+	res.Failed = r.steps(ctx)
+	switch {
+	case ctx.Err() != nil:
+		r.tl.Outcome = "interrupted"
+		r.tl.Error = context.Cause(ctx).Error()
+		return res, context.Cause(ctx)
+	case res.Failed != nil:
+		r.tl.Outcome = "failed"
+		r.tl.Error = res.Failed.Error()
+	default:
+		r.tl.Outcome = "ok"
+	}
+	return res, nil
+}
+
+// start launches the browser, opens the main tab at the script's viewport,
+// and starts the capture.
+func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
+	b := r.s.Browser
+	var err error
+	if b.Attach != "" {
+		r.browser, err = Attach(ctx, b.Attach)
+	} else {
+		path := b.Chromium
+		if r.o.Chromium != "" {
+			path = r.o.Chromium
+		}
+		r.browser, err = Launch(ctx, LaunchOptions{
+			Path: path, Headless: b.Headless, NoSandbox: b.NoSandbox || r.o.NoSandbox,
+			Width: b.Width, Height: b.Height, Args: b.Args,
+		})
+	}
+	if err != nil {
+		return err
+	}
+	r.logf("chromium up (pid %d)", r.browser.Pid())
+	if r.o.OnLaunch != nil {
+		r.o.OnLaunch(r.browser)
+	}
+	tab, err := r.openTab("main")
+	if err != nil {
+		return err
+	}
+	r.current = tab
+	co := r.o.Capture
+	co.Dir, co.Log, co.Clock, co.Tab, co.InitialURL = r.o.TakeDir, log, r.clock, "main", "about:blank"
+	co.MaxWidth = int(float64(b.Width) * b.Scale)
+	co.MaxHeight = int(float64(b.Height) * b.Scale)
+	r.capture, err = recorder.Start(tab.ctx, co)
+	if err != nil {
+		return r.gone(err)
+	}
+	r.tl.Start = r.clock.Now()
+	return nil
+}
+
+func (r *run) openTab(name string) (*Tab, error) {
+	ctx, cancel, err := r.browser.NewTab()
+	if err != nil {
+		return nil, r.gone(err)
+	}
+	b := r.s.Browser
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(b.Width), Height: int64(b.Height), DeviceScaleFactor: b.Scale,
+	}); err != nil {
+		cancel()
+		return nil, r.gone(fmt.Errorf("set viewport: %w", err))
+	}
+	speed := r.s.Defaults.PointerSpeed
+	t := &Tab{Name: name, ctx: ctx, cancel: cancel,
+		pointer:  &Pointer{j: r.journal, tab: name, speed: speed, x: float64(b.Width) / 2, y: float64(b.Height) / 2},
+		keyboard: &Keyboard{j: r.journal, tab: name},
+	}
+	r.tabs[name] = t
+	return t, nil
+}
+
+// gone wraps err with ErrBrowserGone when the browser has exited.
+func (r *run) gone(err error) error {
+	if r.browser != nil && r.browserDead() {
+		return fmt.Errorf("%w: %v (its last output: %s)", ErrBrowserGone, err, lastLine(r.browser.StderrTail()))
+	}
+	return err
+}
+
+func (r *run) browserDead() bool {
+	select {
+	case <-r.browser.Exited():
+		return true
+	default:
+	}
+	return false
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// finish stops the capture and cleans up the browser, filling the
+// timeline. It runs on every path.
+func (r *run) finish() {
+	now := r.clock.Now()
+	if r.capture != nil {
+		res := r.capture.Stop(context.Background())
+		r.tl.Capture = res.Capture
+		r.tl.Boundaries = res.Boundaries
+		r.tl.Clock = r.clock.Info(res.Mapping)
+		if res.Err != nil {
+			r.logf("capture ended early: %v", res.Err)
+		}
+		now = res.Capture.Ended
+	} else {
+		r.tl.Clock = r.clock.Info(timeline.MappingReceipt)
+	}
+	r.tl.End = now
+	for _, t := range r.tabs {
+		t.cancel()
+	}
+	if r.browser != nil {
+		c := r.browser.Close()
+		c.At = r.clock.Now()
+		r.tl.Cleanup = &c
+	}
+	r.tl.Receipts = r.journal.Receipts()
+}
+
+// saveScript keeps the script with secrets masked in the take.
+func (r *run) saveScript() {
+	b, err := os.ReadFile(r.s.File)
+	if err != nil {
+		return
+	}
+	_ = os.WriteFile(filepath.Join(r.o.TakeDir, timeline.ScriptFile), []byte(r.s.Mask(string(b))), 0o644)
+}
+
+// steps runs the script's steps in order and returns the first failure of
+// a non-optional step.
+func (r *run) steps(ctx context.Context) *StepFailure {
+	for i, st := range r.s.Steps {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if r.o.Progress != nil {
+			r.o.Progress(Progress{Step: i + 1, Steps: len(r.s.Steps), Kind: st.Kind, Label: st.Label, Capture: r.capture.Snapshot()})
+		}
+		rec, err := r.step(ctx, i, st)
+		r.tl.Steps = append(r.tl.Steps, rec)
+		if err == nil {
+			continue
+		}
+		if st.Optional && !errors.Is(err, ErrBrowserGone) && ctx.Err() == nil {
+			r.logf("step %d (%s) failed, optional: %v", i+1, st.Kind, err)
+			continue
+		}
+		return &StepFailure{Index: i, Pos: st.Pos, Kind: st.Kind, Label: st.Label, Outcome: rec.Outcome, Err: err}
+	}
+	return nil
+}
+
+// step runs one step with its deadline and retries, and returns its record.
+func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, error) {
+	r.journal.setStep(i)
+	rec := timeline.Step{Index: i, File: st.Pos.File, Line: st.Pos.Line, Col: st.Pos.Col, Kind: st.Kind,
+		Label: r.s.Mask(st.Label), Optional: st.Optional, Hidden: st.Hidden, Start: r.clock.Now()}
+	tab := r.current
+	if st.Tab != "" {
+		if t, ok := r.tabs[st.Tab]; ok {
+			tab = t
+		}
+	}
+	if tab != nil {
+		rec.Tab = tab.Name
+	}
+	timeout := st.Timeout
+	if timeout <= 0 {
+		timeout = r.s.Defaults.Timeout
+	}
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = r.attempt(ctx, tab, st, timeout, &rec)
+		var se *StepError
+		if err == nil || attempt >= st.Retries || !errors.As(err, &se) || se.Outcome != timeline.OutcomeUndispatched || ctx.Err() != nil {
+			break
+		}
+		r.logf("step %d (%s): retrying after: %v", i+1, st.Kind, err)
+	}
+	rec.End = r.clock.Now()
+	rec.Outcome = timeline.OutcomeOK
+	if err != nil {
+		err = r.gone(err)
+		rec.Outcome = outcomeOf(err)
+		rec.Error = r.s.Mask(err.Error())
+	}
+	return rec, err
+}
+
+func outcomeOf(err error) string {
+	var se *StepError
+	if errors.As(err, &se) {
+		return se.Outcome
+	}
+	if errors.Is(err, ErrBrowserGone) {
+		return timeline.OutcomeUnknown
+	}
+	return timeline.OutcomeUndispatched
+}
+
+// attempt runs a step once under its deadline. The step's context is a
+// child of the tab's (never the context that allocated the browser), also
+// cancelled when the run is.
+func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout time.Duration, rec *timeline.Step) error {
+	if tab == nil {
+		return undispatched(errors.New("no tab"))
+	}
+	sctx, cancel := context.WithTimeoutCause(tab.ctx, timeout, fmt.Errorf("timeout %v", timeout))
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	return r.exec(sctx, tab, st, rec)
+}

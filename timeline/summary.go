@@ -1,0 +1,90 @@
+package timeline
+
+// Summary is the digest of a take that `clapper inspect` prints. Times are
+// milliseconds on the take clock.
+type Summary struct {
+	Name       string            `json:"name"`
+	Outcome    string            `json:"outcome"`
+	Error      string            `json:"error,omitempty"`
+	DurationMs int64             `json:"duration_ms"`
+	Clock      Mapping           `json:"clock"`
+	Viewport   Viewport          `json:"viewport"`
+	Frames     FrameSummary      `json:"frames"`
+	EndReason  string            `json:"capture_end"`
+	Boundaries []BoundarySummary `json:"boundaries"`
+	Steps      []StepSummary     `json:"steps"`
+	Receipts   int               `json:"receipts"`
+	ByKind     map[string]int    `json:"receipts_by_kind"`
+	Holds      []HoldSummary     `json:"holds"`
+	Cleanup    *Cleanup          `json:"cleanup,omitempty"`
+}
+
+// FrameSummary is the accounting plus the delivery rate.
+type FrameSummary struct {
+	Received   int64   `json:"received"`
+	Delivered  int64   `json:"delivered"`
+	Overflow   int64   `json:"overflow"`
+	Late       int64   `json:"late"`
+	Duplicates int64   `json:"duplicates"`
+	Rejected   int64   `json:"rejected"`
+	Upstream   string  `json:"upstream"`
+	PerSecond  float64 `json:"per_second"`
+}
+
+// BoundarySummary is one document boundary.
+type BoundarySummary struct {
+	Document int     `json:"document"`
+	URL      *string `json:"url"`
+	AtMs     int64   `json:"at_ms"`
+	LastSeq  int64   `json:"last_seq"`
+}
+
+// StepSummary is one step.
+type StepSummary struct {
+	Index   int    `json:"index"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Kind    string `json:"kind"`
+	Label   string `json:"label,omitempty"`
+	Outcome string `json:"outcome"`
+	StartMs int64  `json:"start_ms"`
+	EndMs   int64  `json:"end_ms"`
+	Error   string `json:"error,omitempty"`
+}
+
+// HoldSummary is one hold.
+type HoldSummary struct {
+	Tab     string `json:"tab"`
+	StartMs int64  `json:"start_ms"`
+	EndMs   int64  `json:"end_ms"`
+}
+
+// Summarize digests a timeline.
+func Summarize(t *Timeline) Summary {
+	a := t.Capture.Frames
+	s := Summary{
+		Name: t.Name, Outcome: t.Outcome, Error: t.Error, DurationMs: (t.End - t.Start).Millis(),
+		Clock: t.Clock.Mapping, Viewport: t.Viewport, EndReason: t.Capture.EndReason,
+		Frames: FrameSummary{Received: a.Received, Delivered: a.Delivered, Overflow: a.Overflow, Late: a.Late,
+			Duplicates: a.Duplicates, Rejected: a.Rejected, Upstream: a.Upstream},
+		Boundaries: []BoundarySummary{}, Steps: []StepSummary{}, Holds: []HoldSummary{},
+		Receipts: len(t.Receipts), ByKind: map[string]int{}, Cleanup: t.Cleanup,
+	}
+	if d := (t.Capture.Ended - t.Capture.Started).Seconds(); d > 0 {
+		s.Frames.PerSecond = float64(a.Received) / d
+	}
+	for _, b := range t.Boundaries {
+		s.Boundaries = append(s.Boundaries, BoundarySummary{Document: b.Document, URL: b.URL, AtMs: b.At.Millis(), LastSeq: b.LastSeq})
+	}
+	for _, st := range t.Steps {
+		s.Steps = append(s.Steps, StepSummary{Index: st.Index, Line: st.Line, Col: st.Col, Kind: st.Kind, Label: st.Label,
+			Outcome: st.Outcome, StartMs: st.Start.Millis(), EndMs: st.End.Millis(), Error: st.Error})
+	}
+	for _, r := range t.Receipts {
+		s.ByKind[r.Kind]++
+	}
+	for _, h := range t.Holds {
+		s.Holds = append(s.Holds, HoldSummary{Tab: h.Tab, StartMs: h.Start.Millis(), EndMs: h.End.Millis()})
+	}
+	return s
+}

@@ -1,0 +1,240 @@
+package timeline
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// File names inside a take folder.
+const (
+	TimelineFile = "timeline.json"
+	FramesFile   = "frames.jsonl"
+	FramesDir    = "frames"
+	ScriptFile   = "script.yaml"
+)
+
+// ErrNotTake is returned when a folder holds no timeline.json.
+var ErrNotTake = errors.New("not a take: no " + TimelineFile)
+
+// FrameLog appends delivered frames to a take's frames.jsonl as they are
+// spooled, so that a crash keeps every frame indexed so far. It is used by
+// one goroutine at a time.
+type FrameLog struct {
+	f  *os.File
+	bw *bufio.Writer
+}
+
+// CreateTake makes the take folder dir (and frames/) and opens its frame log.
+// An existing take in dir is replaced.
+func CreateTake(dir string) (*FrameLog, error) {
+	for _, name := range []string{TimelineFile, FramesFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("clear old take: %w", err)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(dir, FramesDir)); err != nil {
+		return nil, fmt.Errorf("clear old frames: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, FramesDir), 0o755); err != nil {
+		return nil, fmt.Errorf("create take folder: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, FramesFile), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create frame log: %w", err)
+	}
+	return &FrameLog{f: f, bw: bufio.NewWriterSize(f, 16<<10)}, nil
+}
+
+// Append writes one frame record. Records are flushed on Flush and Close.
+func (l *FrameLog) Append(fr Frame) error {
+	b, err := json.Marshal(fr)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = l.bw.Write(b)
+	return err
+}
+
+// Flush pushes buffered records to the file.
+func (l *FrameLog) Flush() error { return l.bw.Flush() }
+
+// Close flushes and closes the log.
+func (l *FrameLog) Close() error {
+	err := l.bw.Flush()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// FramePath returns the file name, relative to the take, for frame seq.
+func FramePath(seq int64) string {
+	return fmt.Sprintf("%s/%06d.jpg", FramesDir, seq)
+}
+
+// WriteTimeline writes timeline.json atomically (temp file, then rename).
+func WriteTimeline(dir string, t *Timeline) error {
+	t.Version = Version
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode timeline: %w", err)
+	}
+	tmp := filepath.Join(dir, TimelineFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write timeline: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, TimelineFile)); err != nil {
+		return fmt.Errorf("write timeline: %w", err)
+	}
+	return nil
+}
+
+// Take is an opened take folder.
+type Take struct {
+	Dir      string
+	Timeline *Timeline
+}
+
+// Open reads and checks a take folder's timeline. Frames are read lazily with
+// Frames, so opening a long take costs little memory.
+func Open(dir string) (*Take, error) {
+	b, err := os.ReadFile(filepath.Join(dir, TimelineFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w (pass the take folder, e.g. out/quickstart/take)", dir, ErrNotTake)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read take: %w", err)
+	}
+	var probe struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("%s: timeline.json is not valid JSON: %w", dir, err)
+	}
+	if probe.Version != Version {
+		return nil, fmt.Errorf("%s: timeline version %d is not supported (this clapper reads version %d)", dir, probe.Version, Version)
+	}
+	var t Timeline
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("%s: timeline.json: %w", dir, err)
+	}
+	if !t.Capture.Frames.Balanced() {
+		a := t.Capture.Frames
+		return nil, fmt.Errorf("%s: frame accounting does not balance: received %d != delivered %d + overflow %d + late %d + duplicates %d + rejected %d",
+			dir, a.Received, a.Delivered, a.Overflow, a.Late, a.Duplicates, a.Rejected)
+	}
+	return &Take{Dir: dir, Timeline: &t}, nil
+}
+
+// Frames iterates over the delivered frames in delivery order, reading
+// frames.jsonl as a stream. A malformed line or a frame path that leaves the
+// take ends the iteration with an error.
+func (tk *Take) Frames() iter.Seq2[Frame, error] {
+	return func(yield func(Frame, error) bool) {
+		f, err := os.Open(filepath.Join(tk.Dir, FramesFile))
+		if err != nil {
+			yield(Frame{}, fmt.Errorf("read frames: %w", err))
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		line := 0
+		for sc.Scan() {
+			line++
+			if len(strings.TrimSpace(sc.Text())) == 0 {
+				continue
+			}
+			var fr Frame
+			if err := json.Unmarshal(sc.Bytes(), &fr); err != nil {
+				// A torn last line (crash mid-write) ends the stream quietly.
+				if isLastLine(sc) {
+					return
+				}
+				yield(Frame{}, fmt.Errorf("%s line %d: %w", FramesFile, line, err))
+				return
+			}
+			if err := checkRel(fr.File); err != nil {
+				yield(Frame{}, fmt.Errorf("%s line %d: %w", FramesFile, line, err))
+				return
+			}
+			if !yield(fr, nil) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil && err != io.EOF {
+			yield(Frame{}, fmt.Errorf("read frames: %w", err))
+		}
+	}
+}
+
+func isLastLine(sc *bufio.Scanner) bool {
+	return !sc.Scan()
+}
+
+// ReadFrame returns the bytes of a frame's image.
+func (tk *Take) ReadFrame(fr Frame) ([]byte, error) {
+	if err := checkRel(fr.File); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(tk.Dir, filepath.FromSlash(fr.File)))
+	if err != nil {
+		return nil, fmt.Errorf("frame %d: %w", fr.Seq, err)
+	}
+	return b, nil
+}
+
+// FramePathOf returns the absolute path of a frame's file.
+func (tk *Take) FramePathOf(fr Frame) string {
+	return filepath.Join(tk.Dir, filepath.FromSlash(fr.File))
+}
+
+// checkRel refuses a path that is absolute or climbs out of the take.
+func checkRel(p string) error {
+	if p == "" {
+		return errors.New("frame has no file")
+	}
+	c := filepath.ToSlash(filepath.Clean(filepath.FromSlash(p)))
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || c == ".." || strings.HasPrefix(c, "../") {
+		return fmt.Errorf("frame path %q leaves the take", p)
+	}
+	return nil
+}
+
+// Validate checks that every delivered frame listed exists with its recorded
+// size, that delivered source times strictly increase, and that the count
+// matches the accounting.
+func (tk *Take) Validate() error {
+	var n int64
+	last := Time(0)
+	first := true
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			return err
+		}
+		n++
+		st, err := os.Stat(tk.FramePathOf(fr))
+		if err != nil {
+			return fmt.Errorf("frame %d: missing file %s", fr.Seq, fr.File)
+		}
+		if fr.Bytes != 0 && st.Size() != int64(fr.Bytes) {
+			return fmt.Errorf("frame %d: %s has %d bytes, the index says %d", fr.Seq, fr.File, st.Size(), fr.Bytes)
+		}
+		if !first && fr.Source <= last {
+			return fmt.Errorf("frame %d: source time %v does not follow %v", fr.Seq, fr.Source, last)
+		}
+		first, last = false, fr.Source
+	}
+	if d := tk.Timeline.Capture.Frames.Delivered; n != d {
+		return fmt.Errorf("frames.jsonl lists %d frames, the accounting says %d delivered", n, d)
+	}
+	return nil
+}

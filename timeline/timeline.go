@@ -1,0 +1,232 @@
+package timeline
+
+import "time"
+
+// Version is the schema version of timeline.json this package writes. Readers
+// refuse other versions with an error saying which they found.
+const Version = 1
+
+// Timeline is the content of timeline.json. Frames live beside it in
+// frames.jsonl; everything else is here.
+type Timeline struct {
+	Version  int       `json:"version"`
+	Name     string    `json:"name"`
+	Script   string    `json:"script,omitempty"`
+	Tool     string    `json:"tool"`
+	Clock    Clock     `json:"clock"`
+	Viewport Viewport  `json:"viewport"`
+	Start    Time      `json:"start"`
+	End      Time      `json:"end"`
+	Capture  Capture   `json:"capture"`
+	Steps    []Step    `json:"steps"`
+	Receipts []Receipt `json:"receipts"`
+	// Boundaries lists document boundaries in commit order; document 0 is
+	// the initial document.
+	Boundaries []Boundary `json:"boundaries"`
+	Holds      []Hold     `json:"holds"`
+	Cleanup    *Cleanup   `json:"cleanup,omitempty"`
+	// Outcome is "ok" when every non-optional step passed, "failed" when a
+	// step failed, "interrupted" or "error" otherwise; Error says why.
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Viewport is the page's size in CSS pixels and its device scale factor.
+type Viewport struct {
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Scale  float64 `json:"scale"`
+}
+
+// Duration returns the length of the take.
+func (t *Timeline) Duration() time.Duration { return time.Duration(t.End - t.Start) }
+
+// Capture is the recorder's account of one screencast.
+type Capture struct {
+	Tab string `json:"tab"`
+	// Started and Ended bound the capture interval on the take clock.
+	Started Time `json:"started"`
+	Ended   Time `json:"ended"`
+	// EndReason is "stopped" for a clean stop, or what ended it (a crash, a
+	// closed target, a disk error, a clock error).
+	EndReason string     `json:"end_reason"`
+	Frames    Accounting `json:"frames"`
+	// Attribution says how frames were attributed to documents.
+	Attribution string `json:"attribution"`
+	// BufferFrames and BufferBytes are the bounds of the spool buffer.
+	BufferFrames int   `json:"buffer_frames"`
+	BufferBytes  int64 `json:"buffer_bytes"`
+	Format       string `json:"format"`
+	Quality      int    `json:"quality"`
+}
+
+// Accounting is the frame accounting of a capture:
+//
+//	received  = delivered + discarded
+//	discarded = overflow + late + duplicates + rejected
+type Accounting struct {
+	Received   int64 `json:"received"`
+	Delivered  int64 `json:"delivered"`
+	Overflow   int64 `json:"overflow"`
+	Late       int64 `json:"late"`
+	Duplicates int64 `json:"duplicates"`
+	Rejected   int64 `json:"rejected"`
+	// Upstream is what Chromium dropped before sending: unknowable, so
+	// always "unknown", never zero.
+	Upstream string `json:"upstream"`
+}
+
+// Discarded returns the sum of the four discard buckets.
+func (a Accounting) Discarded() int64 { return a.Overflow + a.Late + a.Duplicates + a.Rejected }
+
+// Balanced reports whether the accounting equations hold.
+func (a Accounting) Balanced() bool {
+	return a.Received == a.Delivered+a.Discarded() && a.Received >= 0 &&
+		a.Delivered >= 0 && a.Overflow >= 0 && a.Late >= 0 && a.Duplicates >= 0 && a.Rejected >= 0
+}
+
+// Frame is one delivered screencast frame, a line of frames.jsonl.
+type Frame struct {
+	Seq      int64 `json:"seq"`
+	Tab      string `json:"tab,omitempty"`
+	Document int    `json:"document"`
+	// Source is when Chromium produced the frame, mapped to the take clock;
+	// Received is when it arrived at the host. Never confused.
+	Source   Time `json:"source"`
+	Received Time `json:"received"`
+	// Width and Height are the JPEG's pixel size.
+	Width  int `json:"width"`
+	Height int `json:"height"`
+	// Page geometry from the screencast metadata, in CSS pixels / DIP.
+	OffsetTop       float64 `json:"offset_top"`
+	PageScaleFactor float64 `json:"page_scale"`
+	ScrollX         float64 `json:"scroll_x"`
+	ScrollY         float64 `json:"scroll_y"`
+	DeviceWidth     float64 `json:"device_width"`
+	DeviceHeight    float64 `json:"device_height"`
+	Bytes           int     `json:"bytes"`
+	// File is relative to the take folder, e.g. "frames/000042.jpg".
+	File string `json:"file"`
+	// Seeded marks a frame the recorder took itself (a screenshot at the
+	// start or the end), not one the screencast sent.
+	Seeded bool `json:"seeded,omitempty"`
+}
+
+// Step is one executed step of the run script.
+type Step struct {
+	Index   int    `json:"index"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Kind    string `json:"kind"`
+	Label   string `json:"label,omitempty"`
+	Tab     string `json:"tab,omitempty"`
+	Start   Time   `json:"start"`
+	End     Time   `json:"end"`
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+	// Target is what the step acted on (a selector, a URL), with secrets masked.
+	Target   string `json:"target,omitempty"`
+	Optional bool   `json:"optional,omitempty"`
+	Hidden   bool   `json:"hidden,omitempty"`
+	// Text is presentation text: a caption, a chapter title.
+	Text string `json:"text,omitempty"`
+	// Duration is a presentation duration (caption, zoom), in ns.
+	Duration time.Duration `json:"duration,omitempty"`
+	// Region is an area of the page in CSS pixels the step acted on (the
+	// target's box), for zoom.
+	Region *Rect `json:"region,omitempty"`
+	// Scale is a zoom factor for zoom steps.
+	Scale float64 `json:"scale,omitempty"`
+}
+
+// Step outcomes.
+const (
+	OutcomeOK           = "ok"
+	OutcomeUndispatched = "undispatched"
+	OutcomeRejected     = "rejected"
+	OutcomeUnknown      = "unknown"
+	OutcomeSkipped      = "skipped"
+)
+
+// Rect is a rectangle in CSS pixels.
+type Rect struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// Receipt kinds.
+const (
+	InputMove  = "move"
+	InputDown  = "down"
+	InputUp    = "up"
+	InputWheel = "wheel"
+	InputKey   = "key"
+)
+
+// Receipt records one input event the session commanded. It never claims the
+// page reacted, and never holds the text of a secret.
+type Receipt struct {
+	Kind string `json:"kind"`
+	Tab  string `json:"tab,omitempty"`
+	// X and Y are the commanded position in CSS pixels of the viewport.
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Button string  `json:"button,omitempty"`
+	Clicks int     `json:"clicks,omitempty"`
+	DeltaX float64 `json:"dx,omitempty"`
+	DeltaY float64 `json:"dy,omitempty"`
+	// Key is the key name ("a", "Enter"); "•" when the text is secret.
+	Key  string `json:"key,omitempty"`
+	Type string `json:"type,omitempty"` // keyDown, keyUp, char
+	// Sent and Acked bound the command on the take clock.
+	Sent  Time `json:"sent"`
+	Acked Time `json:"acked"`
+	// Step is the index of the step that sent it.
+	Step int `json:"step"`
+	// Cursor is the page's CSS cursor under the pointer, where known.
+	Cursor string `json:"cursor,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Boundary is a main-frame commit in the captured tab.
+type Boundary struct {
+	Document int `json:"document"`
+	// LastSeq is the sequence number of the last frame received before the
+	// commit, -1 when none was.
+	LastSeq int64 `json:"last_seq"`
+	// URL is the committed address; nil when it was longer than 8192
+	// characters (recorded as null, never truncated).
+	URL   *string `json:"url"`
+	Title string  `json:"title,omitempty"`
+	At    Time    `json:"at"`
+}
+
+// MaxURL is the longest URL a boundary records.
+const MaxURL = 8192
+
+// BoundaryURL returns the URL to record for a commit: nil past MaxURL.
+func BoundaryURL(u string) *string {
+	if len(u) > MaxURL {
+		return nil
+	}
+	return &u
+}
+
+// Hold is a stage tab frozen for presentation.
+type Hold struct {
+	Tab     string `json:"tab"`
+	Receipt string `json:"receipt"`
+	Start   Time   `json:"start"`
+	End     Time   `json:"end"`
+}
+
+// Cleanup is the receipt of an owned browser's cleanup.
+type Cleanup struct {
+	Connection string `json:"connection"` // closed, lost
+	Process    string `json:"process"`    // exited, killed, not-owned
+	Profile    string `json:"profile"`    // removed, kept: reason, not-owned
+	At         Time   `json:"at"`
+}
