@@ -54,8 +54,8 @@ type Capture struct {
 	// Attribution says how frames were attributed to documents.
 	Attribution string `json:"attribution"`
 	// BufferFrames and BufferBytes are the bounds of the spool buffer.
-	BufferFrames int   `json:"buffer_frames"`
-	BufferBytes  int64 `json:"buffer_bytes"`
+	BufferFrames int    `json:"buffer_frames"`
+	BufferBytes  int64  `json:"buffer_bytes"`
 	Format       string `json:"format"`
 	Quality      int    `json:"quality"`
 }
@@ -87,7 +87,7 @@ func (a Accounting) Balanced() bool {
 
 // Frame is one delivered screencast frame, a line of frames.jsonl.
 type Frame struct {
-	Seq      int64 `json:"seq"`
+	Seq      int64  `json:"seq"`
 	Tab      string `json:"tab,omitempty"`
 	Document int    `json:"document"`
 	// Source is when Chromium produced the frame, mapped to the take clock;

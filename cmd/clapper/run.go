@@ -124,4 +124,3 @@ func runScript(ctx context.Context, o runOptions) error {
 	}
 	return renderErr
 }
-
