@@ -20,6 +20,7 @@ type decoder struct {
 	sc      *scope
 	inSteps bool // ${serve.url} may stay in place
 	anchors map[string]ast.Node
+	depth   int // nesting of the value being decoded
 }
 
 // val is a decoded value with where it came from.
@@ -194,7 +195,7 @@ func (d *decoder) fields(es []entry, fs []field, path string, extra func(entry))
 	}
 	for _, f := range fs {
 		if f.required && !f.shortOnly && out[f.name] == nil && !hasEntry(es, f.name) {
-			d.errorf(d.mapPos(es, path), "%s needs %s", orTop(path), f.name)
+			d.errorf(d.mapPos(es), "%s needs %s", orTop(path), f.name)
 		}
 	}
 	return out
@@ -217,7 +218,7 @@ func hasEntry(es []entry, name string) bool {
 }
 
 // mapPos is where to report a problem with a whole map: its first key.
-func (d *decoder) mapPos(es []entry, _ string) Pos {
+func (d *decoder) mapPos(es []entry) Pos {
 	if len(es) > 0 {
 		return es[0].keyPos
 	}
@@ -233,8 +234,26 @@ func (d *decoder) unknownKey(e entry, known []string, path string) {
 		didYouMean(e.key, known), strings.Join(known, ", "))
 }
 
+// maxDepth bounds nesting, which aliases could otherwise make endless.
+const maxDepth = 50
+
+// enter counts one level of nesting; it reports false (and an error) when
+// the value is nested too deeply to be a script.
+func (d *decoder) enter(n ast.Node) bool {
+	d.depth++
+	if d.depth > maxDepth {
+		d.errorf(d.pos(n), "nested more than %d levels deep (a recursive alias?)", maxDepth)
+		return false
+	}
+	return true
+}
+
 // value decodes one field's value.
 func (d *decoder) value(f *field, n ast.Node, path string) (any, bool) {
+	defer func() { d.depth-- }()
+	if !d.enter(n) {
+		return nil, false
+	}
 	n = d.unwrap(n)
 	switch f.kind {
 	case kString:
@@ -501,6 +520,10 @@ func (d *decoder) strs(f *field, n ast.Node, path string) (any, bool) {
 
 // plain converts any YAML to plain Go values, resolving ${VARS} in strings.
 func (d *decoder) plain(n ast.Node, path string) any {
+	defer func() { d.depth-- }()
+	if !d.enter(n) {
+		return nil
+	}
 	n = d.unwrap(n)
 	switch v := n.(type) {
 	case *ast.MappingNode:
@@ -541,162 +564,4 @@ func (d *decoder) plain(n ast.Node, path string) any {
 	}
 	d.errorf(d.pos(n), "%s: unsupported YAML value", path)
 	return nil
-}
-
-// target decodes a CSS string or a target map.
-func (d *decoder) target(n ast.Node, path string) (any, bool) {
-	if m, ok := n.(*ast.MappingNode); ok {
-		return d.targetMap(d.entries(m), path, d.pos(n))
-	}
-	var s string
-	switch v := n.(type) {
-	case *ast.StringNode, *ast.LiteralNode:
-		s, _ = scalar(v)
-	default:
-		d.errorf(d.pos(n), "%s must be a CSS selector (a string) or a map like {text: Save}, not %s", path, typeName(n))
-		return nil, false
-	}
-	s = d.expand(s, n)
-	if s == "" {
-		d.errorf(d.pos(n), "%s must not be empty", path)
-		return nil, false
-	}
-	return &Target{CSS: s}, true
-}
-
-// targetMap decodes a target from map entries (a target map, or a step's
-// inline target keys); at is where to report a missing selector.
-func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
-	v := d.fields(es, targetFields, path, nil)
-	var set []string
-	for _, e := range es {
-		if contains(selectorKeys, e.key) {
-			set = append(set, e.key)
-		}
-	}
-	switch {
-	case len(set) == 0:
-		d.errorf(at, "%s needs one of %s", path, quoteList(selectorKeys, "or"))
-		return nil, false
-	case len(set) > 1:
-		for _, e := range es {
-			if e.key == set[1] {
-				at = e.keyPos
-				break
-			}
-		}
-		d.errorf(at, "ambiguous target in %s: both %s and %s are set; a target selects by exactly one of %s",
-			path, set[0], set[1], quoteList(selectorKeys, "or"))
-		return nil, false
-	}
-	t := &Target{}
-	get := func(name string) string {
-		if x := v[name]; x != nil {
-			return x.v.(string)
-		}
-		return ""
-	}
-	t.CSS, t.XPath, t.Text = get("css"), get("xpath"), get("text")
-	t.Role, t.Name, t.Label = get("role"), get("name"), get("label")
-	t.Placeholder, t.TestID = get("placeholder"), get("testid")
-	if x := v["nth"]; x != nil {
-		nth := x.v.(int)
-		t.Nth = &nth
-	}
-	if x := v["name"]; x != nil && t.Role == "" {
-		d.errorf(x.key, "%s: name goes with role, like {role: button, name: Save}", path)
-		return nil, false
-	}
-	if v[set[0]] == nil {
-		return nil, false // its value was already reported
-	}
-	return t, true
-}
-
-func (d *decoder) point(n ast.Node, path string) (any, bool) {
-	m, ok := n.(*ast.MappingNode)
-	if !ok {
-		d.errorf(d.pos(n), "%s must be a point like {x: 100, y: 200}, not %s", path, typeName(n))
-		return nil, false
-	}
-	v := d.fields(d.entries(m), pointFields, path, nil)
-	if v["x"] == nil || v["y"] == nil {
-		return nil, false
-	}
-	return &Point{X: v["x"].v.(float64), Y: v["y"].v.(float64)}, true
-}
-
-func (d *decoder) region(n ast.Node, path string) (any, bool) {
-	m, ok := n.(*ast.MappingNode)
-	if !ok {
-		d.errorf(d.pos(n), "%s must be a region like {x: 0, y: 0, w: 640, h: 360}, not %s", path, typeName(n))
-		return nil, false
-	}
-	v := d.fields(d.entries(m), regionFields, path, nil)
-	for _, k := range []string{"x", "y", "w", "h"} {
-		if v[k] == nil {
-			return nil, false
-		}
-	}
-	r := &Rect{X: v["x"].v.(float64), Y: v["y"].v.(float64), W: v["w"].v.(float64), H: v["h"].v.(float64)}
-	if r.W <= 0 || r.H <= 0 {
-		d.errorf(d.pos(n), "%s must have a positive width and height", path)
-		return nil, false
-	}
-	return r, true
-}
-
-// isPointMap tells a {x, y} map from a target map.
-func isPointMap(n ast.Node) bool {
-	m, ok := n.(*ast.MappingNode)
-	if !ok {
-		return false
-	}
-	for _, mv := range m.Values {
-		if k, _ := scalar(mv.Key); k == "x" || k == "y" {
-			return true
-		}
-	}
-	return false
-}
-
-func (d *decoder) place(n ast.Node, path string) (any, bool) {
-	if isPointMap(n) {
-		p, ok := d.point(n, path)
-		if !ok {
-			return nil, false
-		}
-		return &Place{Point: p.(*Point)}, true
-	}
-	t, ok := d.target(n, path)
-	if !ok {
-		return nil, false
-	}
-	return &Place{Target: t.(*Target)}, true
-}
-
-func (d *decoder) scrollBy(n ast.Node, path string) (any, bool) {
-	switch n.(type) {
-	case *ast.IntegerNode, *ast.FloatNode:
-		x, ok := d.number(&field{}, n, path)
-		if !ok {
-			return nil, false
-		}
-		return &Point{Y: x.(float64)}, true
-	case *ast.MappingNode:
-		return d.point(n, path)
-	}
-	d.errorf(d.pos(n), "%s must be a number of pixels or {x, y}, not %s", path, typeName(n))
-	return nil, false
-}
-
-// scrollTo decodes top, bottom, a point (a scroll offset) or a target.
-func (d *decoder) scrollTo(n ast.Node, path string) (any, bool) {
-	if s, ok := scalar(n); ok && (s == "top" || s == "bottom") {
-		return s, true
-	}
-	if isPointMap(n) {
-		return d.point(n, path)
-	}
-	return d.target(n, path)
 }

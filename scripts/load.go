@@ -49,6 +49,7 @@ type loader struct {
 	serve       bool                // the main script has serve:
 	secretNames map[string]bool
 	secrets     []string // secret values, longest first
+	includes    int      // run steps expanded so far, against maxIncludes
 }
 
 func (l *loader) load(path string) (*Script, error) {
@@ -218,7 +219,7 @@ func (d *decoder) header(root *ast.MappingNode) map[string]entry {
 		byName[e.key] = e
 	}
 	if e, ok := byName["env"]; ok {
-		if x, ok := d.value(findField(scriptFields, "env"), e.value, "env"); ok {
+		if x, _ := d.value(findField(scriptFields, "env"), e.value, "env"); x != nil {
 			d.sc.file = x.(map[string]*envVar)
 		}
 	}

@@ -10,8 +10,12 @@ import (
 	"github.com/goccy/go-yaml/ast"
 )
 
-// maxSteps bounds what repeat and run may expand to.
-const maxSteps = 10000
+// maxSteps bounds what repeat and run may expand to; maxIncludes bounds
+// how many files run may load in all.
+const (
+	maxSteps    = 10000
+	maxIncludes = 1000
+)
 
 // item is a decoded step with the positions the checks after decoding
 // need.
@@ -242,7 +246,7 @@ func (s *stepSpec) hint() string {
 	}
 	switch {
 	case s.short != "" && !s.shortField().shortOnly:
-		return fmt.Sprintf(", like %s: %s or %s: {%s: ...}", s.name, s.shortField().name, s.name, s.short)
+		return fmt.Sprintf(", like %s: %s or %s: {%s: ...}", s.name, strings.ToUpper(s.short), s.name, s.short)
 	case len(req) > 0:
 		return fmt.Sprintf(", like %s: {%s}", s.name, strings.Join(req, ", "))
 	}
@@ -314,6 +318,12 @@ func (d *decoder) include(v vals, at Pos) []item {
 		shown = filepath.Join(filepath.Dir(d.file), file)
 	}
 	l := d.l
+	if l.includes++; l.includes > maxIncludes {
+		if l.includes == maxIncludes+1 {
+			d.errorf(fv.at, "more than %d run steps expanded: the includes multiply too much", maxIncludes)
+		}
+		return nil
+	}
 	for i, p := range l.stack {
 		if p == abs {
 			chain := append(append([]string{}, l.shown[i:]...), shown)

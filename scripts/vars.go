@@ -51,24 +51,22 @@ func (d *decoder) env(f *field, n ast.Node, path string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	// A bad entry is reported and left out; the others still resolve.
 	out := map[string]*envVar{}
-	good := true
 	for _, e := range d.entries(m) {
 		if !f.pattern.MatchString(e.key) {
 			d.errorf(e.keyPos, "%s: %q must be %s", path, e.key, f.patternHint)
-			good = false
 			continue
 		}
 		v := d.unwrap(e.value)
 		raw, ok := scalar(v)
 		if !ok {
 			d.errorf(d.pos(v), "%s.%s must be a string or a number, not %s (write \"\" for empty)", path, e.key, typeName(v))
-			good = false
 			continue
 		}
 		out[e.key] = &envVar{name: e.key, raw: raw, node: v, d: d}
 	}
-	return out, good
+	return out, true
 }
 
 // lookup finds a variable's value as seen from sc.

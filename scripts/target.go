@@ -1,0 +1,167 @@
+package scripts
+
+import "github.com/goccy/go-yaml/ast"
+
+// target decodes a CSS string or a target map.
+func (d *decoder) target(n ast.Node, path string) (any, bool) {
+	if m, ok := n.(*ast.MappingNode); ok {
+		return d.targetMap(d.entries(m), path, d.pos(n))
+	}
+	var s string
+	switch v := n.(type) {
+	case *ast.StringNode, *ast.LiteralNode:
+		s, _ = scalar(v)
+	default:
+		d.errorf(d.pos(n), "%s must be a CSS selector (a string) or a map like {text: Save}, not %s", path, typeName(n))
+		return nil, false
+	}
+	s = d.expand(s, n)
+	if s == "" {
+		d.errorf(d.pos(n), "%s must not be empty", path)
+		return nil, false
+	}
+	return &Target{CSS: s}, true
+}
+
+// targetMap decodes a target from map entries (a target map, or a step's
+// inline target keys); at is where to report a missing selector.
+func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
+	v := d.fields(es, targetFields, path, nil)
+	var set []string
+	for _, e := range es {
+		if contains(selectorKeys, e.key) {
+			set = append(set, e.key)
+		}
+	}
+	switch {
+	case len(set) == 0:
+		d.errorf(at, "%s needs one of %s", path, quoteList(selectorKeys, "or"))
+		return nil, false
+	case len(set) > 1:
+		for _, e := range es {
+			if e.key == set[1] {
+				at = e.keyPos
+				break
+			}
+		}
+		d.errorf(at, "ambiguous target in %s: both %s and %s are set; a target selects by exactly one of %s",
+			path, set[0], set[1], quoteList(selectorKeys, "or"))
+		return nil, false
+	}
+	t := &Target{}
+	get := func(name string) string {
+		if x := v[name]; x != nil {
+			return x.v.(string)
+		}
+		return ""
+	}
+	t.CSS, t.XPath, t.Text = get("css"), get("xpath"), get("text")
+	t.Role, t.Name, t.Label = get("role"), get("name"), get("label")
+	t.Placeholder, t.TestID = get("placeholder"), get("testid")
+	if x := v["nth"]; x != nil {
+		nth := x.v.(int)
+		t.Nth = &nth
+	}
+	if x := v["name"]; x != nil && t.Role == "" {
+		d.errorf(x.key, "%s: name goes with role, like {role: button, name: Save}", path)
+		return nil, false
+	}
+	if v[set[0]] == nil {
+		return nil, false // its value was already reported
+	}
+	return t, true
+}
+
+func (d *decoder) point(n ast.Node, path string) (any, bool) {
+	m, ok := n.(*ast.MappingNode)
+	if !ok {
+		d.errorf(d.pos(n), "%s must be a point like {x: 100, y: 200}, not %s", path, typeName(n))
+		return nil, false
+	}
+	v := d.fields(d.entries(m), pointFields, path, nil)
+	if v["x"] == nil || v["y"] == nil {
+		return nil, false
+	}
+	return &Point{X: v["x"].v.(float64), Y: v["y"].v.(float64)}, true
+}
+
+func (d *decoder) region(n ast.Node, path string) (any, bool) {
+	m, ok := n.(*ast.MappingNode)
+	if !ok {
+		d.errorf(d.pos(n), "%s must be a region like {x: 0, y: 0, w: 640, h: 360}, not %s", path, typeName(n))
+		return nil, false
+	}
+	v := d.fields(d.entries(m), regionFields, path, nil)
+	for _, k := range []string{"x", "y", "w", "h"} {
+		if v[k] == nil {
+			return nil, false
+		}
+	}
+	r := &Rect{X: v["x"].v.(float64), Y: v["y"].v.(float64), W: v["w"].v.(float64), H: v["h"].v.(float64)}
+	if r.W <= 0 || r.H <= 0 {
+		d.errorf(d.pos(n), "%s must have a positive width and height", path)
+		return nil, false
+	}
+	return r, true
+}
+
+// isPointMap tells a {x, y} map from a target map.
+func isPointMap(n ast.Node) bool {
+	m, ok := n.(*ast.MappingNode)
+	if !ok {
+		return false
+	}
+	for _, mv := range m.Values {
+		if k, _ := scalar(mv.Key); k == "x" || k == "y" {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) place(n ast.Node, path string) (any, bool) {
+	switch n.(type) {
+	case *ast.StringNode, *ast.LiteralNode, *ast.MappingNode:
+	default:
+		d.errorf(d.pos(n), "%s must be a CSS selector, a target map like {text: Save} or a point {x, y}, not %s", path, typeName(n))
+		return nil, false
+	}
+	if isPointMap(n) {
+		p, ok := d.point(n, path)
+		if !ok {
+			return nil, false
+		}
+		return &Place{Point: p.(*Point)}, true
+	}
+	t, ok := d.target(n, path)
+	if !ok {
+		return nil, false
+	}
+	return &Place{Target: t.(*Target)}, true
+}
+
+func (d *decoder) scrollBy(n ast.Node, path string) (any, bool) {
+	switch n.(type) {
+	case *ast.IntegerNode, *ast.FloatNode:
+		x, ok := d.number(&field{}, n, path)
+		if !ok {
+			return nil, false
+		}
+		return &Point{Y: x.(float64)}, true
+	case *ast.MappingNode:
+		return d.point(n, path)
+	}
+	d.errorf(d.pos(n), "%s must be a number of pixels or {x, y}, not %s", path, typeName(n))
+	return nil, false
+}
+
+// scrollTo decodes top, bottom, a point (a scroll offset) or a target.
+func (d *decoder) scrollTo(n ast.Node, path string) (any, bool) {
+	if s, ok := scalar(n); ok && (s == "top" || s == "bottom") {
+		return s, true
+	}
+	if isPointMap(n) {
+		return d.point(n, path)
+	}
+	return d.target(n, path)
+}
