@@ -4,83 +4,205 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	ffmpeg "github.com/u2takey/ffmpeg-go"
 )
 
-// encodeSpec is the plain data the ffmpeg argument list is built from.
+// Output formats, chosen by file extension.
+const (
+	formatMP4     = "mp4"
+	formatWebM    = "webm"
+	formatGIF     = "gif"
+	formatPNG     = "png"
+	formatPalette = "palette" // the first pass of a GIF
+)
+
+// outputSpec is one file an ffmpeg run writes.
+type outputSpec struct {
+	Format string
+	// Path is the file (or, for PNG frames, the printf pattern) written.
+	Path   string
+	CRF    int
+	Preset string
+	// Chapters is an ffmetadata file whose chapters the MP4 or WebM carries.
+	Chapters string
+}
+
+// encodeSpec is the plain data one ffmpeg run is built from.
 type encodeSpec struct {
 	FPS      int
 	Geometry Geometry
 	// Overlay is the ASS script drawn over the video; "" draws none.
-	Overlay    string
+	Overlay string
+	// Background is the letterbox colour when there is no FrameImage.
 	Background string
-	CRF        int
-	Preset     string
-	// Output is the file ffmpeg writes.
-	Output string
-}
-
-// buildArgs returns ffmpeg's arguments (without the program name) for one
-// encode: captured JPEGs on stdin at FPS, scaled into the output picture with
-// BT.709 limited-range colour, overlays drawn by libass, H.264 yuv420p MP4
-// with the index up front. It is pure.
-//
-// The graph is built with ffmpeg-go's chained form and read back with
-// GetArgs, which does the filter-graph escaping; ffmpeg-go panics on a
-// malformed graph, which is turned into an error here.
-func buildArgs(sp encodeSpec) (args []string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			args, err = nil, fmt.Errorf("build ffmpeg arguments: %v", r)
-		}
-	}()
-	g := sp.Geometry
-	in := ffmpeg.Input("pipe:0", ffmpeg.KwArgs{
-		"f":         "image2pipe",
-		"c:v":       "mjpeg",
-		"framerate": strconv.Itoa(sp.FPS),
-	})
-	v := in.Filter("scale", nil, ffmpeg.KwArgs{
-		"w":                strconv.Itoa(g.ContentW),
-		"h":                strconv.Itoa(g.ContentH),
-		"flags":            "bicubic",
-		"out_color_matrix": "bt709",
-		"out_range":        "tv",
-	})
-	if g.ContentW != g.OutW || g.ContentH != g.OutH {
-		v = v.Filter("pad", nil, ffmpeg.KwArgs{
-			"w":     strconv.Itoa(g.OutW),
-			"h":     strconv.Itoa(g.OutH),
-			"x":     strconv.Itoa(g.ContentX),
-			"y":     strconv.Itoa(g.ContentY),
-			"color": optionEscape(sp.Background),
-		})
-	}
-	if sp.Overlay != "" {
-		v = v.Filter("ass", nil, ffmpeg.KwArgs{"filename": optionEscape(sp.Overlay)})
-	}
-	v = v.Filter("format", ffmpeg.Args{"yuv420p"})
-	out := v.Output(sp.Output, ffmpeg.KwArgs{
-		"f":               "mp4",
-		"c:v":             "libx264",
-		"preset":          sp.Preset,
-		"crf":             strconv.Itoa(sp.CRF),
-		"pix_fmt":         "yuv420p",
-		"r":               strconv.Itoa(sp.FPS),
-		"colorspace":      "bt709",
-		"color_primaries": "bt709",
-		"color_trc":       "bt709",
-		"color_range":     "tv",
-		"movflags":        "+faststart",
-		"an":              "",
-	}).GlobalArgs("-hide_banner", "-nostats", "-loglevel", "error").OverWriteOutput()
-	return out.GetArgs(), nil
+	// FrameImage is the picture under the page (background, shadow, bar);
+	// "" pads with Background instead.
+	FrameImage string
+	// Zoom, when active, moves the camera with zoompan.
+	Zoom *ZoomTrack
+	// Palette is the GIF palette (from a palette pass) for GIF outputs.
+	Palette string
+	Outputs []outputSpec
 }
 
 // optionEscape escapes a filter option value (the first of ffmpeg's two
-// escaping levels: backslash, quote and colon). ffmpeg-go escapes keys at this
-// level but not values, then applies the filter-graph level itself.
+// escaping levels: backslash, quote and colon).
 func optionEscape(v string) string {
 	return strings.NewReplacer(`\`, `\\`, `'`, `\'`, `:`, `\:`).Replace(v)
+}
+
+// graphEscape escapes a whole filter description for the filter graph (the
+// second level: backslash, quote, brackets, comma and semicolon).
+func graphEscape(v string) string {
+	return strings.NewReplacer(`\`, `\\`, `'`, `\'`, `[`, `\[`, `]`, `\]`, `,`, `\,`, `;`, `\;`).Replace(v)
+}
+
+// filter formats one filter with named options in the order given.
+func filter(name string, kv ...string) string {
+	var b strings.Builder
+	b.WriteString(name)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i == 0 {
+			b.WriteByte('=')
+		} else {
+			b.WriteByte(':')
+		}
+		b.WriteString(kv[i])
+		b.WriteByte('=')
+		b.WriteString(optionEscape(kv[i+1]))
+	}
+	return graphEscape(b.String())
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// buildArgs returns ffmpeg's arguments (without the program name) for one
+// run: captured JPEGs on stdin at FPS (input 0), the frame picture and the
+// palette as further inputs, one filter graph that places the page (zoomed,
+// scaled to BT.709 limited range, letterboxed or framed) and draws the
+// overlays, then each output with its encoder. It is pure.
+func buildArgs(sp encodeSpec) ([]string, error) {
+	if len(sp.Outputs) == 0 {
+		return nil, fmt.Errorf("build ffmpeg arguments: no outputs")
+	}
+	g := sp.Geometry
+	fps := itoa(sp.FPS)
+	args := []string{"-hide_banner", "-nostats", "-loglevel", "error", "-y",
+		"-f", "image2pipe", "-c:v", "mjpeg", "-framerate", fps, "-i", "pipe:0"}
+	nIn := 1
+	bgIn, palIn := -1, -1
+	if sp.FrameImage != "" {
+		args = append(args, "-framerate", fps, "-i", sp.FrameImage)
+		bgIn, nIn = nIn, nIn+1
+	}
+	if sp.Palette != "" {
+		args = append(args, "-i", sp.Palette)
+		palIn, nIn = nIn, nIn+1
+	}
+	chapIn := map[string]int{}
+	for _, o := range sp.Outputs {
+		if o.Chapters != "" {
+			if _, ok := chapIn[o.Chapters]; !ok {
+				args = append(args, "-f", "ffmetadata", "-i", o.Chapters)
+				chapIn[o.Chapters], nIn = nIn, nIn+1
+			}
+		}
+	}
+
+	var chains []string
+	page := []string{}
+	colour := []string{"out_color_matrix", "bt709", "out_range", "tv"}
+	if sp.Zoom != nil && sp.Zoom.Active() {
+		z, x, y := sp.Zoom.zoompanExprs(g)
+		page = append(page, filter("zoompan", "z", z, "x", x, "y", y, "d", "1",
+			"s", fmt.Sprintf("%dx%d", g.ScaledW, g.ScaledH), "fps", fps))
+		page = append(page, filter("scale", append([]string{"flags", "bicubic"}, colour...)...))
+	} else {
+		page = append(page, filter("scale", append([]string{"w", itoa(g.ScaledW), "h", itoa(g.ScaledH), "flags", "bicubic"}, colour...)...))
+	}
+	if g.ScaledW != g.ContentW || g.ScaledH != g.ContentH {
+		page = append(page, filter("crop", "w", itoa(g.ContentW), "h", itoa(g.ContentH), "x", itoa(g.CropX), "y", itoa(g.CropY)))
+	}
+	page = append(page, "format=yuv420p")
+	last := "page"
+	if bgIn >= 0 {
+		chains = append(chains, fmt.Sprintf("[%d:v]%s,format=yuv420p,loop=loop=-1:size=1:start=0[bg]", bgIn, filter("scale", colour...)))
+		chains = append(chains, "[0:v]"+strings.Join(page, ",")+"[page]")
+		chains = append(chains, fmt.Sprintf("[bg][page]overlay=x=%d:y=%d:shortest=1:eof_action=endall[framed]", g.ContentX, g.ContentY))
+		last = "framed"
+	} else {
+		if g.ContentW != g.OutW || g.ContentH != g.OutH {
+			page = append(page, filter("pad", "w", itoa(g.OutW), "h", itoa(g.OutH), "x", itoa(g.ContentX), "y", itoa(g.ContentY), "color", sp.Background))
+		}
+		chains = append(chains, "[0:v]"+strings.Join(page, ",")+"[page]")
+	}
+	tail := []string{}
+	if sp.Overlay != "" {
+		tail = append(tail, filter("ass", "filename", sp.Overlay))
+	}
+	n := len(sp.Outputs)
+	if n > 1 {
+		tail = append(tail, "split="+itoa(n))
+	}
+	var outs []string
+	for i := range sp.Outputs {
+		outs = append(outs, fmt.Sprintf("[v%d]", i))
+	}
+	if len(tail) == 0 {
+		tail = append(tail, "null")
+	}
+	chains = append(chains, "["+last+"]"+strings.Join(tail, ",")+strings.Join(outs, ""))
+	for i, o := range sp.Outputs {
+		switch o.Format {
+		case formatMP4, formatWebM, formatPNG:
+			pf := "yuv420p"
+			if o.Format == formatPNG {
+				pf = "rgb24"
+			}
+			chains = append(chains, fmt.Sprintf("[v%d]format=%s[o%d]", i, pf, i))
+		case formatPalette:
+			chains = append(chains, fmt.Sprintf("[v%d]palettegen=stats_mode=diff[o%d]", i, i))
+		case formatGIF:
+			if palIn < 0 {
+				return nil, fmt.Errorf("build ffmpeg arguments: gif output %s without a palette", o.Path)
+			}
+			chains = append(chains, fmt.Sprintf("[v%d][%d:v]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle[o%d]", i, palIn, i))
+		default:
+			return nil, fmt.Errorf("build ffmpeg arguments: unknown format %q", o.Format)
+		}
+	}
+	args = append(args, "-filter_complex", strings.Join(chains, ";"))
+
+	for i, o := range sp.Outputs {
+		args = append(args, "-map", fmt.Sprintf("[o%d]", i), "-an")
+		if ci, ok := chapIn[o.Chapters]; ok && o.Chapters != "" {
+			args = append(args, "-map_metadata", itoa(ci), "-map_chapters", itoa(ci))
+		}
+		tags := []string{"-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"}
+		switch o.Format {
+		case formatMP4:
+			args = append(args, "-c:v", "libx264", "-preset", o.Preset, "-crf", itoa(o.CRF), "-pix_fmt", "yuv420p", "-r", fps)
+			args = append(args, tags...)
+			args = append(args, "-movflags", "+faststart", "-f", "mp4", o.Path)
+		case formatWebM:
+			args = append(args, "-c:v", "libvpx-vp9", "-crf", itoa(webmCRF(o.CRF)), "-b:v", "0", "-deadline", "good", "-cpu-used", "5", "-row-mt", "1", "-pix_fmt", "yuv420p", "-r", fps)
+			args = append(args, tags...)
+			args = append(args, "-f", "webm", o.Path)
+		case formatPNG:
+			args = append(args, "-c:v", "png", "-r", fps, "-start_number", "1", "-f", "image2", o.Path)
+		case formatPalette:
+			args = append(args, "-frames:v", "1", "-update", "1", "-f", "image2", o.Path)
+		case formatGIF:
+			args = append(args, "-r", fps, "-loop", "0", "-f", "gif", o.Path)
+		}
+	}
+	return args, nil
+}
+
+// webmCRF maps an x264 CRF to a comparable VP9 CRF (x264 20 -> VP9 32).
+func webmCRF(crf int) int {
+	v := crf + 12
+	if v > 63 {
+		v = 63
+	}
+	return v
 }

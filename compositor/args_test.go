@@ -34,16 +34,35 @@ func golden(t *testing.T, name, got string) {
 func TestArgsGolden(t *testing.T) {
 	hidpi, _ := NewGeometry(2560, 1440, timeline.Viewport{Width: 1280, Height: 720, Scale: 2}, 1920, 1080)
 	square, _ := NewGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1080, 1080)
+	framed, _ := layout(2560, 1440, timeline.Viewport{Width: 1280, Height: 720, Scale: 2}, 1920, 1080, "contain",
+		FrameSettings{Enabled: true, Padding: 48, Radius: 12, Bar: true})
+	cover, _ := layout(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1080, 1080, "cover", FrameSettings{})
+	sched, _ := NewSchedule(30, 0, timeline.Time(10*second), nil)
+	zoom := newZoomTrack([]zoomShot{{Start: timeline.Time(2 * second), End: timeline.Time(4 * second), To: zoomState{2, 300, 200}}},
+		sched, timeline.Viewport{Width: 1280, Height: 720}, 400e6)
+	mp4 := func(path string) outputSpec { return outputSpec{Format: formatMP4, Path: path, CRF: 20, Preset: "veryfast"} }
 	cases := []struct {
 		name string
 		sp   encodeSpec
 	}{
 		{"args_mp4_overlay", encodeSpec{FPS: 60, Geometry: hidpi, Overlay: "/tmp/render/overlay.ass", Background: "black",
-			CRF: 20, Preset: "veryfast", Output: "/out/.demo.partial-1.mp4"}},
+			Outputs: []outputSpec{mp4("/out/.demo.partial-1.mp4")}}},
 		{"args_mp4_letterbox_plain", encodeSpec{FPS: 30, Geometry: square, Background: "#1e1e2e",
-			CRF: 23, Preset: "medium", Output: "out/.social.partial-2.mp4"}},
+			Outputs: []outputSpec{{Format: formatMP4, Path: "out/.social.partial-2.mp4", CRF: 23, Preset: "medium"}}}},
 		{"args_mp4_escaped_path", encodeSpec{FPS: 25, Geometry: square, Overlay: "/tmp/it's:a,[dir];/o.ass", Background: "black",
-			CRF: 20, Preset: "veryfast", Output: "/out/x.mp4"}},
+			Outputs: []outputSpec{mp4("/out/x.mp4")}}},
+		{"args_framed_multi", encodeSpec{FPS: 60, Geometry: framed, Overlay: "/w/overlay.ass", FrameImage: "/w/frame.png",
+			Outputs: []outputSpec{
+				{Format: formatMP4, Path: "/o/a.mp4", CRF: 20, Preset: "veryfast", Chapters: "/w/chapters.txt"},
+				{Format: formatWebM, Path: "/o/a.webm", CRF: 20, Chapters: "/w/chapters.txt"},
+				{Format: formatPNG, Path: "/o/.a.partial-3/%06d.png"},
+			}}},
+		{"args_cover_zoom", encodeSpec{FPS: 30, Geometry: cover, Overlay: "/w/o.ass", Background: "black", Zoom: zoom,
+			Outputs: []outputSpec{mp4("/o/z.mp4")}}},
+		{"args_gif_palette", encodeSpec{FPS: 15, Geometry: square, Overlay: "/w/o.ass", Background: "black",
+			Outputs: []outputSpec{{Format: formatPalette, Path: "/w/palette.png"}}}},
+		{"args_gif", encodeSpec{FPS: 15, Geometry: square, Overlay: "/w/o.ass", Background: "black", Palette: "/w/palette.png",
+			Outputs: []outputSpec{{Format: formatGIF, Path: "/o/.r.partial-4.gif"}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,5 +72,8 @@ func TestArgsGolden(t *testing.T) {
 			}
 			golden(t, c.name, strings.Join(args, "\n")+"\n")
 		})
+	}
+	if _, err := buildArgs(encodeSpec{FPS: 15, Geometry: square, Outputs: []outputSpec{{Format: formatGIF, Path: "x.gif"}}}); err == nil {
+		t.Error("gif without a palette: want an error")
 	}
 }

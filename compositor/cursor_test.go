@@ -73,12 +73,12 @@ func TestCursorTrack(t *testing.T) {
 	}{
 		{0, CursorState{}},
 		{99, CursorState{}},
-		{100, CursorState{true, 10, 20}},
-		{170, CursorState{true, 10, 20}},
-		{200, CursorState{true, 30, 40}},
-		{299, CursorState{true, 30, 40}},
-		{300, CursorState{true, 60, 70}},
-		{1e9, CursorState{true, 60, 70}},
+		{100, CursorState{true, 10, 20, "arrow"}},
+		{170, CursorState{true, 10, 20, "arrow"}},
+		{200, CursorState{true, 30, 40, "arrow"}},
+		{299, CursorState{true, 30, 40, "arrow"}},
+		{300, CursorState{true, 60, 70, "arrow"}},
+		{1e9, CursorState{true, 60, 70, "arrow"}},
 	}
 	for _, w := range want {
 		if got := ct.At(w.at); got != w.st {
@@ -133,29 +133,30 @@ func TestOverlayScript(t *testing.T) {
 	}
 	var b bytes.Buffer
 	cs := DefaultSettings().Cursor
+	cs.Smoothing = "raw"
 	if err := writeOverlay(&b, overlayInput{Schedule: s, Geometry: g, Cursor: cs, Track: NewCursorTrack(rs, "")}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	for _, want := range []string{"PlayResX: 640", "PlayResY: 360",
 		// hidden until 250ms: first shown at tick 3 (300ms), boundary 250ms.
-		`Dialogue: 1,0:00:00.25,0:00:00.65,Cursor,,0,0,0,,{\pos(20,40)\p1}`,
-		`Dialogue: 1,0:00:00.65,0:00:00.95,Cursor,,0,0,0,,{\pos(200,100)\p1}`,
-		`Dialogue: 0,0:00:00.50,0:00:00.95,Ripple,,0,0,0,,{\pos(20,40)`,
+		`Dialogue: 5,0:00:00.25,0:00:00.65,Cursor,,0,0,0,,{\pos(20,40)\p1}`,
+		`Dialogue: 5,0:00:00.65,0:00:00.95,Cursor,,0,0,0,,{\pos(200,100)\p1}`,
+		`Dialogue: 4,0:00:00.50,0:00:00.95,Ripple,,0,0,0,,{\pos(20,40)`,
 		"Style: Cursor,DejaVu Sans,20,&H00202020,&H00202020,&H00FFFFFF,&H00000000,0,0,0,0,200,200,",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("overlay lacks %q:\n%s", want, out)
 		}
 	}
-	if n := len(regexp.MustCompile(`(?m)^Dialogue: 1,`).FindAllString(out, -1)); n != 2 {
+	if n := len(regexp.MustCompile(`(?m)^Dialogue: 5,`).FindAllString(out, -1)); n != 2 {
 		t.Errorf("%d cursor events, want 2 (runs merged):\n%s", n, out)
 	}
 
 	cs.Click = false
 	b.Reset()
 	_ = writeOverlay(&b, overlayInput{Schedule: s, Geometry: g, Cursor: cs, Track: NewCursorTrack(rs, "")})
-	if strings.Contains(b.String(), "Dialogue: 0,") {
+	if strings.Contains(b.String(), "Ripple,,") {
 		t.Error("ripple drawn with clicks off")
 	}
 }

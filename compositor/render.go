@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,90 +13,169 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// plan is everything decided before ffmpeg starts.
+// plan is everything decided before ffmpeg starts, for one frame rate and
+// one picture size.
 type plan struct {
 	settings Settings
 	schedule *Schedule
 	geometry Geometry
 	track    *CursorTrack
+	zoom     *ZoomTrack
 }
 
-// newPlan reads the take's timeline and first frame record (not the frames'
-// bytes) and decides the schedule and the geometry.
-func newPlan(tk *timeline.Take, s Settings) (*plan, error) {
+// takeInfo is what one streaming pass over the frame index finds.
+type takeInfo struct {
+	first, last timeline.Frame
+	n           int
+}
+
+// scanFrames streams the frame index once (not the images).
+func scanFrames(tk *timeline.Take) (takeInfo, error) {
+	var ti takeInfo
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			return ti, err
+		}
+		if ti.n == 0 {
+			ti.first = fr
+		}
+		ti.last = fr
+		ti.n++
+	}
+	if ti.n == 0 {
+		return ti, errors.New("take has no frames to render")
+	}
+	return ti, nil
+}
+
+// newPlan decides the schedule (cuts included), the geometry and the camera
+// for rendering tk at fps into width x height (0 x 0: the capture size).
+func newPlan(tk *timeline.Take, ti takeInfo, s Settings, fps, width, height int) (*plan, error) {
 	tl := tk.Timeline
-	if tl == nil {
-		return nil, errors.New("take has no timeline")
-	}
-	first, last, n, err := frameSpan(tk)
-	if err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, errors.New("take has no frames to render")
-	}
 	start, end := tl.Start, tl.End
 	if end <= start {
 		// A take cut short may lack its end: run to the last frame.
-		end = last.Source + timeline.Time(second/int64(s.FPS))
+		end = ti.last.Source + timeline.Time(second/int64(fps))
 		if end <= start {
-			end = start + timeline.Time(second/int64(s.FPS))
+			end = start + timeline.Time(second/int64(fps))
 		}
 	}
-	sched, err := NewSchedule(s.FPS, start, end, nil)
+	var cuts []Segment
+	if s.Cuts {
+		cuts = hiddenCuts(tl)
+	}
+	sched, err := NewSchedule(fps, start, end, cuts)
 	if err != nil {
 		return nil, err
 	}
-	geo, err := NewGeometry(first.Width, first.Height, tl.Viewport, s.Width, s.Height)
+	fr := s.Frame
+	geo, err := layout(ti.first.Width, ti.first.Height, tl.Viewport, width, height, s.Fit, fr)
 	if err != nil {
-		return nil, fmt.Errorf("frame %d: %w", first.Seq, err)
+		return nil, fmt.Errorf("frame %d: %w", ti.first.Seq, err)
+	}
+	vp := tl.Viewport
+	if vp.Width <= 0 || vp.Height <= 0 {
+		vp.Width, vp.Height = int(geo.ViewportW), int(geo.ViewportH)
 	}
 	return &plan{
 		settings: s,
 		schedule: sched,
 		geometry: geo,
 		track:    NewCursorTrack(tl.Receipts, tl.Capture.Tab),
+		zoom:     newZoomTrack(zoomShots(tl, s.Zoom), sched, vp, s.Zoom.Ease),
 	}, nil
 }
 
-// frameSpan streams the frame index once and returns the first and last
-// frames and their count.
-func frameSpan(tk *timeline.Take) (first, last timeline.Frame, n int, err error) {
-	for fr, err := range tk.Frames() {
-		if err != nil {
-			return first, last, n, err
-		}
-		if n == 0 {
-			first = fr
-		}
-		last = fr
-		n++
-	}
-	return first, last, n, nil
+// Render renders the take to out with settings s; the format follows the
+// extension (see RenderAll). progress, if not nil, is called on the calling
+// goroutine as frames are handed to ffmpeg, with the frames done and the
+// total; it must not block.
+func Render(ctx context.Context, tk *timeline.Take, out string, s Settings, progress func(done, total int)) error {
+	return RenderAll(ctx, tk, []string{out}, s, progress)
 }
 
-// Render renders the take to out (an .mp4 file) with settings s. progress, if
-// not nil, is called on the calling goroutine after each run of output frames
-// is handed to ffmpeg, with the frames done and the total; it must not block.
+// formatOf returns the output format for a file name.
+func formatOf(out string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(out)); ext {
+	case ".mp4":
+		return formatMP4, nil
+	case ".webm":
+		return formatWebM, nil
+	case ".gif":
+		return formatGIF, nil
+	case ".png":
+		return formatPNG, nil
+	default:
+		return "", fmt.Errorf("%s: unsupported output format %q (use .mp4, .webm, .gif or .png)", out, ext)
+	}
+}
+
+// RenderAll renders the take once into every file in outs: .mp4 (H.264),
+// .webm (VP9), .gif (two-pass palette, at s.GIF's width and rate) and .png
+// (PNG frames: NAME.png becomes the folder NAME/ of 000001.png...; a name
+// holding a printf pattern such as shots/f%04d.png is used as it is). The
+// videos share one ffmpeg run; GIFs take two more. Captions (.vtt) and
+// chapters (.chapters.vtt) files land beside the first output.
 //
-// The take is never modified. ffmpeg writes to a temporary file beside out,
-// renamed into place on success and removed on any failure or when ctx ends
-// (ffmpeg is killed then).
-func Render(ctx context.Context, tk *timeline.Take, out string, s Settings, progress func(done, total int)) error {
+// The take is never modified. Every file is written under a temporary name
+// beside its destination and renamed into place only when all succeed; on
+// any failure, or when ctx ends (ffmpeg is killed), they are removed.
+func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings, progress func(done, total int)) error {
 	s, err := s.normalize()
 	if err != nil {
 		return fmt.Errorf("render settings: %w", err)
 	}
-	if ext := strings.ToLower(filepath.Ext(out)); ext != ".mp4" {
-		return fmt.Errorf("render %s: unsupported output format %q (use .mp4)", out, ext)
+	if len(outs) == 0 {
+		return errors.New("render: no output files")
+	}
+	if tk == nil || tk.Timeline == nil {
+		return errors.New("render: no take")
+	}
+	var videos, gifs []outputSpec
+	for _, o := range outs {
+		f, err := formatOf(o)
+		if err != nil {
+			return fmt.Errorf("render %w", err)
+		}
+		spec := outputSpec{Format: f, Path: o, CRF: s.CRF, Preset: s.X264Preset}
+		if f == formatGIF {
+			gifs = append(gifs, spec)
+		} else {
+			videos = append(videos, spec)
+		}
 	}
 	bin, err := lookFFmpeg(s.FFmpeg)
 	if err != nil {
 		return err
 	}
-	p, err := newPlan(tk, s)
+	ti, err := scanFrames(tk)
 	if err != nil {
 		return fmt.Errorf("render %s: %w", tk.Dir, err)
+	}
+	var plans []*plan
+	var main, gif *plan
+	if len(videos) > 0 {
+		if main, err = newPlan(tk, ti, s, s.FPS, s.Width, s.Height); err != nil {
+			return fmt.Errorf("render %s: %w", tk.Dir, err)
+		}
+		plans = append(plans, main)
+	}
+	if len(gifs) > 0 {
+		gw, gh := gifSize(ti.first, s)
+		if gif, err = newPlan(tk, ti, s, s.GIF.FPS, gw, gh); err != nil {
+			return fmt.Errorf("render %s: %w", tk.Dir, err)
+		}
+		plans = append(plans, gif, gif)
+	}
+	total := 0
+	for _, p := range plans {
+		total += p.schedule.Ticks()
+	}
+	done := 0
+	report := func(n int) {
+		if progress != nil {
+			progress(done+n, total)
+		}
 	}
 
 	work, err := os.MkdirTemp("", "clapper-render-")
@@ -103,62 +183,180 @@ func Render(ctx context.Context, tk *timeline.Take, out string, s Settings, prog
 		return fmt.Errorf("render: %w", err)
 	}
 	defer os.RemoveAll(work)
+	pub := &publisher{}
+	defer pub.abort()
 
-	overlay := ""
-	if s.Cursor.Enabled {
-		overlay = filepath.Join(work, "overlay.ass")
-		if err := writeFile(overlay, func(w io.Writer) error {
-			return writeOverlay(w, overlayInput{Schedule: p.schedule, Geometry: p.geometry, Cursor: s.Cursor, Track: p.track})
+	tl := tk.Timeline
+	if main != nil {
+		sp, err := prepare(tk, main, s, filepath.Join(work, "main"))
+		if err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		var chapFile string
+		if s.Chapters && len(chapters(tl)) > 0 {
+			chapFile = filepath.Join(work, "chapters.txt")
+			if err := writeFile(chapFile, func(w io.Writer) error {
+				return writeFFMetadata(w, chapters(tl), main.schedule, tl.Name)
+			}); err != nil {
+				return fmt.Errorf("render: chapters: %w", err)
+			}
+		}
+		for _, v := range videos {
+			tmp, err := pub.reserve(v.Path, v.Format == formatPNG)
+			if err != nil {
+				return fmt.Errorf("render %s: %w", v.Path, err)
+			}
+			if v.Format == formatPNG {
+				tmp = filepath.Join(tmp, pngPattern(v.Path))
+			} else if v.Format == formatMP4 || v.Format == formatWebM {
+				v.Chapters = chapFile
+			}
+			v.Path = tmp
+			sp.Outputs = append(sp.Outputs, v)
+		}
+		if err := encode(ctx, bin, tk, main.schedule, sp, func(n int) { report(n) }); err != nil {
+			return fmt.Errorf("render %s: %w", strings.Join(outs, ", "), err)
+		}
+		done += main.schedule.Ticks()
+	}
+	if gif != nil {
+		sp, err := prepare(tk, gif, s, filepath.Join(work, "gif"))
+		if err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		palette := filepath.Join(work, "palette.png")
+		pass := sp
+		pass.Outputs = []outputSpec{{Format: formatPalette, Path: palette}}
+		if err := encode(ctx, bin, tk, gif.schedule, pass, report); err != nil {
+			return fmt.Errorf("render %s (palette): %w", gifs[0].Path, err)
+		}
+		done += gif.schedule.Ticks()
+		sp.Palette = palette
+		for _, g := range gifs {
+			tmp, err := pub.reserve(g.Path, false)
+			if err != nil {
+				return fmt.Errorf("render %s: %w", g.Path, err)
+			}
+			g.Path = tmp
+			sp.Outputs = append(sp.Outputs, g)
+		}
+		if err := encode(ctx, bin, tk, gif.schedule, sp, report); err != nil {
+			return fmt.Errorf("render %s: %w", gifs[0].Path, err)
+		}
+		done += gif.schedule.Ticks()
+	}
+	// Sidecars beside the first output, on the main (or GIF) schedule.
+	p := main
+	if p == nil {
+		p = gif
+	}
+	base := strings.TrimSuffix(outs[0], filepath.Ext(outs[0]))
+	if (s.Captions == "vtt" || s.Captions == "both") && len(captions(tl, s.StepLabels)) > 0 {
+		if err := pub.writeSidecar(base+".vtt", func(w io.Writer) error {
+			return writeCaptionsVTT(w, captions(tl, s.StepLabels), p.schedule)
 		}); err != nil {
-			return fmt.Errorf("write overlay script: %w", err)
+			return fmt.Errorf("render captions: %w", err)
 		}
 	}
+	if s.Chapters && len(chapters(tl)) > 0 {
+		if err := pub.writeSidecar(base+".chapters.vtt", func(w io.Writer) error {
+			return writeChaptersVTT(w, chapters(tl), p.schedule)
+		}); err != nil {
+			return fmt.Errorf("render chapters: %w", err)
+		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("render interrupted: %w", ctx.Err())
+	}
+	return pub.commit()
+}
 
-	tmp, err := tempBeside(out)
-	if err != nil {
-		return fmt.Errorf("render %s: %w", out, err)
-	}
-	keep := false
-	defer func() {
-		if !keep {
-			os.Remove(tmp)
+// gifSize is the GIF's picture: s.GIF.Width wide (never wider than the
+// capture plus frame), keeping the main output's aspect ratio.
+func gifSize(first timeline.Frame, s Settings) (int, int) {
+	w, h := s.Width, s.Height
+	if w == 0 || h == 0 {
+		g, err := layout(first.Width, first.Height, timeline.Viewport{}, 0, 0, s.Fit, s.Frame)
+		if err != nil {
+			return 0, 0
 		}
-	}()
-	args, err := buildArgs(encodeSpec{
-		FPS: s.FPS, Geometry: p.geometry, Overlay: overlay, Background: s.Background,
-		CRF: s.CRF, Preset: s.X264Preset, Output: tmp,
-	})
+		w, h = g.OutW, g.OutH
+	}
+	gw := min(s.GIF.Width, w)
+	return even(gw), even(int(float64(h)*float64(gw)/float64(w) + 0.5))
+}
+
+// prepare writes the files a plan's ffmpeg run reads (the overlay script and
+// the frame picture) into dir, and returns the run's spec without outputs.
+func prepare(tk *timeline.Take, p *plan, s Settings, dir string) (encodeSpec, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return encodeSpec{}, err
+	}
+	tl := tk.Timeline
+	sp := encodeSpec{FPS: p.schedule.FPS(), Geometry: p.geometry, Background: s.Background}
+	if p.zoom.Active() {
+		sp.Zoom = p.zoom
+	}
+	in := overlayInput{Schedule: p.schedule, Geometry: p.geometry, Cursor: s.Cursor, Track: p.track,
+		Hides: cursorHides(tl), Zoom: p.zoom}
+	if s.Frame.Enabled {
+		sp.FrameImage = filepath.Join(dir, "frame.png")
+		var corners [4]color.RGBA
+		if err := writeFile(sp.FrameImage, func(w io.Writer) error {
+			var err error
+			corners, err = writeBackground(w, p.geometry, s.Frame)
+			return err
+		}); err != nil {
+			return sp, fmt.Errorf("frame picture: %w", err)
+		}
+		in.Corners, in.Radius = &corners, s.Frame.Radius
+		in.URLs = documentURLs(tl)
+	}
+	if s.Captions == "burn" || s.Captions == "both" {
+		in.Captions = captions(tl, s.StepLabels)
+	}
+	if s.Keys {
+		in.Keys = keyPresses(tl)
+	}
+	needed := s.Cursor.Enabled || in.Corners != nil || len(in.Captions) > 0 || len(in.Keys) > 0 || len(in.URLs) > 0
+	if needed {
+		sp.Overlay = filepath.Join(dir, "overlay.ass")
+		if err := writeFile(sp.Overlay, func(w io.Writer) error { return writeOverlay(w, in) }); err != nil {
+			return sp, fmt.Errorf("overlay script: %w", err)
+		}
+	}
+	return sp, nil
+}
+
+// encode runs one ffmpeg over the take's frames on schedule sched.
+func encode(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule, sp encodeSpec, progress func(done int)) error {
+	args, err := buildArgs(sp)
 	if err != nil {
 		return err
 	}
-	err = runFFmpeg(ctx, bin, args, func(w io.Writer) error {
-		return feedFrames(ctx, tk, p.schedule, w, progress)
+	return runFFmpeg(ctx, bin, args, func(w io.Writer) error {
+		return feedFrames(ctx, tk, sched, w, func(done, _ int) {
+			if progress != nil {
+				progress(done)
+			}
+		})
 	})
-	if err != nil {
-		return fmt.Errorf("render %s: %w", out, err)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		return fmt.Errorf("render %s: %w", out, err)
-	}
-	keep = true
-	return nil
 }
 
-// tempBeside reserves a temporary file in out's folder with out's extension,
-// so ffmpeg can write it and a rename publishes it.
-func tempBeside(out string) (string, error) {
-	dir, base := filepath.Split(out)
-	if dir == "" {
-		dir = "."
+// pngPattern is the file pattern inside a PNG output's folder.
+func pngPattern(out string) string {
+	if strings.Contains(filepath.Base(out), "%") {
+		return filepath.Base(out)
 	}
-	ext := filepath.Ext(base)
-	f, err := os.CreateTemp(dir, "."+strings.TrimSuffix(base, ext)+".partial-*"+ext)
-	if err != nil {
-		return "", err
+	return "%06d.png"
+}
+
+// pngFolder is where a PNG output's frames land.
+func pngFolder(out string) string {
+	if strings.Contains(filepath.Base(out), "%") {
+		return filepath.Dir(out)
 	}
-	name := f.Name()
-	f.Close()
-	return name, nil
+	return strings.TrimSuffix(out, filepath.Ext(out))
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

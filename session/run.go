@@ -232,9 +232,21 @@ func (r *run) openTab(name string) (*Tab, error) {
 	return t, nil
 }
 
-// gone wraps err with ErrBrowserGone when the browser has exited.
+// gone wraps err with ErrBrowserGone when the browser has exited or its
+// connection is lost (the browser context ended though the run was not
+// interrupted). It waits briefly for the process to be seen exiting.
 func (r *run) gone(err error) error {
-	if r.browser != nil && r.browserDead() {
+	if r.browser == nil || err == nil {
+		return err
+	}
+	lost := r.browser.ctx.Err() != nil
+	if lost && r.browser.owned {
+		select {
+		case <-r.browser.Exited():
+		case <-time.After(2 * time.Second):
+		}
+	}
+	if r.browserDead() || lost {
 		return fmt.Errorf("%w: %v (its last output: %s)", ErrBrowserGone, err, lastLine(r.browser.StderrTail()))
 	}
 	return err

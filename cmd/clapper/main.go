@@ -45,7 +45,7 @@ func newApp() *cli.App {
 		Usage:   "turn a YAML run script into browser footage you can trust",
 		Version: version,
 		Commands: []*cli.Command{
-			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(),
+			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), benchCommand(),
 		},
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main maps errors to codes

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clapper-dev/clapper/internal/testenv"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// runCLI runs the built clapper and returns its output and exit code.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(clapperBin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run clapper: %v", err)
+	}
+	return o.String(), e.String(), code
+}
+
+func sandboxArgs() []string {
+	if testenv.NoSandbox() {
+		return []string{"--no-sandbox"}
+	}
+	return nil
+}
+
+// ffprobe returns the first video stream's fields and the format duration.
+func ffprobe(t *testing.T, path string) (map[string]string, float64) {
+	t.Helper()
+	out, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+		"-show_entries", "stream=codec_name,pix_fmt,width,height,r_frame_rate,nb_read_frames:format=duration",
+		"-of", "default=noprint_wrappers=1", path).Output()
+	if err != nil {
+		t.Fatalf("ffprobe %s: %v", path, err)
+	}
+	m := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			m[k] = v
+		}
+	}
+	d, _ := strconv.ParseFloat(m["duration"], 64)
+	return m, d
+}
+
+// decodeFrame returns the RGB pixels of the video frame shown at sec.
+func decodeFrame(t *testing.T, path string, sec float64, w, h int) []byte {
+	t.Helper()
+	out, err := exec.Command("ffmpeg", "-v", "error", "-ss", strconv.FormatFloat(sec, 'f', 3, 64), "-i", path,
+		"-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+	if err != nil {
+		t.Fatalf("decode frame at %.3fs: %v", sec, err)
+	}
+	if len(out) != w*h*3 {
+		t.Fatalf("decoded frame has %d bytes, want %d", len(out), w*h*3)
+	}
+	return out
+}
+
+func TestQuickstartEndToEnd(t *testing.T) {
+	testenv.Need(t, "chromium", "ffmpeg", "ffprobe")
+	out := t.TempDir()
+	// Flags after the positional argument must work.
+	args := append([]string{"run", "../../samples/quickstart.yaml", "-o", out, "--quiet"}, sandboxArgs()...)
+	stdout, stderr, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("clapper run exited %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	video := filepath.Join(out, "quickstart.mp4")
+	takeDir := filepath.Join(out, "take")
+
+	js, stderr, code := runCLI(t, "inspect", takeDir, "--json", "--check")
+	if code != 0 {
+		t.Fatalf("inspect exited %d: %s", code, stderr)
+	}
+	var sum struct {
+		DurationMs int64 `json:"duration_ms"`
+		Frames     struct {
+			Received, Delivered, Overflow, Late, Duplicates, Rejected int64
+		} `json:"frames"`
+		Boundaries []struct {
+			Document int     `json:"document"`
+			URL      *string `json:"url"`
+			AtMs     int64   `json:"at_ms"`
+		} `json:"boundaries"`
+		Steps []struct {
+			Line    int    `json:"line"`
+			Kind    string `json:"kind"`
+			Outcome string `json:"outcome"`
+			StartMs int64  `json:"start_ms"`
+			EndMs   int64  `json:"end_ms"`
+		} `json:"steps"`
+		Receipts int   `json:"receipts"`
+		Holds    []any `json:"holds"`
+	}
+	if err := json.Unmarshal([]byte(js), &sum); err != nil {
+		t.Fatalf("inspect --json: %v\n%s", err, js)
+	}
+	f := sum.Frames
+	if f.Delivered == 0 || f.Received != f.Delivered+f.Overflow+f.Late+f.Duplicates+f.Rejected {
+		t.Errorf("frames: %+v", f)
+	}
+	if sum.Receipts == 0 {
+		t.Error("no input receipts")
+	}
+	if len(sum.Steps) != 9 {
+		t.Errorf("%d steps recorded, want 9", len(sum.Steps))
+	}
+	for _, s := range sum.Steps {
+		if s.Outcome != "ok" || s.EndMs < s.StartMs || s.Line == 0 {
+			t.Errorf("step %+v", s)
+		}
+	}
+	nav := false
+	for _, b := range sum.Boundaries {
+		if b.Document > 0 && b.URL != nil && strings.Contains(*b.URL, "/done.html") {
+			nav = true
+		}
+	}
+	if !nav {
+		t.Errorf("no boundary for the navigation to done.html: %+v", sum.Boundaries)
+	}
+	if sum.Holds == nil {
+		t.Error("holds missing from the summary (want [])")
+	}
+
+	probe, dur := ffprobe(t, video)
+	if probe["codec_name"] != "h264" || probe["pix_fmt"] != "yuv420p" || probe["r_frame_rate"] != "30/1" {
+		t.Errorf("video stream: %v", probe)
+	}
+	want := float64(sum.DurationMs) / 1000
+	if math.Abs(dur-want) > 0.05*want {
+		t.Errorf("video lasts %.3fs, take %.3fs: more than 5%% apart", dur, want)
+	}
+	if n, _ := strconv.Atoi(probe["nb_read_frames"]); n < int(want*30)-2 {
+		t.Errorf("decoded %d frames, want about %d", n, int(want*30))
+	}
+	w, _ := strconv.Atoi(probe["width"])
+	h, _ := strconv.Atoi(probe["height"])
+
+	// A frame from the middle is a picture, not a blank.
+	mid := decodeFrame(t, video, dur/2, w, h)
+	if distinctColours(mid) < 50 {
+		t.Errorf("middle frame has %d distinct colours: blank?", distinctColours(mid))
+	}
+
+	// The cursor is drawn at the commanded click position.
+	tk, err := timeline.Open(takeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := tk.Timeline
+	var down *timeline.Receipt
+	for i := range tl.Receipts {
+		if tl.Receipts[i].Kind == timeline.InputDown {
+			down = &tl.Receipts[i]
+			break
+		}
+	}
+	if down == nil {
+		t.Fatal("no pointer-down receipt")
+	}
+	at := (down.Sent - tl.Start).Seconds() + 0.01
+	px := decodeFrame(t, video, at, w, h)
+	scale := float64(w) / float64(tl.Viewport.Width)
+	cx, cy := int(down.X*scale), int(down.Y*scale)
+	if dark := darkPixels(px, w, cx, cy, 14, 20); dark < 8 {
+		t.Errorf("cursor not found at the commanded position (%d,%d) at %.3fs: %d dark pixels", cx, cy, at, dark)
+	}
+}
+
+func distinctColours(rgb []byte) int {
+	seen := map[[3]byte]bool{}
+	for i := 0; i+2 < len(rgb); i += 3 * 7 {
+		seen[[3]byte{rgb[i] & 0xf8, rgb[i+1] & 0xf8, rgb[i+2] & 0xf8}] = true
+	}
+	return len(seen)
+}
+
+// darkPixels counts near-black pixels in the box right of and below (x, y),
+// where an arrow's body lies from its hotspot.
+func darkPixels(rgb []byte, w, x, y, bw, bh int) int {
+	n := 0
+	h := len(rgb) / 3 / w
+	for yy := y; yy < y+bh && yy < h; yy++ {
+		for xx := x; xx < x+bw && xx < w; xx++ {
+			i := (yy*w + xx) * 3
+			if rgb[i] < 60 && rgb[i+1] < 60 && rgb[i+2] < 60 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestRunRefusesRootWithoutSandboxChoice(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only meaningful as root")
+	}
+	testenv.Need(t, "chromium")
+	_, stderr, code := runCLI(t, "run", "../../samples/quickstart.yaml", "-o", t.TempDir(), "--quiet")
+	if code != exitUsage || !strings.Contains(stderr, "--no-sandbox") {
+		t.Errorf("exit %d, stderr %q: want exit 2 naming --no-sandbox", code, stderr)
+	}
+}

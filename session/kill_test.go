@@ -1,0 +1,145 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clapper-dev/clapper/internal/testenv"
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// animatedPage paints something new on every animation frame, so the
+// screencast keeps sending frames.
+const animatedPage = `<!doctype html><title>anim</title><body style="margin:0">
+<div id="box" style="width:120px;height:120px;background:#e33;position:absolute"></div>
+<h1 id="t">Ready</h1>
+<script>let i=0;(function f(){document.getElementById('box').style.left=(i++%600)+'px';requestAnimationFrame(f)})()</script></body>`
+
+// writeScript writes a site and a script into a temp folder and loads it.
+func writeScript(t *testing.T, body string) *scripts.Script {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "site"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "site", "index.html"), []byte(animatedPage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "test.yaml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scripts.Load(path, scripts.LoadOptions{})
+	if err != nil {
+		t.Fatalf("load script: %v", err)
+	}
+	if testenv.NoSandbox() {
+		s.Browser.NoSandbox = true
+	}
+	return s
+}
+
+func TestChromiumKilledMidRun(t *testing.T) {
+	testenv.Need(t, "chromium")
+	s := writeScript(t, `name: kill
+serve: ./site
+steps:
+  - goto: ${serve.url}/index.html
+  - wait: {text: Ready}
+  - pause: 20s
+  - wait: {text: Never}
+`)
+	take := filepath.Join(t.TempDir(), "take")
+	var b *Browser
+	start := time.Now()
+	res, err := Run(context.Background(), s, RunOptions{
+		TakeDir: take,
+		OnLaunch: func(br *Browser) {
+			b = br
+			go func() { // owned by the test: ends after one kill
+				// Kill once frames are flowing (or after 10 s).
+				for i := 0; i < 200; i++ {
+					if m, _ := filepath.Glob(filepath.Join(take, "frames", "*.jpg")); len(m) >= 15 {
+						break
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+				_ = br.Kill()
+			}()
+		},
+	})
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("the run took %v to notice Chromium died", time.Since(start))
+	}
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Failed == nil {
+		t.Fatal("the run did not fail when Chromium was killed")
+	}
+	if !errors.Is(res.Failed, ErrBrowserGone) || !strings.Contains(res.Failed.Error(), "chromium is gone") {
+		t.Errorf("error does not say Chromium is gone: %v", res.Failed)
+	}
+	if res.Failed.Index != 2 {
+		t.Errorf("failed at step %d, want the pause (2)", res.Failed.Index)
+	}
+	tk, err := timeline.Open(take)
+	if err != nil {
+		t.Fatalf("the take so far is not readable: %v", err)
+	}
+	if err := tk.Validate(); err != nil {
+		t.Errorf("take: %v", err)
+	}
+	tl := tk.Timeline
+	if tl.Capture.Frames.Delivered < 10 {
+		t.Errorf("only %d frames kept", tl.Capture.Frames.Delivered)
+	}
+	if tl.Capture.EndReason == "stopped" {
+		t.Error("capture end reason does not say why it ended")
+	}
+	if tl.Outcome != "failed" || len(tl.Steps) != 3 || tl.Steps[2].Outcome == timeline.OutcomeOK {
+		t.Errorf("timeline outcome %q, steps %+v", tl.Outcome, tl.Steps)
+	}
+	if tl.Cleanup == nil || tl.Cleanup.Profile != "removed" {
+		t.Errorf("cleanup receipt: %+v", tl.Cleanup)
+	}
+	if _, err := os.Stat(b.Profile()); !os.IsNotExist(err) {
+		t.Errorf("profile %s left behind", b.Profile())
+	}
+	if live := testenv.LiveBrowsers(); len(live) > 0 {
+		t.Errorf("processes left behind: %v", live)
+	}
+}
+
+func TestInterruptKeepsTake(t *testing.T) {
+	testenv.Need(t, "chromium")
+	s := writeScript(t, `name: interrupt
+serve: ./site
+steps:
+  - goto: ${serve.url}/index.html
+  - pause: 20s
+`)
+	take := filepath.Join(t.TempDir(), "take")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3*time.Second, cancel)
+	res, err := Run(ctx, s, RunOptions{TakeDir: take})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run returned %v, want context.Canceled", err)
+	}
+	tk, oerr := timeline.Open(take)
+	if oerr != nil {
+		t.Fatalf("take after interrupt: %v", oerr)
+	}
+	if tk.Timeline.Outcome != "interrupted" || tk.Timeline.Capture.Frames.Delivered == 0 || res == nil {
+		t.Errorf("outcome %q, delivered %d", tk.Timeline.Outcome, tk.Timeline.Capture.Frames.Delivered)
+	}
+	if tk.Timeline.Cleanup == nil || tk.Timeline.Cleanup.Profile != "removed" {
+		t.Errorf("cleanup: %+v", tk.Timeline.Cleanup)
+	}
+}
