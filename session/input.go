@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -148,12 +149,24 @@ func (p *Pointer) Up(ctx context.Context) error {
 func (p *Pointer) Wheel(ctx context.Context, dx, dy float64) error {
 	r := timeline.Receipt{Kind: timeline.InputWheel, Tab: p.tab, X: p.x, Y: p.y, DeltaX: dx, DeltaY: dy}
 	return p.j.send(r, func() error {
-		_, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+		_, err := chromedp.Call(ctx, dispatchWheel, wheelParams{
 			Type: input.DispatchMouseEventTypeMouseWheel, X: p.x, Y: p.y, DeltaX: dx, DeltaY: dy,
 		})
 		return err
 	})
 }
+
+// wheelParams is Input.dispatchMouseEvent for wheels: Chromium requires
+// both deltas, and cdproto's params omit a zero delta.
+type wheelParams struct {
+	Type   input.DispatchMouseEventType `json:"type"`
+	X      float64                      `json:"x"`
+	Y      float64                      `json:"y"`
+	DeltaX float64                      `json:"deltaX"`
+	DeltaY float64                      `json:"deltaY"`
+}
+
+var dispatchWheel = cdp.Command[wheelParams, cdp.Empty]{Method: input.CommandDispatchMouseEvent}
 
 func (p *Pointer) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, button string, clicks int, mods int64) error {
 	kind := timeline.InputMove

@@ -21,6 +21,8 @@ import (
 type RunOptions struct {
 	// TakeDir receives the take (timeline.json, frames.jsonl, frames/).
 	TakeDir string
+	// OutDir receives screenshots; "" means the take's parent folder.
+	OutDir string
 	// NoSandbox, when true, overrides the script to run Chromium without
 	// its sandbox (the explicit choice root needs).
 	NoSandbox bool
@@ -100,7 +102,8 @@ type Tab struct {
 	cancel   context.CancelFunc
 	pointer  *Pointer
 	keyboard *Keyboard
-	held     string // hold receipt while frozen, "" otherwise
+	held     string  // hold receipt while frozen, "" otherwise
+	rate     float64 // animation playback rate before the hold
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,
@@ -269,6 +272,17 @@ func lastLine(s string) string {
 // finish stops the capture and cleans up the browser, filling the
 // timeline. It runs on every path.
 func (r *run) finish() {
+	// Thaw held tabs first: the final frame and cleanup need a live page.
+	for name, t := range r.tabs {
+		if t.held != "" && !r.browserDead() {
+			_ = r.resume(context.Background(), name, &timeline.Step{})
+		}
+	}
+	for i := range r.tl.Holds {
+		if r.tl.Holds[i].End < 0 {
+			r.tl.Holds[i].End = r.clock.Now()
+		}
+	}
 	now := r.clock.Now()
 	if r.capture != nil {
 		res := r.capture.Stop(context.Background())

@@ -1,0 +1,130 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clapper-dev/clapper/internal/testenv"
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// TestEveryStep runs a script that uses every step kind against a local
+// site; its expect/wait steps check the page state each step should have
+// produced (text typed, option selected, file uploaded, scroll position…).
+func TestEveryStep(t *testing.T) {
+	testenv.Need(t, "chromium")
+	s, err := scripts.Load("testdata/everything.yaml", scripts.LoadOptions{Env: map[string]string{"TOKEN": "s3cr3t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Browser.NoSandbox = testenv.NoSandbox()
+	kinds := map[string]bool{}
+	for _, st := range s.Steps {
+		kinds[st.Kind] = true
+	}
+	for _, k := range []string{"goto", "back", "forward", "reload", "click", "hover", "move", "drag", "type", "fill", "press", "select",
+		"check", "uncheck", "scroll", "upload", "wait", "pause", "chapter", "caption", "cursor", "zoom", "hold", "resume", "tab", "expect", "screenshot", "eval"} {
+		if !kinds[k] {
+			t.Errorf("testdata/everything.yaml does not use %q", k)
+		}
+	}
+	out := t.TempDir()
+	take := filepath.Join(out, "take")
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: take})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != nil {
+		t.Fatalf("run failed: %v", res.Failed)
+	}
+	tl := res.Timeline
+	for _, st := range tl.Steps {
+		switch {
+		case st.Optional:
+			if st.Outcome != timeline.OutcomeUndispatched || !strings.Contains(st.Error, "failed check attached") {
+				t.Errorf("optional missing target: outcome %s, error %q", st.Outcome, st.Error)
+			}
+		case st.Outcome != timeline.OutcomeOK:
+			t.Errorf("line %d %s: %s %s", st.Line, st.Kind, st.Outcome, st.Error)
+		}
+	}
+	if len(tl.Holds) != 1 || tl.Holds[0].End <= tl.Holds[0].Start {
+		t.Errorf("holds: %+v", tl.Holds)
+	}
+	png, err := os.ReadFile(filepath.Join(out, "page.png"))
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Errorf("screenshot: %v", err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(take, timeline.TimelineFile))
+	if bytes.Contains(raw, []byte("s3cr3t")) {
+		t.Error("the secret's value reached the timeline")
+	}
+	byKind := map[string]int{}
+	for _, r := range tl.Receipts {
+		byKind[r.Kind]++
+	}
+	for _, k := range []string{timeline.InputMove, timeline.InputDown, timeline.InputUp, timeline.InputWheel, timeline.InputKey} {
+		if byKind[k] == 0 {
+			t.Errorf("no %s receipts", k)
+		}
+	}
+	var chapter, caption, zoom bool
+	for _, st := range tl.Steps {
+		chapter = chapter || (st.Kind == "chapter" && st.Text == "Start")
+		caption = caption || (st.Kind == "caption" && st.Text == "Typing a name" && st.Duration > 0)
+		zoom = zoom || (st.Kind == "zoom" && st.Region != nil && st.Scale == 2)
+	}
+	if !chapter || !caption || !zoom {
+		t.Errorf("presentation records: chapter %v caption %v zoom %v", chapter, caption, zoom)
+	}
+}
+
+func TestFailurePaths(t *testing.T) {
+	testenv.Need(t, "chromium")
+	cases := []struct {
+		name, step, want, outcome string
+	}{
+		{"expect fails", `expect: {text: "Not on the page"}`, `expected text "Not on the page" on the page; saw`, timeline.OutcomeUndispatched},
+		{"never appears", `click: "#never"`, "failed check attached", timeline.OutcomeUndispatched},
+		{"ambiguous", `click: ".btn"`, "matches 2 elements", timeline.OutcomeUndispatched},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			site, _ := filepath.Abs("testdata/site")
+			script := "name: fail\nserve: " + site + "\nsteps:\n  - goto: ${serve.url}/second.html\n  - " + c.step + "\n    timeout: 1s\n  - pause: 1s\n"
+			path := filepath.Join(dir, "fail.yaml")
+			if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := scripts.Load(path, scripts.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Browser.NoSandbox = testenv.NoSandbox()
+			take := filepath.Join(dir, "take")
+			res, err := Run(context.Background(), s, RunOptions{TakeDir: take})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failed == nil || res.Failed.Pos.Line != 5 || res.Failed.Outcome != c.outcome || !strings.Contains(res.Failed.Error(), c.want) {
+				t.Fatalf("failure %v (outcome %v), want line 5, %s, %q", res.Failed, res.Failed.Outcome, c.outcome, c.want)
+			}
+			if !strings.HasPrefix(res.Failed.Error(), path+":5:5:") {
+				t.Errorf("error does not start with file:line:col: %v", res.Failed)
+			}
+			tk, err := timeline.Open(take)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tk.Timeline.Outcome != "failed" || len(tk.Timeline.Steps) != 2 || tk.Timeline.Capture.Frames.Delivered == 0 {
+				t.Errorf("take: outcome %s, %d steps, %d frames", tk.Timeline.Outcome, len(tk.Timeline.Steps), tk.Timeline.Capture.Frames.Delivered)
+			}
+		})
+	}
+}
