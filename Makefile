@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/clapper
 
-.PHONY: setup build demo test bench clean
+.PHONY: setup build demo test bench clean schema
 
 # setup installs what clapper needs on a Debian machine (Chromium, ffmpeg)
 # and fetches the Go modules.
@@ -32,3 +32,7 @@ bench: build
 
 clean:
 	rm -rf bin out
+
+# schema regenerates clapper.schema.json from the language's tables.
+schema: build
+	$(BIN) schema > clapper.schema.json

@@ -41,8 +41,15 @@ type encodeSpec struct {
 	Zoom *ZoomTrack
 	// Palette is the GIF palette (from a palette pass) for GIF outputs.
 	Palette string
-	Outputs []outputSpec
+	// GraphFile is where the filter graph is written when it is too long
+	// for one argument (long zoom expressions); "" keeps it inline.
+	GraphFile string
+	Outputs   []outputSpec
 }
+
+// maxInlineGraph is the longest filter graph passed as one argument; Linux
+// refuses a single argument over 128 KiB.
+var maxInlineGraph = 32 << 10
 
 // optionEscape escapes a filter option value (the first of ffmpeg's two
 // escaping levels: backslash, quote and colon).
@@ -79,14 +86,16 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // run: captured JPEGs on stdin at FPS (input 0), the frame picture and the
 // palette as further inputs, one filter graph that places the page (zoomed,
 // scaled to BT.709 limited range, letterboxed or framed) and draws the
-// overlays, then each output with its encoder. It is pure.
-func buildArgs(sp encodeSpec) ([]string, error) {
+// overlays, then each output with its encoder. It is pure. When the graph
+// is longer than maxInlineGraph the arguments name sp.GraphFile instead, and
+// the caller writes graph there.
+func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	if len(sp.Outputs) == 0 {
-		return nil, fmt.Errorf("build ffmpeg arguments: no outputs")
+		return nil, "", fmt.Errorf("build ffmpeg arguments: no outputs")
 	}
 	g := sp.Geometry
 	fps := itoa(sp.FPS)
-	args := []string{"-hide_banner", "-nostats", "-loglevel", "error", "-y",
+	args = []string{"-hide_banner", "-nostats", "-loglevel", "error", "-y",
 		"-f", "image2pipe", "-c:v", "mjpeg", "-framerate", fps, "-i", "pipe:0"}
 	nIn := 1
 	bgIn, palIn := -1, -1
@@ -163,14 +172,19 @@ func buildArgs(sp encodeSpec) ([]string, error) {
 			chains = append(chains, fmt.Sprintf("[v%d]palettegen=stats_mode=diff[o%d]", i, i))
 		case formatGIF:
 			if palIn < 0 {
-				return nil, fmt.Errorf("build ffmpeg arguments: gif output %s without a palette", o.Path)
+				return nil, "", fmt.Errorf("build ffmpeg arguments: gif output %s without a palette", o.Path)
 			}
 			chains = append(chains, fmt.Sprintf("[v%d][%d:v]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle[o%d]", i, palIn, i))
 		default:
-			return nil, fmt.Errorf("build ffmpeg arguments: unknown format %q", o.Format)
+			return nil, "", fmt.Errorf("build ffmpeg arguments: unknown format %q", o.Format)
 		}
 	}
-	args = append(args, "-filter_complex", strings.Join(chains, ";"))
+	graph = strings.Join(chains, ";")
+	if len(graph) > maxInlineGraph && sp.GraphFile != "" {
+		args = append(args, "-filter_complex_script", sp.GraphFile)
+	} else {
+		args = append(args, "-filter_complex", graph)
+	}
 
 	for i, o := range sp.Outputs {
 		args = append(args, "-map", fmt.Sprintf("[o%d]", i), "-an")
@@ -195,7 +209,7 @@ func buildArgs(sp encodeSpec) ([]string, error) {
 			args = append(args, "-r", fps, "-loop", "0", "-f", "gif", o.Path)
 		}
 	}
-	return args, nil
+	return args, graph, nil
 }
 
 // webmCRF maps an x264 CRF to a comparable VP9 CRF (x264 20 -> VP9 32).

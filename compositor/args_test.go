@@ -40,7 +40,9 @@ func TestArgsGolden(t *testing.T) {
 	sched, _ := NewSchedule(30, 0, timeline.Time(10*second), nil)
 	zoom := newZoomTrack([]zoomShot{{Start: timeline.Time(2 * second), End: timeline.Time(4 * second), To: zoomState{2, 300, 200}}},
 		sched, timeline.Viewport{Width: 1280, Height: 720}, 400e6)
-	mp4 := func(path string) outputSpec { return outputSpec{Format: formatMP4, Path: path, CRF: 20, Preset: "veryfast"} }
+	mp4 := func(path string) outputSpec {
+		return outputSpec{Format: formatMP4, Path: path, CRF: 20, Preset: "veryfast"}
+	}
 	cases := []struct {
 		name string
 		sp   encodeSpec
@@ -66,14 +68,14 @@ func TestArgsGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			args, err := buildArgs(c.sp)
+			args, _, err := buildArgs(c.sp)
 			if err != nil {
 				t.Fatal(err)
 			}
 			golden(t, c.name, strings.Join(args, "\n")+"\n")
 		})
 	}
-	if _, err := buildArgs(encodeSpec{FPS: 15, Geometry: square, Outputs: []outputSpec{{Format: formatGIF, Path: "x.gif"}}}); err == nil {
+	if _, _, err := buildArgs(encodeSpec{FPS: 15, Geometry: square, Outputs: []outputSpec{{Format: formatGIF, Path: "x.gif"}}}); err == nil {
 		t.Error("gif without a palette: want an error")
 	}
 }

@@ -61,4 +61,3 @@ func trimFloat(v float64) string {
 	}
 	return s
 }
-

@@ -160,3 +160,36 @@ func TestOverlayScript(t *testing.T) {
 		t.Error("ripple drawn with clicks off")
 	}
 }
+
+func TestLayoutFrameAndCover(t *testing.T) {
+	vp := timeline.Viewport{Width: 1280, Height: 720, Scale: 1}
+	// Cover: a 16:9 capture filling a square, the overflow cropped.
+	g, err := layout(1280, 720, vp, 1080, 1080, "cover", FrameSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.ScaledW != 1920 || g.ScaledH != 1080 || g.ContentW != 1080 || g.ContentH != 1080 || g.CropX != 420 || g.ContentX != 0 {
+		t.Errorf("cover = %+v", g)
+	}
+	if x, y := g.Point(640, 360); math.Abs(x-540) > 0.01 || math.Abs(y-540) > 0.01 {
+		t.Errorf("cover centre -> %v,%v, want 540,540", x, y)
+	}
+	// Frame at capture size: padding and bar grow the picture.
+	fr := FrameSettings{Enabled: true, Padding: 40, Bar: true}
+	g, _ = layout(1280, 720, vp, 0, 0, "contain", fr)
+	if g.OutW != 1360 || g.OutH != 720+80+g.BarH || g.BarH != 32 || g.ContentX != 40 || g.ContentY != 40+32 || g.ContentW != 1280 {
+		t.Errorf("framed capture size = %+v", g)
+	}
+	wx, wy, ww, wh := g.window()
+	if wx != 40 || wy != 40 || ww != 1280 || wh != 720+32 {
+		t.Errorf("window = %d,%d %dx%d", wx, wy, ww, wh)
+	}
+	// Frame in a fixed size: the page shrinks to fit inside padding and bar.
+	g, _ = layout(1280, 720, vp, 1920, 1080, "contain", fr)
+	if g.ContentY < 40+g.BarH || g.ContentY+g.ContentH > 1080-40 || g.ContentX < 40 || g.ContentX%2 != 0 || g.ContentY%2 != 0 {
+		t.Errorf("framed 1080p = %+v", g)
+	}
+	if _, err := layout(1280, 720, vp, 60, 60, "contain", fr); err == nil {
+		t.Error("padding larger than the picture: want an error")
+	}
+}

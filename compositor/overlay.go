@@ -43,11 +43,6 @@ type overlayInput struct {
 	Radius  int
 }
 
-// assColour formats a colour as ASS &HAABBGGRR (alpha 0 is opaque).
-func assColour(c color.RGBA, alpha uint8) string {
-	return fmt.Sprintf("&H%02X%02X%02X%02X", alpha, c.B, c.G, c.R)
-}
-
 // assRGB formats a colour for \1c: &HBBGGRR&.
 func assRGB(c color.RGBA) string {
 	return fmt.Sprintf("&H%02X%02X%02X&", c.B, c.G, c.R)
@@ -162,8 +157,14 @@ const (
 )
 
 // writeKeys shows runs of key presses: each press adds to the run's text
-// until a pause of keyGap.
-func writeKeys(bw *bufio.Writer, s *Schedule, keys []KeyPress) {
+// until a pause of keyGap. Presses inside a cut are not shown.
+func writeKeys(bw *bufio.Writer, s *Schedule, all []KeyPress) {
+	var keys []KeyPress
+	for _, k := range all {
+		if !s.Cut(k.At) {
+			keys = append(keys, k)
+		}
+	}
 	run := ""
 	for i, k := range keys {
 		if i > 0 && k.At-keys[i-1].At > timeline.FromDuration(keyGap) {

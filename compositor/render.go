@@ -293,7 +293,8 @@ func prepare(tk *timeline.Take, p *plan, s Settings, dir string) (encodeSpec, er
 		return encodeSpec{}, err
 	}
 	tl := tk.Timeline
-	sp := encodeSpec{FPS: p.schedule.FPS(), Geometry: p.geometry, Background: s.Background}
+	sp := encodeSpec{FPS: p.schedule.FPS(), Geometry: p.geometry, Background: s.Background,
+		GraphFile: filepath.Join(dir, "graph.txt")}
 	if p.zoom.Active() {
 		sp.Zoom = p.zoom
 	}
@@ -330,9 +331,16 @@ func prepare(tk *timeline.Take, p *plan, s Settings, dir string) (encodeSpec, er
 
 // encode runs one ffmpeg over the take's frames on schedule sched.
 func encode(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule, sp encodeSpec, progress func(done int)) error {
-	args, err := buildArgs(sp)
+	args, graph, err := buildArgs(sp)
 	if err != nil {
 		return err
+	}
+	for i, a := range args {
+		if a == "-filter_complex_script" {
+			if err := os.WriteFile(args[i+1], []byte(graph), 0o644); err != nil {
+				return fmt.Errorf("filter graph: %w", err)
+			}
+		}
 	}
 	return runFFmpeg(ctx, bin, args, func(w io.Writer) error {
 		return feedFrames(ctx, tk, sched, w, func(done, _ int) {

@@ -401,7 +401,7 @@ func TestOverlayPathEscaping(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	args, err := buildArgs(encodeSpec{FPS: 10, Geometry: g, Overlay: ass, Background: "black",
+	args, _, err := buildArgs(encodeSpec{FPS: 10, Geometry: g, Overlay: ass, Background: "black",
 		Outputs: []outputSpec{{Format: formatMP4, Path: filepath.Join(t.TempDir(), "o.mp4"), CRF: 20, Preset: "ultrafast"}}})
 	if err != nil {
 		t.Fatal(err)

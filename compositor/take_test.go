@@ -102,3 +102,18 @@ func requireTool(t testing.TB, name string) string {
 	}
 	return p
 }
+
+func encodeJPEG(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func execOutput(t testing.TB, name string, args ...string) (string, error) {
+	t.Helper()
+	out, err := exec.Command(requireTool(t, name), args...).CombinedOutput()
+	return string(out), err
+}

@@ -1,13 +1,10 @@
 package recorder
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"image/jpeg"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +17,19 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
+// Defaults of Options, chosen with `clapper bench capture` (see the figures
+// in the package's benchmark notes in bench_notes.md).
+const (
+	DefaultQuality      = 85
+	DefaultBufferFrames = 240
+	DefaultBufferBytes  = 128 << 20
+	// DefaultFramesInFlight is the maxFramesInFlight asked of Chromium.
+	DefaultFramesInFlight = InFlight
+)
+
+// ErrCrashed ends a capture whose renderer crashed.
+var ErrCrashed = errors.New("renderer crashed")
+
 // Options configure a capture.
 type Options struct {
 	// Dir is the take folder; Log is its open frame log.
@@ -28,28 +38,153 @@ type Options struct {
 	Clock *Clock
 	// Tab names the captured tab in frame records.
 	Tab string
-	// Quality is the JPEG quality (default 85).
+	// Quality is the JPEG quality (default DefaultQuality).
 	Quality int
 	// MaxWidth and MaxHeight bound the frame size in device pixels.
 	MaxWidth, MaxHeight int
-	// BufferFrames and BufferBytes bound the spool buffer (defaults 240
-	// frames, 128 MiB).
+	// EveryNthFrame asks Chromium for one frame in n (default 1: all).
+	EveryNthFrame int
+	// BufferFrames and BufferBytes bound the spool buffer (defaults
+	// DefaultBufferFrames, DefaultBufferBytes).
 	BufferFrames int
 	BufferBytes  int64
 	// InitialURL is document 0's address.
 	InitialURL string
-	// MaxFramesInFlight and SendLastFrame are passed to Chromium when set.
+	// MaxFramesInFlight is how many frames Chromium may send before an ack
+	// (default DefaultFramesInFlight). It is also the longest run of late
+	// frames reordering can explain.
 	MaxFramesInFlight int
-	SendLastFrame     bool
+	// SendLastFrame asks Chromium to keep the last frame it produced while
+	// the in-flight limit was reached, and send it on the next ack, so a
+	// page that stops changing still ends on its final picture.
+	SendLastFrame bool
+	// Mapping forces how source times are mapped ("" chooses: monotonic
+	// when Chromium sends it, else wall-offset, else receipt). Frames that
+	// lack the forced time are rejected.
+	Mapping timeline.Mapping
 	// WriteFile writes a frame's bytes; nil means os.WriteFile. Tests use
 	// it to inject a slow or failing disk.
 	WriteFile func(name string, data []byte) error
 }
 
-// Snapshot is a live view of a capture, safe to read while capturing.
+func (o *Options) defaults() {
+	if o.Quality == 0 {
+		o.Quality = DefaultQuality
+	}
+	if o.EveryNthFrame <= 0 {
+		o.EveryNthFrame = 1
+	}
+	if o.BufferFrames == 0 {
+		o.BufferFrames = DefaultBufferFrames
+	}
+	if o.BufferBytes == 0 {
+		o.BufferBytes = DefaultBufferBytes
+	}
+	if o.MaxFramesInFlight <= 0 {
+		o.MaxFramesInFlight = DefaultFramesInFlight
+	}
+	if o.Clock == nil {
+		o.Clock = NewClock()
+	}
+	if o.WriteFile == nil {
+		o.WriteFile = func(name string, data []byte) error { return os.WriteFile(name, data, 0o644) }
+	}
+}
+
+// Snapshot is a live view of a capture's accounting, safe to read while
+// capturing. Received - Delivered - Discarded frames are still queued for
+// the spool writer.
 type Snapshot struct {
 	Received, Delivered, Discarded int64
-	Documents                      int
+	// The four disjoint discard buckets.
+	Overflow, Late, Duplicates, Rejected int64
+	// Documents is how many documents the tab has shown (1 + boundaries).
+	Documents int
+}
+
+// Result is what a stopped capture hands to the timeline.
+type Result struct {
+	Capture    timeline.Capture
+	Boundaries []timeline.Boundary
+	// Mapping is how source times were mapped; Clock is the take clock
+	// described for the timeline with that mapping (and, for wall-offset,
+	// the offset and its error bound, widened by any drift of the wall
+	// clock during the capture).
+	Mapping timeline.Mapping
+	Clock   timeline.Clock
+	// CrossCheck compares the wall-offset mapping with the monotonic one
+	// on frames that carried both times.
+	CrossCheck CrossCheck
+	// Acks counts frame acks sent, and AckErrors those Chromium refused or
+	// that failed.
+	Acks, AckErrors int64
+	// Err is why the capture ended early (crash, detach, disk, clock), nil
+	// for a clean stop.
+	Err error
+}
+
+// CrossCheck is the agreement of the two source-time mappings.
+type CrossCheck struct {
+	// Frames is how many frames carried both a monotonic and a wall-clock
+	// time; MaxDiff the largest difference between their mapped times.
+	Frames  int
+	MaxDiff time.Duration
+}
+
+// Capture records one tab's screencast into a take folder. Start it with
+// Start; Stop ends it and returns the record.
+//
+// Goroutines, all started by Start and waited for by Stop: the capture loop
+// (clock mapping, accounting, boundaries), the acker (acks each frame to
+// Chromium, in arrival order, so Chromium keeps producing) and the spool
+// writer (writes accepted frames to disk). CDP events reach the loop and
+// the acker through a listener that only enqueues.
+type Capture struct {
+	opts  Options
+	ctx   context.Context // the tab's chromedp context; nil in unit tests
+	clock *Clock
+
+	mu      sync.Mutex
+	queue   []event
+	wake    chan struct{}
+	stopped bool
+
+	ackMu   sync.Mutex
+	ackQ    []int64
+	ackWake chan struct{}
+	ackQuit bool
+
+	// owned by the capture loop
+	ledger  Ledger
+	seq     int64
+	doc     int
+	mapping timeline.Mapping
+	mapped  bool
+	cross   CrossCheck
+	bounds  []timeline.Boundary
+	endErr  error // why the interval ended early; the first reason stands
+	endAt   timeline.Time
+
+	// shared between the capture loop and the spool writer
+	bmu      sync.Mutex
+	bcond    *sync.Cond
+	buf      Buffer[spoolItem]
+	bdone    bool
+	spoolErr error
+	spoolAt  timeline.Time
+
+	// live counts, for Snapshot
+	received, delivered, overflow, late, dups, rejected, docs atomic.Int64
+	spoolDropped, acks, ackErrs                               atomic.Int64
+	ended                                                     atomic.Bool
+
+	cancel   context.CancelFunc
+	loopWG   sync.WaitGroup
+	ackWG    sync.WaitGroup
+	spoolWG  sync.WaitGroup
+	started  timeline.Time
+	stopOnce sync.Once
+	result   Result
 }
 
 type eventKind int
@@ -61,13 +196,15 @@ const (
 	evEnd
 )
 
+// event is one thing that happened to the capture, in receipt order.
 type event struct {
-	kind   eventKind
-	at     timeline.Time
-	frame  *page.EventScreencastFrame
-	data   []byte // for seeds
-	url    string
-	reason string
+	kind  eventKind
+	at    timeline.Time // receipt time on the take clock
+	frame *page.EventScreencastFrame
+	data  []byte        // seeds: the screenshot
+	src   timeline.Time // seeds: the source time chosen for it
+	url   string
+	err   error // evEnd: why the interval ended
 }
 
 type spoolItem struct {
@@ -75,95 +212,54 @@ type spoolItem struct {
 	data []byte
 }
 
-// Capture records one tab's screencast into a take folder. Start it with
-// Start; Stop ends it and returns the record. Three goroutines are owned by
-// a Capture and waited for by Stop: the capture loop (acks, clock mapping,
-// accounting, boundaries) and the spool writer. CDP events reach it through
-// a listener that only enqueues.
-type Capture struct {
-	opts  Options
-	ctx   context.Context // the tab's chromedp context, for acks
-	clock *Clock
-
-	mu      sync.Mutex
-	queue   []event
-	wake    chan struct{}
-	stopped bool
-
-	// owned by the capture loop
-	ledger   Ledger
-	seq      int64
-	doc      int
-	mapping  timeline.Mapping
-	mapped   bool
-	bounds   []timeline.Boundary
-	endWhy   string
-	clockErr error
-
-	// shared between the capture loop and the spool writer
-	bmu      sync.Mutex
-	bcond    *sync.Cond
-	buf      Buffer[spoolItem]
-	bdone    bool
-	spoolErr error
-
-	received, delivered, discarded, dropped atomic.Int64
-	docs                                    atomic.Int64
-
-	cancel   context.CancelFunc
-	loopWG   sync.WaitGroup
-	spoolWG  sync.WaitGroup
-	started  timeline.Time
-	stopOnce sync.Once
-	result   Result
-}
-
-// Start begins capturing the tab of ctx (a chromedp context). It subscribes
-// to the tab's events before asking Chromium for frames, seeds the take
-// with a screenshot so it never starts blank, then starts the screencast.
-func Start(ctx context.Context, opts Options) (*Capture, error) {
-	if opts.Quality == 0 {
-		opts.Quality = 85
-	}
-	if opts.BufferFrames == 0 {
-		opts.BufferFrames = 240
-	}
-	if opts.BufferBytes == 0 {
-		opts.BufferBytes = 128 << 20
-	}
-	if opts.WriteFile == nil {
-		opts.WriteFile = func(name string, data []byte) error { return os.WriteFile(name, data, 0o644) }
-	}
-	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), mapping: timeline.MappingMonotonic}
+// newCapture builds a capture of the tab of ctx (nil for tests that feed
+// events themselves) and starts its goroutines.
+func newCapture(ctx context.Context, opts Options) *Capture {
+	opts.defaults()
+	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), ackWake: make(chan struct{}, 1)}
+	c.ledger.InFlight = opts.MaxFramesInFlight
 	c.bcond = sync.NewCond(&c.bmu)
 	c.buf = Buffer[spoolItem]{MaxItems: opts.BufferFrames, MaxBytes: opts.BufferBytes}
-	c.bounds = []timeline.Boundary{{Document: 0, LastSeq: -1, URL: timeline.BoundaryURL(opts.InitialURL), At: c.clock.Now()}}
 	c.started = c.clock.Now()
-
-	lctx, cancel := context.WithCancel(ctx)
-	c.cancel = cancel
-	if err := chromedp.Listen(lctx, c.onEvent); err != nil {
-		cancel()
-		return nil, fmt.Errorf("subscribe to screencast: %w", err)
-	}
+	c.bounds = []timeline.Boundary{{Document: 0, LastSeq: -1, URL: timeline.BoundaryURL(opts.InitialURL), At: c.started}}
+	c.cancel = func() {}
 	c.loopWG.Add(1)
 	go c.loop()
 	c.spoolWG.Add(1)
 	go c.spool()
+	if ctx != nil {
+		c.ackWG.Add(1)
+		go c.acker()
+	}
+	return c
+}
 
-	if err := c.seed(); err != nil {
+// Start begins capturing the tab of ctx (a chromedp context whose tab is
+// open). It subscribes to the tab's events before asking Chromium for
+// frames, seeds the take with a screenshot so it never starts blank, then
+// starts the screencast.
+func Start(ctx context.Context, opts Options) (*Capture, error) {
+	if opts.Log == nil {
+		return nil, errors.New("recorder: Options.Log is nil")
+	}
+	c := newCapture(ctx, opts)
+	lctx, cancel := context.WithCancel(ctx)
+	c.cancel = cancel
+	if err := chromedp.Listen(lctx, c.onEvent); err != nil {
+		c.Stop(context.Background())
+		return nil, fmt.Errorf("subscribe to screencast: %w", err)
+	}
+	if err := c.seed(false); err != nil {
 		c.Stop(context.Background())
 		return nil, fmt.Errorf("seed first frame: %w", err)
 	}
-	q := int64(opts.Quality)
+	q := int64(c.opts.Quality)
 	params := page.StartScreencastParams{
 		Format: page.StartScreencastFormatJpeg, Quality: &q,
-		MaxWidth: int64(opts.MaxWidth), MaxHeight: int64(opts.MaxHeight), EveryNthFrame: 1,
+		MaxWidth: int64(c.opts.MaxWidth), MaxHeight: int64(c.opts.MaxHeight),
+		EveryNthFrame: int64(c.opts.EveryNthFrame), MaxFramesInFlight: int64(c.opts.MaxFramesInFlight),
 	}
-	if opts.MaxFramesInFlight > 0 {
-		params.MaxFramesInFlight = int64(opts.MaxFramesInFlight)
-	}
-	if opts.SendLastFrame {
+	if c.opts.SendLastFrame {
 		t := true
 		params.SendLastFrame = &t
 	}
@@ -174,13 +270,18 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 	return c, nil
 }
 
-// onEvent is called by chromedp on the tab's read loop. It only enqueues
-// and must never block or send a command.
+// onEvent is called by chromedp on the tab's read loop, in arrival order.
+// It only enqueues (the ack for the acker, the event for the loop) and
+// must never block or send a command.
 func (c *Capture) onEvent(ev any) {
 	now := c.clock.Now()
 	var e event
 	switch ev := ev.(type) {
 	case *page.EventScreencastFrame:
+		c.ackMu.Lock()
+		c.ackQ = append(c.ackQ, ev.SessionID)
+		c.ackMu.Unlock()
+		signal(c.ackWake)
 		e = event{kind: evFrame, at: now, frame: ev}
 	case *page.EventFrameNavigated:
 		if ev.Frame == nil || ev.Frame.ParentID != "" {
@@ -188,237 +289,95 @@ func (c *Capture) onEvent(ev any) {
 		}
 		e = event{kind: evNav, at: now, url: ev.Frame.URL + ev.Frame.URLFragment}
 	case *inspector.EventTargetCrashed:
-		e = event{kind: evEnd, at: now, reason: "renderer crashed"}
+		e = event{kind: evEnd, at: now, err: ErrCrashed}
 	case *inspector.EventDetached:
-		e = event{kind: evEnd, at: now, reason: "target detached: " + ev.Reason}
+		e = event{kind: evEnd, at: now, err: fmt.Errorf("target detached: %s", ev.Reason)}
 	default:
 		return
 	}
 	c.enqueue(e)
 }
 
-func (c *Capture) enqueue(e event) {
-	c.mu.Lock()
-	c.queue = append(c.queue, e)
-	c.mu.Unlock()
+func signal(ch chan struct{}) {
 	select {
-	case c.wake <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }
 
-// seed takes a screenshot and offers it as a seeded frame.
-func (c *Capture) seed() error {
+func (c *Capture) enqueue(e event) {
+	c.mu.Lock()
+	c.queue = append(c.queue, e)
+	c.mu.Unlock()
+	signal(c.wake)
+}
+
+// acker is the goroutine that acks frames, one CDP round trip each, in the
+// order they arrived. It stops acking once the capture interval has ended,
+// which stops Chromium sending more.
+func (c *Capture) acker() {
+	defer c.ackWG.Done()
+	for {
+		c.ackMu.Lock()
+		ids, quit := c.ackQ, c.ackQuit
+		c.ackQ = nil
+		c.ackMu.Unlock()
+		for _, id := range ids {
+			if c.ended.Load() {
+				break
+			}
+			actx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+			_, err := chromedp.Call(actx, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: id})
+			cancel()
+			c.acks.Add(1)
+			if err != nil {
+				c.ackErrs.Add(1)
+			}
+		}
+		if quit {
+			return
+		}
+		select {
+		case <-c.ackWake:
+		case <-c.ctx.Done():
+			return
+		}
+	}
+}
+
+// seed takes a screenshot and offers it as a seeded frame. The picture was
+// made between the request and the reply: the first seed is stamped with
+// the request (the screencast starts after the reply, so its frames follow
+// it), the final one with the reply (every screencast frame arrived before
+// the reply to StopScreencast, so it follows them).
+func (c *Capture) seed(final bool) error {
 	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
 	defer cancel()
 	q := int64(c.opts.Quality)
 	sent := c.clock.Now()
-	data, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg, Quality: &q})
+	shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg, Quality: &q})
 	if err != nil {
 		return err
 	}
-	// The page was painted at or after the request: stamp it with the
-	// send time so the first screencast frame follows it.
-	c.enqueue(event{kind: evSeed, at: sent, data: data.Data})
+	now := c.clock.Now()
+	src := sent
+	if final {
+		src = now
+	}
+	c.enqueue(event{kind: evSeed, at: now, src: src, data: shot.Data})
 	return nil
 }
 
-// loop is the capture goroutine: it acks frames on arrival, maps their
-// clocks, accounts for them and hands accepted ones to the spool writer.
-func (c *Capture) loop() {
-	defer c.loopWG.Done()
-	detached, _ := chromedp.Detached(c.ctx)
-	for {
-		c.mu.Lock()
-		batch := c.queue
-		c.queue = nil
-		stopped := c.stopped
-		c.mu.Unlock()
-		for _, e := range batch {
-			c.handle(e)
-		}
-		if stopped {
-			c.mu.Lock()
-			rest := len(c.queue)
-			c.mu.Unlock()
-			if rest == 0 {
-				return
-			}
-			continue
-		}
-		select {
-		case <-c.wake:
-		case <-detached:
-			c.end("target detached (browser gone)")
-			detached = nil
-		case <-c.ctx.Done():
-			c.end("browser connection closed: " + c.ctx.Err().Error())
-			c.mu.Lock()
-			c.stopped = true
-			c.mu.Unlock()
-		}
-	}
-}
-
-func (c *Capture) end(reason string) {
-	if c.endWhy == "" {
-		c.endWhy = reason
-	}
-	c.ledger.Stop()
-}
-
-func (c *Capture) handle(e event) {
-	switch e.kind {
-	case evNav:
-		c.doc++
-		c.docs.Store(int64(c.doc))
-		c.bounds = append(c.bounds, timeline.Boundary{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(e.url), At: e.at})
-		return
-	case evEnd:
-		c.end(e.reason)
-		return
-	}
-	var data []byte
-	src := e.at
-	fr := timeline.Frame{Tab: c.opts.Tab, Document: c.doc, Received: e.at}
-	if e.kind == evFrame {
-		// Ack first, from this goroutine, so Chromium keeps producing.
-		if !c.ledger.stopped {
-			actx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
-			_, _ = chromedp.Call(actx, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: e.frame.SessionID})
-			cancel()
-		}
-		data = e.frame.Data
-		if m := e.frame.Metadata; m != nil {
-			src = c.mapSource(m, e.at)
-			fr.OffsetTop, fr.PageScaleFactor = m.OffsetTop, m.PageScaleFactor
-			fr.ScrollX, fr.ScrollY = m.ScrollOffsetX, m.ScrollOffsetY
-			fr.DeviceWidth, fr.DeviceHeight = m.DeviceWidth, m.DeviceHeight
-		}
-	} else {
-		data = e.data
-		fr.Seeded = true
-	}
-	fr.Seq = c.seq
-	c.seq++
-	fr.Source = src
-	cfg, err := jpeg.DecodeConfig(bytes.NewReader(data))
-	ok := err == nil
-	if ok {
-		fr.Width, fr.Height = cfg.Width, cfg.Height
-	}
-	fr.Bytes = len(data)
-	fr.File = timeline.FramePath(fr.Seq)
-	c.received.Add(1)
-	v := c.ledger.Offer(src, ok)
-	if err := c.ledger.Err(); err != nil && c.clockErr == nil {
-		c.clockErr = err
-		c.end("clock error: " + err.Error())
-	}
-	if v != Accept {
-		c.discarded.Add(1)
-		return
-	}
-	c.bmu.Lock()
-	if c.spoolErr != nil {
-		c.bmu.Unlock()
-		c.ledger.Dropped(1)
-		c.discarded.Add(1)
-		return
-	}
-	evicted := c.buf.Push(spoolItem{fr: fr, data: data}, int64(len(data)))
-	c.bcond.Signal()
-	c.bmu.Unlock()
-	if n := int64(len(evicted)); n > 0 {
-		c.ledger.Overflowed(n)
-		c.discarded.Add(n)
-	}
-}
-
-// mapSource puts a frame's source time on the take clock, choosing the
-// mapping on the first frame: monotonicTimestamp when it agrees with the
-// host clock, else the wall-clock timestamp, else the receipt time.
-func (c *Capture) mapSource(m *page.ScreencastFrameMetadata, recv timeline.Time) timeline.Time {
-	if !c.mapped {
-		c.mapped = true
-		switch {
-		case m.MonotonicTimestamp != 0 && abs(c.clock.FromMonotonic(float64(m.MonotonicTimestamp))-recv) < timeline.Time(2*time.Second):
-			c.mapping = timeline.MappingMonotonic
-		case m.Timestamp != 0:
-			c.mapping = timeline.MappingWallOffset
-		default:
-			c.mapping = timeline.MappingReceipt
-		}
-	}
-	switch c.mapping {
-	case timeline.MappingMonotonic:
-		return c.clock.FromMonotonic(float64(m.MonotonicTimestamp))
-	case timeline.MappingWallOffset:
-		return c.clock.FromWall(float64(m.Timestamp))
-	}
-	return recv
-}
-
-func abs(t timeline.Time) timeline.Time {
-	if t < 0 {
-		return -t
-	}
-	return t
-}
-
-// spool is the writer goroutine: it writes accepted frames to disk and
-// indexes them, in order.
-func (c *Capture) spool() {
-	defer c.spoolWG.Done()
-	for {
-		c.bmu.Lock()
-		for c.buf.Len() == 0 && !c.bdone {
-			c.bcond.Wait()
-		}
-		it, ok := c.buf.Pop()
-		c.bmu.Unlock()
-		if !ok {
-			return
-		}
-		err := c.opts.WriteFile(filepath.Join(c.opts.Dir, filepath.FromSlash(it.fr.File)), it.data)
-		if err == nil {
-			err = c.opts.Log.Append(it.fr)
-		}
-		if err == nil {
-			err = c.opts.Log.Flush()
-		}
-		if err != nil {
-			c.bmu.Lock()
-			c.spoolErr = fmt.Errorf("spool frame %d: %w", it.fr.Seq, err)
-			// Everything still queued cannot be written either.
-			var n int64 = 1
-			for c.buf.Len() > 0 {
-				c.buf.Pop()
-				n++
-			}
-			c.bmu.Unlock()
-			c.enqueue(event{kind: evEnd, reason: c.spoolErr.Error()})
-			c.dropped.Add(n)
-			c.discarded.Add(n)
-			continue
-		}
-		c.delivered.Add(1)
-	}
-}
-
-// Result is what a stopped capture hands to the timeline.
-type Result struct {
-	Capture    timeline.Capture
-	Boundaries []timeline.Boundary
-	Mapping    timeline.Mapping
-	// Err is why the capture ended early (crash, detach, disk, clock), nil
-	// for a clean stop.
-	Err error
-}
-
-// Snapshot returns the counts so far without disturbing capture.
+// Snapshot returns the counts so far without disturbing capture: it reads
+// atomics only, from any goroutine.
 func (c *Capture) Snapshot() Snapshot {
-	return Snapshot{Received: c.received.Load(), Delivered: c.delivered.Load(), Discarded: c.discarded.Load(), Documents: int(c.docs.Load()) + 1}
+	s := Snapshot{
+		Received: c.received.Load(), Delivered: c.delivered.Load(),
+		Overflow: c.overflow.Load(), Late: c.late.Load(), Duplicates: c.dups.Load(), Rejected: c.rejected.Load() + c.spoolDropped.Load(),
+		Documents: int(c.docs.Load()) + 1,
+	}
+	s.Discarded = s.Overflow + s.Late + s.Duplicates + s.Rejected
+	return s
 }
 
 // Stop ends the screencast, seeds the final state as a last frame, drains
@@ -430,34 +389,50 @@ func (c *Capture) Stop(ctx context.Context) Result {
 }
 
 func (c *Capture) stop(ctx context.Context) Result {
-	alive := c.ctx.Err() == nil
-	if d, err := chromedp.Detached(c.ctx); err == nil {
-		select {
-		case <-d:
-			alive = false
-		default:
-		}
-	}
-	if alive {
+	if c.alive() {
 		sctx, cancel := context.WithTimeout(c.ctx, 3*time.Second)
 		stopCall := context.AfterFunc(ctx, cancel)
 		_, err := chromedp.Call(sctx, page.StopScreencast, cdp.Empty{})
 		stopCall()
 		cancel()
-		if err == nil {
-			// Let frames already in flight arrive, then take the final state.
-			time.Sleep(120 * time.Millisecond)
-			_ = c.seed() // best effort: the last screencast frame stands otherwise
+		// Every frame Chromium sent before stopping has reached the
+		// listener by now (events arrive before the reply that follows
+		// them). Take the final state, unless the interval already ended.
+		if err == nil && !c.ended.Load() && ctx.Err() == nil {
+			_ = c.seed(true) // best effort: the last screencast frame stands otherwise
 		}
 	}
 	c.cancel()
+	c.ackMu.Lock()
+	c.ackQuit = true
+	c.ackMu.Unlock()
+	signal(c.ackWake)
+	c.ackWG.Wait()
+	return c.drain()
+}
+
+// alive reports whether the tab can still be talked to.
+func (c *Capture) alive() bool {
+	if c.ctx == nil || c.ctx.Err() != nil {
+		return false
+	}
+	if d, err := chromedp.Detached(c.ctx); err == nil {
+		select {
+		case <-d:
+			return false
+		default:
+		}
+	}
+	return true
+}
+
+// drain stops the loop once it has handled every queued event, lets the
+// spool writer empty the buffer, and builds the result.
+func (c *Capture) drain() Result {
 	c.mu.Lock()
 	c.stopped = true
 	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
+	signal(c.wake)
 	c.loopWG.Wait()
 	c.bmu.Lock()
 	c.bdone = true
@@ -466,29 +441,58 @@ func (c *Capture) stop(ctx context.Context) Result {
 	c.spoolWG.Wait()
 
 	c.ledger.Delivered(c.delivered.Load())
-	c.ledger.Dropped(c.dropped.Load())
+	c.ledger.Dropped(c.spoolDropped.Load())
 	acc := c.ledger.Accounting()
-	var err error
-	switch {
-	case c.clockErr != nil:
-		err = c.clockErr
-	case c.spoolErr != nil:
+	err := c.endErr
+	if err == nil {
+		// A spool failure after the loop's last event still ends it.
 		err = c.spoolErr
-	case c.endWhy != "":
-		err = errors.New(c.endWhy)
 	}
-	why := "stopped"
-	if err != nil {
-		why = err.Error()
+	why, ended := "stopped", c.clock.Now()
+	if c.endErr != nil {
+		why, ended = c.endErr.Error(), c.endAt
+	} else if err != nil {
+		why, ended = err.Error(), c.spoolAt
 	}
 	return Result{
 		Capture: timeline.Capture{
-			Tab: c.opts.Tab, Started: c.started, Ended: c.clock.Now(), EndReason: why, Frames: acc,
+			Tab: c.opts.Tab, Started: c.started, Ended: ended, EndReason: why, Frames: acc,
 			Attribution:  "receipt-order: each frame carries the document committed before it arrived",
 			BufferFrames: c.opts.BufferFrames, BufferBytes: c.opts.BufferBytes, Format: "jpeg", Quality: c.opts.Quality,
 		},
 		Boundaries: c.bounds,
-		Mapping:    c.mapping,
+		Mapping:    c.mappingUsed(),
+		Clock:      c.clockInfo(),
+		CrossCheck: c.cross,
+		Acks:       c.acks.Load(),
+		AckErrors:  c.ackErrs.Load(),
 		Err:        err,
 	}
+}
+
+func (c *Capture) mappingUsed() timeline.Mapping {
+	if !c.mapped {
+		if c.opts.Mapping != "" {
+			return c.opts.Mapping
+		}
+		return timeline.MappingReceipt
+	}
+	return c.mapping
+}
+
+// clockInfo describes the take clock; for the wall-offset mapping it
+// re-measures the offset and widens the error bound by any drift since the
+// start (a stepped or slewed wall clock).
+func (c *Capture) clockInfo() timeline.Clock {
+	m := c.mappingUsed()
+	info := c.clock.Info(m)
+	if m == timeline.MappingWallOffset {
+		now := MeasureWallOffset(wallSamples)
+		drift := now.Offset - c.clock.Offset.Offset
+		if drift < 0 {
+			drift = -drift
+		}
+		info.ErrorNs += drift + now.Error
+	}
+	return info
 }

@@ -13,8 +13,11 @@ const (
 	// Accept: the frame goes on to the spool buffer (where it may still be
 	// evicted as overflow).
 	Accept Verdict = iota
+	// Late: it arrived behind a newer frame; discarded, never re-timed.
 	Late
+	// Duplicate: the same source time as the last accepted frame.
 	Duplicate
+	// Reject: unusable, or offered after the interval ended.
 	Reject
 )
 
@@ -31,21 +34,23 @@ func (v Verdict) String() string {
 	}
 }
 
-// InFlight is how many frames Chromium may have encoded and in flight at
-// once; a run of more late frames than this cannot be reordering and means
-// the source clock went backwards.
+// InFlight is Chromium's default limit on screencast frames sent and not
+// yet acked (maxFramesInFlight). It encodes that many at once, so that many
+// can arrive out of order.
 const InFlight = 3
 
 // ClockError is reported when a run of late frames is longer than
 // reordering can explain.
 type ClockError struct {
-	Run  int
-	Last timeline.Time
-	Got  timeline.Time
+	// Run is the number of late frames since the last accepted one, Limit
+	// the in-flight limit it exceeded.
+	Run, Limit int
+	Last, Got  timeline.Time
 }
 
 func (e *ClockError) Error() string {
-	return fmt.Sprintf("source clock went backwards: %d late frames in a row (last delivered %v, got %v)", e.Run, e.Last, e.Got)
+	return fmt.Sprintf("source clock went backwards: %d late frames since the last delivered one, more than the %d Chromium keeps in flight (last delivered %v, got %v)",
+		e.Run, e.Limit, e.Last, e.Got)
 }
 
 // Ledger keeps the frame accounting of one capture. It is pure: callers
@@ -55,10 +60,21 @@ func (e *ClockError) Error() string {
 //	discarded = overflow + late + duplicates + rejected
 //
 // A frame the ledger accepts is pending until the buffer either spools it
-// (Delivered) or evicts it (Overflowed); pending frames are part of neither
-// side until then, and Accounting counts them nowhere, so callers drain the
+// (Delivered), evicts it (Overflowed) or cannot spool it (Dropped);
+// Accounting counts pending frames on neither side, so callers drain the
 // buffer before reading the final accounting.
+//
+// Accepted source times strictly increase. A late frame is one whose
+// source time is behind the last accepted one. With n frames in flight,
+// Chromium encodes up to n at once, so at most n-1 can arrive behind a
+// newer one; a run of more than InFlight late frames since the last
+// accepted one cannot be reordering: the source clock went backwards, the
+// interval ends with a ClockError, and every later frame is rejected.
 type Ledger struct {
+	// InFlight is the in-flight limit the capture asked Chromium for; 0
+	// means Chromium's default (the InFlight constant).
+	InFlight int
+
 	acc     timeline.Accounting
 	pending int64
 	last    timeline.Time
@@ -69,8 +85,8 @@ type Ledger struct {
 }
 
 // Offer classifies a received frame with source time src. ok is false when
-// the frame is unusable (undecodable, wrong target). After Stop or a clock
-// error every frame is rejected.
+// the frame is unusable (undecodable, no source time). After Stop or a
+// clock error every frame is rejected.
 func (l *Ledger) Offer(src timeline.Time, ok bool) Verdict {
 	l.acc.Received++
 	switch {
@@ -80,8 +96,8 @@ func (l *Ledger) Offer(src timeline.Time, ok bool) Verdict {
 	case l.hasLast && src < l.last:
 		l.acc.Late++
 		l.lateRun++
-		if l.lateRun > InFlight {
-			l.err = &ClockError{Run: l.lateRun, Last: l.last, Got: src}
+		if limit := l.limit(); l.lateRun > limit {
+			l.err = &ClockError{Run: l.lateRun, Limit: limit, Last: l.last, Got: src}
 		}
 		return Late
 	case l.hasLast && src == l.last:
@@ -91,6 +107,13 @@ func (l *Ledger) Offer(src timeline.Time, ok bool) Verdict {
 	l.last, l.hasLast, l.lateRun = src, true, 0
 	l.pending++
 	return Accept
+}
+
+func (l *Ledger) limit() int {
+	if l.InFlight > 0 {
+		return l.InFlight
+	}
+	return InFlight
 }
 
 // Delivered records that n accepted frames were spooled.
@@ -106,10 +129,14 @@ func (l *Ledger) Dropped(n int64) { l.pending -= n; l.acc.Rejected += n }
 // Stop makes every later frame rejected.
 func (l *Ledger) Stop() { l.stopped = true }
 
+// Stopped reports whether the ledger refuses every frame now (after Stop
+// or a clock error).
+func (l *Ledger) Stopped() bool { return l.stopped || l.err != nil }
+
 // Err returns the clock error that ended the interval, if any.
 func (l *Ledger) Err() error { return l.err }
 
-// Pending returns accepted frames neither delivered nor evicted yet.
+// Pending returns accepted frames neither delivered nor discarded yet.
 func (l *Ledger) Pending() int64 { return l.pending }
 
 // Accounting returns the counts so far, with upstream drops unknown.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/session"
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 type runOptions struct {
@@ -23,6 +24,7 @@ type runOptions struct {
 	env       map[string]string
 	noVideo   bool
 	quiet     bool
+	junit     string
 }
 
 func runCommand() *cli.Command {
@@ -37,6 +39,7 @@ func runCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable)"},
 			&cli.BoolFlag{Name: "no-video", Usage: "record the take only; render later with clapper render"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -48,7 +51,7 @@ func runCommand() *cli.Command {
 			}
 			return runScript(c.Context, runOptions{
 				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
-				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"),
+				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"), junit: c.String("junit"),
 			})
 		},
 	}
@@ -107,6 +110,15 @@ func runScript(ctx context.Context, o runOptions) error {
 	}
 	tl := res.Timeline
 	ui.printf("take: %s (%.1fs, %d frames, run took %.1fs)\n", takeDir, time.Duration(tl.End-tl.Start).Seconds(), tl.Capture.Frames.Delivered, time.Since(started).Seconds())
+	if o.junit != "" {
+		x, err := timeline.JUnit(tl)
+		if err == nil {
+			err = os.WriteFile(o.junit, x, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("write JUnit report: %w", err)
+		}
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -1,0 +1,59 @@
+package compositor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// BenchmarkRender renders a synthetic busy take at 720p30 and 1080p60, plain
+// (no overlays), with the cursor, and with every studio overlay (frame with
+// bar, captions, keys, auto zoom). Each b.N iteration runs Bench with three
+// runs; metrics are medians:
+//
+//	go test ./compositor/ -run '^$' -bench Render -benchtime 1x
+func BenchmarkRender(b *testing.B) {
+	requireTool(b, "ffmpeg")
+	cases := []struct {
+		name string
+		vp   timeline.Viewport
+		w, h int
+		fps  int
+	}{
+		{"720p30", timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1280, 720, 30},
+		{"1080p60", timeline.Viewport{Width: 1280, Height: 720, Scale: 1.5}, 1920, 1080, 60},
+	}
+	variants := []struct {
+		name string
+		set  func(*Settings)
+	}{
+		{"plain", func(s *Settings) { s.Cursor.Enabled = false }},
+		{"cursor", func(s *Settings) {}},
+		{"studio", func(s *Settings) {
+			s.Frame.Enabled, s.Frame.Bar = true, true
+			s.Captions, s.Keys, s.Zoom.Auto = "burn", true, true
+		}},
+	}
+	for _, c := range cases {
+		for _, v := range variants {
+			b.Run(c.name+"/"+v.name, func(b *testing.B) {
+				s := DefaultSettings()
+				s.Width, s.Height, s.FPS = c.w, c.h, c.fps
+				v.set(&s)
+				var r BenchResult
+				for i := 0; i < b.N; i++ {
+					var err error
+					r, err = Bench(context.Background(), BenchOptions{Viewport: c.vp, Duration: 5 * time.Second, Settings: s, Runs: 3})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(r.Speed, "x-realtime")
+				b.ReportMetric(r.CPUPerSecond, "cpu-s/out-s")
+				b.Logf("%s/%s: %v", c.name, v.name, r)
+			})
+		}
+	}
+}

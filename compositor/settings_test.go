@@ -1,0 +1,94 @@
+package compositor
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestApply(t *testing.T) {
+	s := DefaultSettings()
+	err := s.Apply(map[string]any{
+		"preset": "docs", "video": []any{"a.mp4"}, "fps": 50, "size": "1280x720", "fit": "cover", "crf": uint64(18),
+		"x264_preset": "fast", "background": "#101010", "keys": true, "captions": "both", "step_labels": true,
+		"chapters": false, "cuts": false, "ffmpeg": "/opt/ffmpeg",
+		"cursor": map[string]any{"smoothing": "spring", "size": 1.5, "click": false, "shapes": false, "hide_idle": "2s"},
+		"zoom":   map[any]any{"auto": true, "scale": 2, "max": 4, "ease": "300ms"},
+		"frame":  map[string]any{"padding": 32, "background": "#111..#222", "radius": 8, "shadow": false, "bar": true},
+		"gif":    map[string]any{"width": 640, "fps": 12},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultSettings()
+	want.FPS, want.Width, want.Height, want.Fit, want.CRF, want.X264Preset = 50, 1280, 720, "cover", 18, "fast"
+	want.Background, want.Keys, want.Captions, want.StepLabels, want.Chapters, want.Cuts, want.FFmpeg = "#101010", true, "both", true, false, false, "/opt/ffmpeg"
+	want.Cursor = CursorSettings{Enabled: true, Smoothing: "spring", Size: 1.5, Click: false, Shapes: false, HideIdle: 2 * time.Second}
+	want.Zoom = ZoomSettings{Auto: true, Scale: 2, MaxScale: 4, Ease: 300 * time.Millisecond}
+	want.Frame = FrameSettings{Enabled: true, Padding: 32, Background: "#111..#222", Radius: 8, Shadow: false, Bar: true}
+	want.GIF = GIFSettings{Width: 640, FPS: 12}
+	if s != want {
+		t.Errorf("Apply:\n got %+v\nwant %+v", s, want)
+	}
+
+	s = DefaultSettings()
+	if err := s.Apply(map[string]any{"cursor": false, "frame": true, "zoom": true, "captions": true}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Cursor.Enabled || !s.Frame.Enabled || !s.Zoom.Auto || s.Captions != "burn" || s.Frame.Padding != 48 {
+		t.Errorf("booleans: %+v", s)
+	}
+
+	for _, c := range []struct {
+		opts map[string]any
+		msg  string
+	}{
+		{map[string]any{"fsp": 30}, "output.fsp: unknown option"},
+		{map[string]any{"fps": "fast"}, "output.fps: want a number"},
+		{map[string]any{"fps": 29.5}, "output.fps: want a whole number"},
+		{map[string]any{"fps": 1000}, "fps 1000"},
+		{map[string]any{"size": "big"}, "output.size: \"big\" is not WIDTHxHEIGHT"},
+		{map[string]any{"captions": "loud"}, "output.captions: \"loud\" is not one of burn, vtt, both, none"},
+		{map[string]any{"cursor": map[string]any{"smoothing": "wobbly"}}, "output.cursor.smoothing"},
+		{map[string]any{"cursor": map[string]any{"colour": "red"}}, "output.cursor.colour: unknown option"},
+		{map[string]any{"cursor": "yes"}, "output.cursor: want a map or true/false"},
+		{map[string]any{"zoom": map[string]any{"ease": "soon"}}, "output.zoom.ease: \"soon\" is not a duration"},
+		{map[string]any{"zoom": map[string]any{"scale": 0.5}}, "zoom scale"},
+		{map[string]any{"frame": map[string]any{"background": "#12345"}}, "frame background"},
+		{map[string]any{"frame": map[string]any{"radius": -1}}, "frame radius"},
+		{map[string]any{"preset": "cinema"}, "unknown preset \"cinema\""},
+		{map[string]any{"fit": "stretch"}, "output.fit"},
+		{map[string]any{"background": "red; drop"}, "background"},
+		{map[string]any{"gif": map[string]any{"width": 4}}, "gif 4 wide"},
+	} {
+		s := DefaultSettings()
+		err := s.Apply(c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("Apply(%v) = %v, want an error containing %q", c.opts, err, c.msg)
+		}
+	}
+}
+
+func TestPresets(t *testing.T) {
+	d, err := Preset("docs")
+	if err != nil || d.Width != 1920 || d.Height != 1080 || d.FPS != 60 {
+		t.Errorf("docs = %+v %v", d, err)
+	}
+	so, _ := Preset("social")
+	if so.Width != 1080 || so.Height != 1080 || !so.Frame.Enabled {
+		t.Errorf("social = %+v", so)
+	}
+	r, _ := Preset("readme")
+	if r.GIF.Width != 800 || r.GIF.FPS != 15 {
+		t.Errorf("readme = %+v", r)
+	}
+	if _, err := Preset("nope"); err == nil {
+		t.Error("unknown preset: want an error")
+	}
+	for _, name := range []string{"docs", "social", "readme"} {
+		s, _ := Preset(name)
+		if _, err := s.normalize(); err != nil {
+			t.Errorf("preset %s does not validate: %v", name, err)
+		}
+	}
+}

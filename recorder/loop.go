@@ -1,0 +1,225 @@
+package recorder
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/jpeg"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// loop is the capture goroutine: it maps frames' clocks, accounts for them,
+// records boundaries, and hands accepted frames to the spool writer. It
+// returns once stopped and every queued event is handled.
+func (c *Capture) loop() {
+	defer c.loopWG.Done()
+	var detached, done <-chan struct{}
+	if c.ctx != nil {
+		detached, _ = chromedp.Detached(c.ctx)
+		done = c.ctx.Done()
+	}
+	for {
+		c.mu.Lock()
+		batch := c.queue
+		c.queue = nil
+		stopped := c.stopped
+		c.mu.Unlock()
+		for _, e := range batch {
+			c.handle(e)
+		}
+		if stopped {
+			c.mu.Lock()
+			rest := len(c.queue)
+			c.mu.Unlock()
+			if rest == 0 {
+				return
+			}
+			continue
+		}
+		select {
+		case <-c.wake:
+		case <-detached:
+			c.end(c.clock.Now(), errors.New("target detached (tab closed or browser gone)"))
+			detached = nil
+		case <-done:
+			c.end(c.clock.Now(), fmt.Errorf("browser connection closed: %w", c.ctx.Err()))
+			done = nil
+		}
+	}
+}
+
+// end ends the capture interval: later frames are rejected and no longer
+// acked. The first reason stands.
+func (c *Capture) end(at timeline.Time, why error) {
+	if c.endErr == nil {
+		c.endErr, c.endAt = why, at
+	}
+	c.ledger.Stop()
+	c.ended.Store(true)
+}
+
+func (c *Capture) handle(e event) {
+	switch e.kind {
+	case evNav:
+		c.doc++
+		c.docs.Store(int64(c.doc))
+		c.bounds = append(c.bounds, timeline.Boundary{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(e.url), At: e.at})
+		return
+	case evEnd:
+		c.end(e.at, e.err)
+		return
+	}
+	fr := timeline.Frame{Tab: c.opts.Tab, Document: c.doc, Received: e.at, Seq: c.seq}
+	c.seq++
+	var data []byte
+	ok := true
+	if e.kind == evFrame {
+		data = e.frame.Data
+		fr.Source, ok = c.mapSource(e.frame.Metadata, e.at)
+		if m := e.frame.Metadata; m != nil {
+			fr.OffsetTop, fr.PageScaleFactor = m.OffsetTop, m.PageScaleFactor
+			fr.ScrollX, fr.ScrollY = m.ScrollOffsetX, m.ScrollOffsetY
+			fr.DeviceWidth, fr.DeviceHeight = m.DeviceWidth, m.DeviceHeight
+		}
+	} else {
+		data, fr.Source, fr.Seeded = e.data, e.src, true
+	}
+	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(data)); err != nil {
+		ok = false
+	} else {
+		fr.Width, fr.Height = cfg.Width, cfg.Height
+	}
+	fr.Bytes = len(data)
+	fr.File = timeline.FramePath(fr.Seq)
+	c.received.Add(1)
+	v := c.ledger.Offer(fr.Source, ok)
+	if err := c.ledger.Err(); err != nil {
+		c.end(e.at, err)
+	}
+	switch v {
+	case Late:
+		c.late.Add(1)
+		return
+	case Duplicate:
+		c.dups.Add(1)
+		return
+	case Reject:
+		c.rejected.Add(1)
+		return
+	}
+	c.bmu.Lock()
+	if c.spoolErr != nil {
+		c.bmu.Unlock()
+		c.ledger.Dropped(1)
+		c.rejected.Add(1)
+		return
+	}
+	evicted := c.buf.Push(spoolItem{fr: fr, data: data}, int64(len(data)))
+	c.bcond.Signal()
+	c.bmu.Unlock()
+	if n := int64(len(evicted)); n > 0 {
+		c.ledger.Overflowed(n)
+		c.overflow.Add(n)
+	}
+}
+
+// mapSource puts a frame's source time on the take clock. The mapping is
+// chosen on the first frame unless Options.Mapping forces one:
+// monotonicTimestamp when present and within a few seconds of the host's
+// monotonic clock, else the wall-clock timestamp through the measured
+// offset, else the receipt time. ok is false when the frame lacks the time
+// the mapping needs.
+func (c *Capture) mapSource(m *page.ScreencastFrameMetadata, recv timeline.Time) (timeline.Time, bool) {
+	var mono, wall float64
+	if m != nil {
+		mono, wall = float64(m.MonotonicTimestamp), float64(m.Timestamp)
+	}
+	if mono != 0 && wall != 0 {
+		d := time.Duration(c.clock.FromWall(wall) - c.clock.FromMonotonic(mono))
+		if d < 0 {
+			d = -d
+		}
+		c.cross.Frames++
+		c.cross.MaxDiff = max(c.cross.MaxDiff, d)
+	}
+	if !c.mapped {
+		c.mapped = true
+		c.mapping = chooseMapping(c.opts.Mapping, mono != 0 && abs(c.clock.FromMonotonic(mono)-recv) < timeline.Time(5*time.Second), wall != 0)
+	}
+	switch c.mapping {
+	case timeline.MappingMonotonic:
+		return c.clock.FromMonotonic(mono), mono != 0
+	case timeline.MappingWallOffset:
+		return c.clock.FromWall(wall), wall != 0
+	}
+	return recv, true
+}
+
+// chooseMapping picks the source-time mapping: forced, or the best the
+// first frame supports.
+func chooseMapping(forced timeline.Mapping, monoOK, wallOK bool) timeline.Mapping {
+	switch {
+	case forced != "":
+		return forced
+	case monoOK:
+		return timeline.MappingMonotonic
+	case wallOK:
+		return timeline.MappingWallOffset
+	}
+	return timeline.MappingReceipt
+}
+
+func abs(t timeline.Time) timeline.Time {
+	if t < 0 {
+		return -t
+	}
+	return t
+}
+
+// spool is the writer goroutine: it writes accepted frames to disk as
+// received (no re-encoding) and indexes them, in order. When a write fails
+// it ends the interval: that frame and everything still queued count as
+// rejected, and the take keeps what was written before.
+func (c *Capture) spool() {
+	defer c.spoolWG.Done()
+	for {
+		c.bmu.Lock()
+		for c.buf.Len() == 0 && !c.bdone {
+			c.bcond.Wait()
+		}
+		it, ok := c.buf.Pop()
+		c.bmu.Unlock()
+		if !ok {
+			return
+		}
+		name := filepath.Join(c.opts.Dir, filepath.FromSlash(it.fr.File))
+		err := c.opts.WriteFile(name, it.data)
+		if err != nil {
+			_ = os.Remove(name) // a partial frame is no frame
+		} else if err = c.opts.Log.Append(it.fr); err == nil {
+			err = c.opts.Log.Flush()
+		}
+		if err != nil {
+			err = fmt.Errorf("spool frame %d: %w", it.fr.Seq, err)
+			c.bmu.Lock()
+			c.spoolErr, c.spoolAt = err, c.clock.Now()
+			n := int64(1)
+			for c.buf.Len() > 0 {
+				c.buf.Pop()
+				n++
+			}
+			c.bmu.Unlock()
+			c.spoolDropped.Add(n)
+			c.enqueue(event{kind: evEnd, at: c.clock.Now(), err: err})
+			continue
+		}
+		c.delivered.Add(1)
+	}
+}
