@@ -96,7 +96,7 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	g := sp.Geometry
 	fps := itoa(sp.FPS)
 	args = []string{"-hide_banner", "-nostats", "-loglevel", "error", "-y",
-		"-f", "image2pipe", "-c:v", "mjpeg", "-framerate", fps, "-i", "pipe:0"}
+		"-f", "image2pipe", "-c:v", "mjpeg", "-framerate", fps, "-reinit_filter", "0", "-i", "pipe:0"}
 	nIn := 1
 	bgIn, palIn := -1, -1
 	if sp.FrameImage != "" {

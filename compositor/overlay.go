@@ -115,7 +115,11 @@ func writeOverlay(w io.Writer, in overlayInput) error {
 	}
 	for _, c := range in.Captions {
 		if a, b, ok := span(s, c.Start, c.End); ok {
-			fmt.Fprintf(bw, "Dialogue: 2,%s,%s,Caption,,0,0,0,,%s\n", a, b, assText(c.Text))
+			lines := strings.Split(strings.TrimSpace(c.Text), "\n")
+			for i, l := range lines {
+				lines[i] = assText(l)
+			}
+			fmt.Fprintf(bw, "Dialogue: 2,%s,%s,Caption,,0,0,0,,%s\n", a, b, strings.Join(lines, "\\N"))
 		}
 	}
 	writeKeys(bw, s, in.Keys)

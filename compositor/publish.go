@@ -62,14 +62,21 @@ func (p *publisher) writeSidecar(dest string, write func(io.Writer) error) error
 	return writeFile(tmp, write)
 }
 
-// commit renames every temporary into place. A PNG folder replaces an
-// existing folder of the same name.
+// commit renames every temporary into place. A PNG folder is renamed into
+// place when none exists; otherwise its frames are moved into the existing
+// folder one by one, replacing frames of the same name and leaving anything
+// else there alone.
 func (p *publisher) commit() error {
 	var errs []error
 	for i, it := range p.items {
 		if it.dir {
-			if err := os.RemoveAll(it.dest); err != nil {
-				errs = append(errs, err)
+			if _, err := os.Stat(it.dest); err == nil {
+				if err := mergeInto(it.tmp, it.dest); err != nil {
+					errs = append(errs, fmt.Errorf("publish %s: %w", it.dest, err))
+					continue
+				}
+				os.Remove(it.tmp)
+				p.items[i].tmp = ""
 				continue
 			}
 		}
@@ -89,4 +96,18 @@ func (p *publisher) abort() {
 			os.RemoveAll(it.tmp)
 		}
 	}
+}
+
+// mergeInto moves the files of folder src into folder dst.
+func mergeInto(src, dst string) error {
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.Rename(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -161,8 +161,12 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 		plans = append(plans, main)
 	}
 	if len(gifs) > 0 {
-		gw, gh := gifSize(ti.first, s)
-		if gif, err = newPlan(tk, ti, s, s.GIF.FPS, gw, gh); err != nil {
+		gw, gh, k := gifSize(ti.first, s)
+		gs := s
+		// The frame keeps its proportions in the smaller picture.
+		gs.Frame.Padding = int(float64(s.Frame.Padding) * k)
+		gs.Frame.Radius = int(float64(s.Frame.Radius) * k)
+		if gif, err = newPlan(tk, ti, gs, s.GIF.FPS, gw, gh); err != nil {
 			return fmt.Errorf("render %s: %w", tk.Dir, err)
 		}
 		plans = append(plans, gif, gif)
@@ -220,7 +224,7 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 		done += main.schedule.Ticks()
 	}
 	if gif != nil {
-		sp, err := prepare(tk, gif, s, filepath.Join(work, "gif"))
+		sp, err := prepare(tk, gif, gif.settings, filepath.Join(work, "gif"))
 		if err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
@@ -272,18 +276,20 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 }
 
 // gifSize is the GIF's picture: s.GIF.Width wide (never wider than the
-// capture plus frame), keeping the main output's aspect ratio.
-func gifSize(first timeline.Frame, s Settings) (int, int) {
-	w, h := s.Width, s.Height
-	if w == 0 || h == 0 {
+// main picture), keeping the main picture's aspect ratio; k is the GIF's
+// width over the main picture's.
+func gifSize(first timeline.Frame, s Settings) (w, h int, k float64) {
+	mw, mh := s.Width, s.Height
+	if mw == 0 || mh == 0 {
 		g, err := layout(first.Width, first.Height, timeline.Viewport{}, 0, 0, s.Fit, s.Frame)
 		if err != nil {
-			return 0, 0
+			return 0, 0, 1
 		}
-		w, h = g.OutW, g.OutH
+		mw, mh = g.OutW, g.OutH
 	}
-	gw := min(s.GIF.Width, w)
-	return even(gw), even(int(float64(h)*float64(gw)/float64(w) + 0.5))
+	w = even(min(s.GIF.Width, mw))
+	h = even(int(float64(mh)*float64(w)/float64(mw) + 0.5))
+	return w, h, float64(w) / float64(mw)
 }
 
 // prepare writes the files a plan's ffmpeg run reads (the overlay script and

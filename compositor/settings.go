@@ -31,8 +31,8 @@ type Settings struct {
 	Background string
 	// Frame wraps the page in a window on a background.
 	Frame FrameSettings
-	// Captions is where captions go: "" or "none", "burn" (drawn into the
-	// video), "vtt" (a .vtt file beside it) or "both".
+	// Captions is where caption steps go: "burn" (drawn into the video, the
+	// default), "vtt" (a .vtt file beside it), "both", or "none" ("" too).
 	Captions string
 	// StepLabels adds each labelled step's label as a caption while it runs.
 	StepLabels bool
@@ -114,6 +114,7 @@ func DefaultSettings() Settings {
 		FFmpeg:     "ffmpeg",
 		Background: "black",
 		Frame:      FrameSettings{Padding: 48, Background: "#4f46e5..#06b6d4", Radius: 12, Shadow: true},
+		Captions:   "burn",
 		Chapters:   true,
 		Zoom:       ZoomSettings{Scale: 1.6, MaxScale: 3, Ease: 400 * time.Millisecond},
 		Cuts:       true,

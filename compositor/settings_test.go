@@ -32,10 +32,10 @@ func TestApply(t *testing.T) {
 	}
 
 	s = DefaultSettings()
-	if err := s.Apply(map[string]any{"cursor": false, "frame": true, "zoom": true, "captions": true}); err != nil {
+	if err := s.Apply(map[string]any{"cursor": false, "frame": true, "zoom": true, "captions": false}); err != nil {
 		t.Fatal(err)
 	}
-	if s.Cursor.Enabled || !s.Frame.Enabled || !s.Zoom.Auto || s.Captions != "burn" || s.Frame.Padding != 48 {
+	if s.Cursor.Enabled || !s.Frame.Enabled || !s.Zoom.Auto || s.Captions != "none" || s.Frame.Padding != 48 {
 		t.Errorf("booleans: %+v", s)
 	}
 

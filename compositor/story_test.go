@@ -209,7 +209,7 @@ func TestOverlayStudio(t *testing.T) {
 	keys := []KeyPress{{msT(100), "h"}, {msT(200), "i"}, {msT(1500), "•"}, {msT(2500), "⏎"}}
 	var b bytes.Buffer
 	err := writeOverlay(&b, overlayInput{Schedule: s, Geometry: g, Cursor: CursorSettings{}, Keys: keys,
-		Captions: []Caption{{msT(0), msT(500), "{\\b1}x"}}, URLs: []URLSpan{{0, "http://a/{x}"}},
+		Captions: []Caption{{msT(0), msT(500), "{\\b1}x"}, {msT(2500), msT(3000), "two\nlines"}}, URLs: []URLSpan{{0, "http://a/{x}"}},
 		Corners: &[4]colorRGBA{}, Radius: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestOverlayStudio(t *testing.T) {
 	for _, want := range []string{
 		"Keys,,0,0,0,,h\n", "Keys,,0,0,0,,hi\n", "Keys,,0,0,0,,⏎\n", // the press inside the cut is dropped
 		"Caption,,0,0,0,,\uff5b\\\u200bb1\uff5dx\n", // no override block from page text
-		"http://a/\uff5bx\uff5d\n",
+		"http://a/\uff5bx\uff5d\n", "Caption,,0,0,0,,two\\Nlines\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("overlay lacks %q:\n%s", want, out)

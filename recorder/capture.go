@@ -25,7 +25,11 @@ const (
 	DefaultBufferBytes  = 128 << 20
 	// DefaultFramesInFlight is the maxFramesInFlight asked of Chromium.
 	DefaultFramesInFlight = InFlight
+	// DefaultSendLastFrame is whether to ask Chromium for sendLastFrame.
+	DefaultSendLastFrame = false
 )
+
+var expAckLoop = os.Getenv("CLAPPER_EXP_ACK") == "loop" // TEMPORARY experiment
 
 // ErrCrashed ends a capture whose renderer crashed.
 var ErrCrashed = errors.New("renderer crashed")
@@ -116,8 +120,9 @@ type Result struct {
 	// on frames that carried both times.
 	CrossCheck CrossCheck
 	// Acks counts frame acks sent, and AckErrors those Chromium refused or
-	// that failed.
+	// that failed; AckMean and AckMax are their round trips.
 	Acks, AckErrors int64
+	AckMean, AckMax time.Duration
 	// Err is why the capture ended early (crash, detach, disk, clock), nil
 	// for a clean stop.
 	Err error
@@ -175,7 +180,7 @@ type Capture struct {
 
 	// live counts, for Snapshot
 	received, delivered, overflow, late, dups, rejected, docs atomic.Int64
-	spoolDropped, acks, ackErrs                               atomic.Int64
+	spoolDropped, acks, ackErrs, ackNanos, ackMax             atomic.Int64
 	ended                                                     atomic.Bool
 
 	cancel   context.CancelFunc
@@ -278,6 +283,10 @@ func (c *Capture) onEvent(ev any) {
 	var e event
 	switch ev := ev.(type) {
 	case *page.EventScreencastFrame:
+		if expAckLoop {
+			c.enqueue(event{kind: evFrame, at: now, frame: ev})
+			return
+		}
 		c.ackMu.Lock()
 		c.ackQ = append(c.ackQ, ev.SessionID)
 		c.ackMu.Unlock()
@@ -326,13 +335,7 @@ func (c *Capture) acker() {
 			if c.ended.Load() {
 				break
 			}
-			actx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
-			_, err := chromedp.Call(actx, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: id})
-			cancel()
-			c.acks.Add(1)
-			if err != nil {
-				c.ackErrs.Add(1)
-			}
+			c.ack(id)
 		}
 		if quit {
 			return
@@ -342,6 +345,23 @@ func (c *Capture) acker() {
 		case <-c.ctx.Done():
 			return
 		}
+	}
+}
+
+// ack acks one frame and times the round trip.
+func (c *Capture) ack(id int64) {
+	t0 := Monotonic()
+	actx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+	_, err := chromedp.Call(actx, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: id})
+	cancel()
+	d := Monotonic() - t0
+	c.acks.Add(1)
+	c.ackNanos.Add(d)
+	if d > c.ackMax.Load() {
+		c.ackMax.Store(d) // only the acker writes it
+	}
+	if err != nil {
+		c.ackErrs.Add(1)
 	}
 }
 
@@ -454,7 +474,12 @@ func (c *Capture) drain() Result {
 	} else if err != nil {
 		why, ended = err.Error(), c.spoolAt
 	}
+	var ackMean time.Duration
+	if n := c.acks.Load(); n > 0 {
+		ackMean = time.Duration(c.ackNanos.Load() / n)
+	}
 	return Result{
+		AckMean: ackMean,
 		Capture: timeline.Capture{
 			Tab: c.opts.Tab, Started: c.started, Ended: ended, EndReason: why, Frames: acc,
 			Attribution:  "receipt-order: each frame carries the document committed before it arrived",
@@ -466,6 +491,7 @@ func (c *Capture) drain() Result {
 		CrossCheck: c.cross,
 		Acks:       c.acks.Load(),
 		AckErrors:  c.ackErrs.Load(),
+		AckMax:     time.Duration(c.ackMax.Load()),
 		Err:        err,
 	}
 }

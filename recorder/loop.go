@@ -81,6 +81,9 @@ func (c *Capture) handle(e event) {
 	var data []byte
 	ok := true
 	if e.kind == evFrame {
+		if expAckLoop && !c.ended.Load() { // TEMPORARY experiment
+			c.ack(e.frame.SessionID)
+		}
 		data = e.frame.Data
 		fr.Source, ok = c.mapSource(e.frame.Metadata, e.at)
 		if m := e.frame.Metadata; m != nil {

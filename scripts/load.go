@@ -340,7 +340,7 @@ func checkAttach(s string) string {
 }
 
 func (d *decoder) output(x *val, slug string) Output {
-	o := Output{FPS: 30, Video: []string{slug + ".mp4"}}
+	o := Output{Video: []string{slug + ".mp4"}}
 	v := sub(x)
 	if y := v["video"]; y != nil && len(y.v.(strList).s) > 0 {
 		o.Video = y.v.(strList).s

@@ -238,7 +238,7 @@ func TestHeaderDefaults(t *testing.T) {
 	if want := (Browser{Width: 1280, Height: 720, Scale: 1, Headless: true}); !reflect.DeepEqual(s.Browser, want) {
 		t.Errorf("Browser = %+v", s.Browser)
 	}
-	if want := (Output{Video: []string{"demo.mp4"}, FPS: 30}); !reflect.DeepEqual(s.Output, want) {
+	if want := (Output{Video: []string{"demo.mp4"}}); !reflect.DeepEqual(s.Output, want) {
 		t.Errorf("Output = %+v", s.Output)
 	}
 	if want := (Defaults{Timeout: 10 * time.Second, TypeDelay: 60 * time.Millisecond, PointerSpeed: 1400}); s.Defaults != want {

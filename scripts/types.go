@@ -45,7 +45,7 @@ type Browser struct {
 // Output is the script's output section, consumed by the compositor.
 type Output struct {
 	Video []string // file names relative to the output folder
-	FPS   int      // default 30
+	FPS   int      // 0: the preset's rate, else 30
 	// Width and Height of the video; 0 means the capture size.
 	Width  int
 	Height int

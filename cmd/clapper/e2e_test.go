@@ -138,25 +138,46 @@ func TestQuickstartEndToEnd(t *testing.T) {
 		t.Error("holds missing from the summary (want [])")
 	}
 
+	// The quickstart asks for the docs preset: 1080p60 H.264, and a GIF.
 	probe, dur := ffprobe(t, video)
-	if probe["codec_name"] != "h264" || probe["pix_fmt"] != "yuv420p" || probe["r_frame_rate"] != "30/1" {
+	if probe["codec_name"] != "h264" || probe["pix_fmt"] != "yuv420p" || probe["r_frame_rate"] != "60/1" ||
+		probe["width"] != "1920" || probe["height"] != "1080" {
 		t.Errorf("video stream: %v", probe)
 	}
 	want := float64(sum.DurationMs) / 1000
 	if math.Abs(dur-want) > 0.05*want {
 		t.Errorf("video lasts %.3fs, take %.3fs: more than 5%% apart", dur, want)
 	}
-	if n, _ := strconv.Atoi(probe["nb_read_frames"]); n < int(want*30)-2 {
-		t.Errorf("decoded %d frames, want about %d", n, int(want*30))
+	if n, _ := strconv.Atoi(probe["nb_read_frames"]); n < int(want*60)-3 {
+		t.Errorf("decoded %d frames, want about %d", n, int(want*60))
+	}
+	// A frame from the middle is a picture, not a blank.
+	if mid := decodeFrame(t, video, dur/2, 1920, 1080); distinctColours(mid) < 50 {
+		t.Errorf("middle frame has %d distinct colours: blank?", distinctColours(mid))
+	}
+	if gif, _ := ffprobe(t, filepath.Join(out, "quickstart.gif")); gif["codec_name"] != "gif" {
+		t.Errorf("gif: %v", gif)
+	}
+
+	// Re-render without a browser: a square social cut, and the plain
+	// capture at 30 fps for measuring the cursor.
+	if _, stderr, code := runCLI(t, "render", takeDir, "-o", filepath.Join(out, "square.mp4"), "--preset", "social", "-q"); code != 0 {
+		t.Fatalf("render social: exit %d: %s", code, stderr)
+	}
+	if sq, _ := ffprobe(t, filepath.Join(out, "square.mp4")); sq["width"] != "1080" || sq["height"] != "1080" {
+		t.Errorf("social cut: %v", sq)
+	}
+	plain := filepath.Join(out, "plain.mp4")
+	if _, stderr, code := runCLI(t, "render", takeDir, "--plain", "--fps", "30", "-o", plain, "-q"); code != 0 {
+		t.Fatalf("render plain: exit %d: %s", code, stderr)
+	}
+	probe, _ = ffprobe(t, plain)
+	if probe["r_frame_rate"] != "30/1" {
+		t.Errorf("plain render: %v", probe)
 	}
 	w, _ := strconv.Atoi(probe["width"])
 	h, _ := strconv.Atoi(probe["height"])
-
-	// A frame from the middle is a picture, not a blank.
-	mid := decodeFrame(t, video, dur/2, w, h)
-	if distinctColours(mid) < 50 {
-		t.Errorf("middle frame has %d distinct colours: blank?", distinctColours(mid))
-	}
+	video = plain
 
 	// The cursor is drawn at the commanded click position.
 	tk, err := timeline.Open(takeDir)

@@ -31,8 +31,12 @@ type renderConfig struct {
 	Options map[string]any `json:"options,omitempty"`
 }
 
-func saveRenderConfig(takeDir string, o scripts.Output) error {
-	b, err := json.MarshalIndent(renderConfig{Video: o.Video, FPS: o.FPS, Width: o.Width, Height: o.Height, Preset: o.Preset, Options: o.Options}, "", "  ")
+func configOf(o scripts.Output) renderConfig {
+	return renderConfig{Video: o.Video, FPS: o.FPS, Width: o.Width, Height: o.Height, Preset: o.Preset, Options: o.Options}
+}
+
+func saveRenderConfig(takeDir string, rc renderConfig) error {
+	b, err := json.MarshalIndent(rc, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -49,9 +53,11 @@ func loadRenderConfig(takeDir string) renderConfig {
 
 // renderFlags are command-line overrides of the take's render settings.
 type renderFlags struct {
+	preset        string
 	fps           int
 	width, height int
 	noCursor      bool
+	plain         bool
 	ffmpeg        string
 }
 
@@ -61,10 +67,12 @@ func renderCommand() *cli.Command {
 		Usage:     "re-render a stored take with other settings, no browser needed",
 		ArgsUsage: "TAKE",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output file (.mp4); repeatable (default: the script's videos beside the take)"},
+			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output file: .mp4, .webm, .gif or .png (a folder of frames); repeatable (default: the script's videos beside the take)"},
+			&cli.StringFlag{Name: "preset", Usage: "docs (1920x1080 60 fps), social (1080x1080 framed) or readme (GIF)"},
 			&cli.IntFlag{Name: "fps", Usage: "frame rate: 24, 25, 30, 50 or 60"},
 			&cli.StringFlag{Name: "size", Usage: "output size WIDTHxHEIGHT, e.g. 1920x1080"},
 			&cli.BoolFlag{Name: "no-cursor", Usage: "do not draw the pointer"},
+			&cli.BoolFlag{Name: "plain", Usage: "the capture as recorded: no window frame, zoom, captions or cuts (the cursor stays)"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 		},
@@ -72,7 +80,7 @@ func renderCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("render takes one take folder, e.g. clapper render out/quickstart/take")
 			}
-			f := renderFlags{fps: c.Int("fps"), noCursor: c.Bool("no-cursor"), ffmpeg: c.String("ffmpeg")}
+			f := renderFlags{preset: c.String("preset"), fps: c.Int("fps"), noCursor: c.Bool("no-cursor"), plain: c.Bool("plain"), ffmpeg: c.String("ffmpeg")}
 			if sz := c.String("size"); sz != "" {
 				w, h, err := parseSize(sz)
 				if err != nil {
@@ -81,17 +89,22 @@ func renderCommand() *cli.Command {
 				f.width, f.height = w, h
 			}
 			takeDir := c.Args().First()
+			rc := loadRenderConfig(takeDir)
+			s, err := renderSettings(rc, f)
+			if err != nil {
+				return usageErr("%v", err)
+			}
 			outs := c.StringSlice("out")
 			outDir := filepath.Dir(filepath.Clean(takeDir))
 			if len(outs) == 0 {
-				outs = loadRenderConfig(takeDir).Video
+				outs = rc.Video
 				if len(outs) == 0 {
 					outs = []string{"video.mp4"}
 				}
 			} else {
 				outDir = ""
 			}
-			return renderOutputs(c.Context, takeDir, outDir, outs, f, newUI(c.Bool("quiet")))
+			return renderOutputs(c.Context, takeDir, outDir, outs, s, newUI(c.Bool("quiet")))
 		},
 	}
 }
@@ -106,22 +119,32 @@ func parseSize(s string) (int, int, error) {
 	return w, h, nil
 }
 
-// renderOutputs renders a take to each named output (relative names land
-// in outDir). The take is only read.
-func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, f renderFlags, ui *ui) error {
-	tk, err := timeline.Open(takeDir)
-	if err != nil {
-		return err
-	}
-	if tk.Timeline.Capture.Frames.Delivered == 0 {
-		return fmt.Errorf("the take in %s has no frames to render", takeDir)
-	}
-	rc := loadRenderConfig(takeDir)
+// renderSettings builds the compositor's settings: a preset (flag, else
+// the script's), the script's output options, then the flags.
+func renderSettings(rc renderConfig, f renderFlags) (compositor.Settings, error) {
 	s := compositor.DefaultSettings()
-	if rc.FPS > 0 {
-		s.FPS = rc.FPS
+	preset := rc.Preset
+	if f.preset != "" {
+		preset = f.preset
 	}
-	s.Width, s.Height = rc.Width, rc.Height
+	if preset != "" {
+		p, err := compositor.Preset(preset)
+		if err != nil {
+			return s, err
+		}
+		s = p
+	}
+	if err := s.Apply(rc.Options); err != nil {
+		return s, err
+	}
+	if f.preset == "" {
+		if rc.FPS > 0 {
+			s.FPS = rc.FPS
+		}
+		if rc.Width > 0 {
+			s.Width, s.Height = rc.Width, rc.Height
+		}
+	}
 	if f.fps > 0 {
 		s.FPS = f.fps
 	}
@@ -131,27 +154,48 @@ func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, f
 	if f.noCursor {
 		s.Cursor.Enabled = false
 	}
+	if f.plain {
+		s.Frame.Enabled = false
+		s.Zoom.Auto, s.Zoom.MaxScale = false, 1
+		s.Captions, s.StepLabels, s.Keys, s.Cuts = "none", false, false, false
+	}
 	if f.ffmpeg != "" {
 		s.FFmpeg = f.ffmpeg
 	}
-	for _, o := range outs {
-		path := o
+	return s, nil
+}
+
+// renderOutputs renders a take to the named outputs in one pass (relative
+// names land in outDir). The take is only read.
+func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, s compositor.Settings, ui *ui) error {
+	tk, err := timeline.Open(takeDir)
+	if err != nil {
+		return err
+	}
+	if tk.Timeline.Capture.Frames.Delivered == 0 {
+		return fmt.Errorf("the take in %s has no frames to render", takeDir)
+	}
+	paths := make([]string, len(outs))
+	for i, o := range outs {
+		paths[i] = o
 		if outDir != "" && !filepath.IsAbs(o) {
-			path = filepath.Join(outDir, o)
+			paths[i] = filepath.Join(outDir, o)
 		}
-		started := time.Now()
-		bar := ui.bar("render "+filepath.Base(path), 0)
-		err := compositor.Render(ctx, tk, path, s, bar.set)
-		bar.done()
-		if err != nil {
-			return fmt.Errorf("render %s: %w (the take in %s is kept)", path, err, takeDir)
-		}
-		st, _ := os.Stat(path)
-		var size int64
-		if st != nil {
+	}
+	started := time.Now()
+	bar := ui.bar("render", 0)
+	err = compositor.RenderAll(ctx, tk, paths, s, bar.set)
+	bar.done()
+	if err != nil {
+		return fmt.Errorf("render: %w (the take in %s is kept)", err, takeDir)
+	}
+	for _, p := range paths {
+		size := int64(0)
+		if st, err := os.Stat(p); err == nil {
 			size = st.Size()
 		}
-		ui.printf("video: %s (%.1f MB, rendered in %.1fs)\n", path, float64(size)/1e6, time.Since(started).Seconds())
+		ui.printf("video: %s (%.1f MB)\n", p, float64(size)/1e6)
 	}
+	ui.printf("rendered %s of video in %.1fs\n", time.Duration(tk.Timeline.End-tk.Timeline.Start).Round(100*time.Millisecond), time.Since(started).Seconds())
 	return nil
 }

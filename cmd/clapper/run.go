@@ -88,11 +88,17 @@ func runScript(ctx context.Context, o runOptions) error {
 	if out == "" {
 		out = filepath.Join("out", strings.TrimSuffix(filepath.Base(o.script), filepath.Ext(o.script)))
 	}
+	// Render settings are checked before anything launches, too.
+	rc := configOf(s.Output)
+	settings, err := renderSettings(rc, renderFlags{})
+	if err != nil {
+		return usageErr("%s: %v", o.script, err)
+	}
 	takeDir := filepath.Join(out, "take")
 	if err := os.MkdirAll(takeDir, 0o755); err != nil {
 		return fmt.Errorf("create output folder: %w", err)
 	}
-	if err := saveRenderConfig(takeDir, s.Output); err != nil {
+	if err := saveRenderConfig(takeDir, rc); err != nil {
 		return err
 	}
 	ui := newUI(o.quiet)
@@ -125,7 +131,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	// The video is made up to the point reached, even when a step failed.
 	var renderErr error
 	if !o.noVideo {
-		renderErr = renderOutputs(ctx, takeDir, out, s.Output.Video, renderFlags{}, ui)
+		renderErr = renderOutputs(ctx, takeDir, out, s.Output.Video, settings, ui)
 	}
 	switch {
 	case res.Failed != nil:

@@ -7,8 +7,10 @@
 // CRC, as 4 rows of 32 black or white blocks of 16 CSS pixels, large enough
 // to survive JPEG. It also moves a box and a bar so that every frame
 // differs. Decode reads the code from a decoded frame; Draw paints the same
-// code into an image, for tests.
+// code into an image, for tests. Analyze reads a take of the page and
+// computes the capture's figures from the take alone (rates, coverage,
+// order, gaps, timing error, latency); Summarize is the pure part of it.
 //
-// It owns nothing else: driving the browser and judging the figures is the
-// bench command's.
+// It does not drive a browser: launching, capturing and measuring CPU is
+// the bench command's.
 package benchpage
