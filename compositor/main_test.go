@@ -7,33 +7,19 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clapper-dev/clapper/internal/testenv"
 )
 
 // TestMain fails the run when tests leave ffmpeg processes or render work
 // folders behind.
 func TestMain(m *testing.M) {
-	before := workDirs()
-	code := m.Run()
-	if kids := children(); len(kids) > 0 {
-		fmt.Fprintf(os.Stderr, "leak: child processes still running: %v\n", kids)
-		code = 1
-	}
-	for d := range workDirs() {
-		if !before[d] {
-			fmt.Fprintf(os.Stderr, "leak: render work folder left: %s\n", d)
-			code = 1
+	testenv.Main(m, func() []string {
+		if kids := children(); len(kids) > 0 {
+			return []string{fmt.Sprintf("child processes still running: %v", kids)}
 		}
-	}
-	os.Exit(code)
-}
-
-func workDirs() map[string]bool {
-	m := map[string]bool{}
-	ds, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-render-*"))
-	for _, d := range ds {
-		m[d] = true
-	}
-	return m
+		return nil
+	})
 }
 
 // children lists the processes whose parent is this test binary.

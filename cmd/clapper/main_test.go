@@ -14,7 +14,6 @@ import (
 var clapperBin string
 
 func TestMain(m *testing.M) {
-	before := testenv.Profiles()
 	dir, err := os.MkdirTemp("", "clapper-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -25,15 +24,6 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build clapper: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if leaks := testenv.CheckLeaks(before); len(leaks) > 0 {
-		for _, l := range leaks {
-			fmt.Fprintln(os.Stderr, "leak:", l)
-		}
-		if code == 0 {
-			code = 1
-		}
-	}
-	os.Exit(code)
+	defer os.RemoveAll(dir)
+	testenv.Main(m)
 }

@@ -3,10 +3,8 @@ package benchpage_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"image/jpeg"
 	"net/http/httptest"
-	"os"
 	"testing"
 	"time"
 
@@ -19,19 +17,7 @@ import (
 	"github.com/clapper-dev/clapper/session"
 )
 
-func TestMain(m *testing.M) {
-	before := testenv.Profiles()
-	code := m.Run()
-	if leaks := testenv.CheckLeaks(before); len(leaks) > 0 {
-		for _, l := range leaks {
-			fmt.Fprintln(os.Stderr, "leak:", l)
-		}
-		if code == 0 {
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // The page as Chromium paints it decodes to the counter and clock the page
 // itself reports, at scale 1 and 2.

@@ -5,6 +5,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,20 +33,48 @@ func Need(t testing.TB, bins ...string) {
 // (as root). Tests make that choice explicitly, as users must.
 func NoSandbox() bool { return os.Geteuid() == 0 }
 
-// Profiles lists clapper's browser profiles in the temp folder.
-func Profiles() []string {
-	m, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-profile-*"))
-	return m
+// Main runs a package's tests with a private temporary folder (TMPDIR), so
+// that browser profiles, render work folders and processes this test binary
+// leaves behind are told apart from those of test binaries running beside
+// it. After the tests it fails the run on any clapper profile or work folder
+// left in that folder, any live process naming it, and whatever the extra
+// checks report.
+func Main(m *testing.M, extra ...func() []string) {
+	dir, err := os.MkdirTemp("", "clapper-test-")
+	if err == nil {
+		os.Setenv("TMPDIR", dir)
+	}
+	code := m.Run()
+	var leaks []string
+	if dir != "" {
+		left, _ := filepath.Glob(filepath.Join(dir, "clapper-*"))
+		for _, l := range left {
+			leaks = append(leaks, "left behind: "+l)
+		}
+		for _, p := range liveNaming(dir) {
+			leaks = append(leaks, "process left behind: "+p)
+		}
+	}
+	for _, f := range extra {
+		leaks = append(leaks, f()...)
+	}
+	for _, l := range leaks {
+		fmt.Fprintln(os.Stderr, "leak:", l)
+	}
+	if len(leaks) > 0 && code == 0 {
+		code = 1
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
-// LiveBrowsers lists live (non-zombie) Chromium processes whose command
-// line names a clapper profile.
-func LiveBrowsers() []string {
+// liveNaming lists live processes whose command line contains s.
+func liveNaming(s string) []string {
 	var out []string
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), "clapper-profile-") {
+		if err != nil || !strings.Contains(string(cmd), s) {
 			continue
 		}
 		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
@@ -57,21 +86,12 @@ func LiveBrowsers() []string {
 	return out
 }
 
-// CheckLeaks reports profiles or browser processes left behind, compared
-// with what existed before (profiles from other runs on the machine).
-func CheckLeaks(before []string) []string {
-	seen := map[string]bool{}
-	for _, p := range before {
-		seen[p] = true
-	}
-	var leaks []string
-	for _, p := range Profiles() {
-		if !seen[p] {
-			leaks = append(leaks, "profile left behind: "+p)
-		}
-	}
-	for _, p := range LiveBrowsers() {
-		leaks = append(leaks, "browser process left behind: "+p)
-	}
-	return leaks
+// Profiles lists clapper's browser profiles in the temp folder.
+func Profiles() []string {
+	m, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-profile-*"))
+	return m
 }
+
+// LiveBrowsers lists live (non-zombie) Chromium processes whose command
+// line names a clapper profile in this binary's temp folder.
+func LiveBrowsers() []string { return liveNaming(filepath.Join(os.TempDir(), "clapper-profile-")) }
