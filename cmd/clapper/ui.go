@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
@@ -24,7 +25,7 @@ type ui struct {
 	log   io.Writer
 	p     *mpb.Progress
 	steps *mpb.Bar
-	last  time.Time
+	what  atomic.Value // string: the running step, shown beside the bar
 }
 
 func newUI(quiet bool) *ui {
@@ -60,16 +61,20 @@ func (u *ui) step(p session.Progress) {
 		u.logf("step %d/%d %s (frames %d)", p.Step, p.Steps, what, p.Capture.Delivered)
 		return
 	}
+	u.what.Store(fmt.Sprintf("%s (%d frames)", what, p.Capture.Delivered))
 	u.mu.Lock()
-	defer u.mu.Unlock()
 	if u.p == nil {
 		u.p = mpb.New(mpb.WithOutput(u.log), mpb.WithWidth(40))
 		u.steps = u.p.AddBar(int64(p.Steps),
 			mpb.PrependDecorators(decor.Name("run  "), decor.CountersNoUnit("%d/%d steps")),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return what }, decor.WCSyncSpaceR)))
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+				s, _ := u.what.Load().(string)
+				return s
+			}, decor.WCSyncSpaceR)))
 	}
-	u.steps.SetCurrent(int64(p.Step - 1))
-	_ = what
+	bar := u.steps
+	u.mu.Unlock()
+	bar.SetCurrent(int64(p.Step - 1))
 }
 
 // doneSteps finishes the step bar.
@@ -79,6 +84,7 @@ func (u *ui) doneSteps() {
 	u.p, u.steps = nil, nil
 	u.mu.Unlock()
 	if p != nil {
+		bar.IncrBy(1) // the last step reached has ended too
 		bar.SetTotal(-1, true)
 		p.Wait()
 	}
