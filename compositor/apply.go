@@ -79,6 +79,8 @@ func (s *Settings) Apply(opts map[string]any) error {
 			err = s.applyFrame(key, v)
 		case "gif":
 			err = s.applyGIF(key, v)
+		case "speedup":
+			err = s.applySpeedUp(key, v)
 		default:
 			err = fmt.Errorf("%s: unknown option (known: %s)", key, strings.Join(knownOutputKeys, ", "))
 		}
@@ -93,7 +95,7 @@ func (s *Settings) Apply(opts map[string]any) error {
 	return nil
 }
 
-var knownOutputKeys = []string{"background", "captions", "chapters", "crf", "cursor", "cuts", "ffmpeg", "fit", "fps", "frame", "gif", "keys", "preset", "size", "step_labels", "video", "x264_preset", "zoom"}
+var knownOutputKeys = []string{"background", "captions", "chapters", "crf", "cursor", "cuts", "ffmpeg", "fit", "fps", "frame", "gif", "keys", "preset", "size", "speedup", "step_labels", "video", "x264_preset", "zoom"}
 
 func (s *Settings) applyCursor(key string, v any) error {
 	if b, ok := v.(bool); ok {
@@ -122,6 +124,40 @@ func (s *Settings) applyCursor(key string, v any) error {
 			s.Cursor.HideIdle, err = asDuration(sub, kv)
 		default:
 			err = fmt.Errorf("%s: unknown option (known: click, enabled, hide_idle, shapes, size, smoothing)", sub)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Settings) applySpeedUp(key string, v any) error {
+	if b, ok := v.(bool); ok {
+		s.SpeedUp.Waits = b
+		return nil
+	}
+	m, err := asMap(key, v)
+	if err != nil {
+		return err
+	}
+	s.SpeedUp.Waits = true
+	for _, k := range sortedKeys(m) {
+		sub, kv := key+"."+k, m[k]
+		switch k {
+		case "waits":
+			s.SpeedUp.Waits, err = asBool(sub, kv)
+		case "over":
+			s.SpeedUp.Over, err = asDuration(sub, kv)
+		case "keep":
+			s.SpeedUp.Keep, err = asDuration(sub, kv)
+		case "speed":
+			s.SpeedUp.Speed, err = asFloat(sub, kv)
+			if err == nil && (s.SpeedUp.Speed < 1 || s.SpeedUp.Speed > 64) {
+				err = fmt.Errorf("%s: %g must be between 1 and 64", sub, s.SpeedUp.Speed)
+			}
+		default:
+			err = fmt.Errorf("%s: unknown option (known: keep, over, speed, waits)", sub)
 		}
 		if err != nil {
 			return err

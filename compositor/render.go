@@ -64,7 +64,7 @@ func newPlan(tk *timeline.Take, ti takeInfo, s Settings, fps, width, height int)
 	if s.Cuts {
 		cuts = hiddenCuts(tl)
 	}
-	sched, err := NewSchedule(fps, start, end, cuts)
+	sched, err := NewPacedSchedule(fps, start, end, cuts, longWaits(tl, s.SpeedUp))
 	if err != nil {
 		return nil, err
 	}

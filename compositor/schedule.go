@@ -9,9 +9,24 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// Segment is an interval [Start, End) of the take clock kept in the video.
+// Segment is an interval [Start, End) of the take clock kept in the video,
+// played at Speed times real time (0 and 1 both mean real time).
 type Segment struct {
 	Start, End timeline.Time
+	Speed      float64
+}
+
+// speed returns the segment's playback speed, at least 1.
+func (sg Segment) speed() float64 {
+	if sg.Speed <= 1 {
+		return 1
+	}
+	return sg.Speed
+}
+
+// outLen returns the output nanoseconds the segment lasts.
+func (sg Segment) outLen() int64 {
+	return int64(float64(sg.End-sg.Start)/sg.speed() + 0.5)
 }
 
 // Schedule maps output frames (ticks) to the take clock. Output tick k sits
@@ -31,6 +46,13 @@ const second = int64(time.Second)
 // fps, with the intervals in cuts removed. Cuts may overlap, be unordered or
 // reach outside [start, end].
 func NewSchedule(fps int, start, end timeline.Time, cuts []Segment) (*Schedule, error) {
+	return NewPacedSchedule(fps, start, end, cuts, nil)
+}
+
+// NewPacedSchedule is NewSchedule where the kept time inside each of the
+// fast segments plays at that segment's Speed (a long wait shown sped up,
+// not hidden). Fast segments that overlap an earlier one are trimmed.
+func NewPacedSchedule(fps int, start, end timeline.Time, cuts, fast []Segment) (*Schedule, error) {
 	if fps <= 0 {
 		return nil, fmt.Errorf("fps %d must be positive", fps)
 	}
@@ -38,13 +60,13 @@ func NewSchedule(fps int, start, end timeline.Time, cuts []Segment) (*Schedule, 
 		return nil, fmt.Errorf("take ends (%v) before it starts (%v)", end, start)
 	}
 	s := &Schedule{fps: int64(fps)}
-	s.segments = keptSegments(start, end, cuts)
+	s.segments = paced(keptSegments(start, end, cuts), fast)
 	if len(s.segments) == 0 {
 		return nil, errors.New("the cuts remove the whole take")
 	}
 	for _, sg := range s.segments {
 		s.cum = append(s.cum, s.total)
-		s.total += int64(sg.End - sg.Start)
+		s.total += sg.outLen()
 	}
 	// round(total * fps / 1s): the video lasts the kept time within half a frame.
 	s.ticks = int((s.total*s.fps + second/2) / second)
@@ -73,12 +95,53 @@ func keptSegments(start, end timeline.Time, cuts []Segment) []Segment {
 			break
 		}
 		if c.Start > cur {
-			out = append(out, Segment{cur, c.Start})
+			out = append(out, Segment{Start: cur, End: c.Start})
 		}
 		cur = c.End
 	}
 	if cur < end {
-		out = append(out, Segment{cur, end})
+		out = append(out, Segment{Start: cur, End: end})
+	}
+	return out
+}
+
+// paced splits kept segments where fast segments start and end, giving
+// the parts inside a fast segment its speed.
+func paced(kept, fast []Segment) []Segment {
+	fs := make([]Segment, 0, len(fast))
+	for _, f := range fast {
+		if f.End > f.Start && f.speed() > 1 {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == 0 {
+		return kept
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+	// Trim overlaps so the fast segments are disjoint.
+	for i := 1; i < len(fs); i++ {
+		if fs[i].Start < fs[i-1].End {
+			fs[i].Start = fs[i-1].End
+		}
+	}
+	var out []Segment
+	for _, k := range kept {
+		cur := k.Start
+		for _, f := range fs {
+			if f.End <= cur || f.Start >= k.End || f.End <= f.Start {
+				continue
+			}
+			if f.Start > cur {
+				out = append(out, Segment{Start: cur, End: f.Start})
+				cur = f.Start
+			}
+			e := min(f.End, k.End)
+			out = append(out, Segment{Start: cur, End: e, Speed: f.Speed})
+			cur = e
+		}
+		if cur < k.End {
+			out = append(out, Segment{Start: cur, End: k.End})
+		}
 	}
 	return out
 }
@@ -109,9 +172,10 @@ func (s *Schedule) TakeTime(k int) timeline.Time {
 	if i < 0 {
 		i = 0
 	}
-	t := s.segments[i].Start + timeline.Time(o-s.cum[i])
-	if t > s.segments[i].End {
-		t = s.segments[i].End
+	sg := s.segments[i]
+	t := sg.Start + timeline.Time(float64(o-s.cum[i])*sg.speed())
+	if t > sg.End {
+		t = sg.End
 	}
 	return t
 }
@@ -125,7 +189,7 @@ func (s *Schedule) OutputTime(t timeline.Time) time.Duration {
 			return time.Duration(s.cum[i])
 		}
 		if t < sg.End {
-			return time.Duration(s.cum[i] + int64(t-sg.Start))
+			return time.Duration(s.cum[i] + int64(float64(t-sg.Start)/sg.speed()))
 		}
 	}
 	return time.Duration(s.total)

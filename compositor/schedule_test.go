@@ -161,11 +161,11 @@ func TestScheduleDuration(t *testing.T) {
 func TestScheduleCuts(t *testing.T) {
 	msT := func(n int64) timeline.Time { return timeline.Time(n * 1e6) }
 	// 0-1000 ms with 200-500 and 450-600 cut (overlapping): kept 0-200, 600-1000.
-	s, err := NewSchedule(10, 0, msT(1000), []Segment{{msT(450), msT(600)}, {msT(200), msT(500)}, {msT(2000), msT(3000)}})
+	s, err := NewSchedule(10, 0, msT(1000), []Segment{{Start: msT(450), End: msT(600)}, {Start: msT(200), End: msT(500)}, {Start: msT(2000), End: msT(3000)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Segments(); len(got) != 2 || got[0] != (Segment{0, msT(200)}) || got[1] != (Segment{msT(600), msT(1000)}) {
+	if got := s.Segments(); len(got) != 2 || got[0] != (Segment{Start: 0, End: msT(200)}) || got[1] != (Segment{Start: msT(600), End: msT(1000)}) {
 		t.Fatalf("segments = %v", got)
 	}
 	if s.Ticks() != 6 {
@@ -191,7 +191,7 @@ func TestScheduleCuts(t *testing.T) {
 			t.Fatalf("with cuts: got %v, want %v", got, want)
 		}
 	}
-	if _, err := NewSchedule(10, 0, msT(100), []Segment{{-5, msT(200)}}); err == nil {
+	if _, err := NewSchedule(10, 0, msT(100), []Segment{{Start: -5, End: msT(200)}}); err == nil {
 		t.Error("cutting everything: want an error")
 	}
 }

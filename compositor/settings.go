@@ -45,6 +45,8 @@ type Settings struct {
 	Keys bool
 	// Cuts removes hidden steps from the video. Default true.
 	Cuts bool
+	// SpeedUp plays long waits faster. Default off.
+	SpeedUp SpeedUpSettings
 	// GIF sets the size and rate of .gif outputs, which ignore FPS and
 	// Width/Height: default 800 pixels wide at 15 fps.
 	GIF GIFSettings
@@ -83,6 +85,16 @@ type FrameSettings struct {
 	Shadow bool
 	// Bar draws a browser bar with the current document's URL.
 	Bar bool
+}
+
+// SpeedUpSettings play long waits faster, shown rather than cut: the part
+// of a wait (wait, expect or navigation step) longer than Over, less Keep
+// at each end, plays at Speed times real time.
+type SpeedUpSettings struct {
+	Waits bool
+	Over  time.Duration // default 2s
+	Keep  time.Duration // default 500ms
+	Speed float64       // default 4
 }
 
 // ZoomSettings zoom into the page.

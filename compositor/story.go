@@ -27,10 +27,39 @@ func hiddenCuts(tl *timeline.Timeline) []Segment {
 	var cs []Segment
 	for _, st := range tl.Steps {
 		if st.Hidden && st.End > st.Start {
-			cs = append(cs, Segment{st.Start, st.End})
+			cs = append(cs, Segment{Start: st.Start, End: st.End})
 		}
 	}
 	return cs
+}
+
+// waitKinds are the steps whose time is spent waiting on the page.
+var waitKinds = map[string]bool{"wait": true, "expect": true, "goto": true, "back": true, "forward": true, "reload": true}
+
+// longWaits returns the parts of long waiting steps to play faster.
+func longWaits(tl *timeline.Timeline, su SpeedUpSettings) []Segment {
+	if !su.Waits {
+		return nil
+	}
+	over, keep, speed := su.Over, su.Keep, su.Speed
+	if over <= 0 {
+		over = 2 * time.Second
+	}
+	if keep <= 0 {
+		keep = 500 * time.Millisecond
+	}
+	if speed <= 1 {
+		speed = 4
+	}
+	var out []Segment
+	for _, st := range tl.Steps {
+		d := time.Duration(st.End - st.Start)
+		if !waitKinds[st.Kind] || d <= over || d <= 2*keep {
+			continue
+		}
+		out = append(out, Segment{Start: st.Start + timeline.Time(keep), End: st.End - timeline.Time(keep), Speed: speed})
+	}
+	return out
 }
 
 // Caption is text shown over [Start, End) of the take clock.
@@ -99,13 +128,13 @@ func cursorHides(tl *timeline.Timeline) []Segment {
 			}
 		case "show":
 			if hidden {
-				out = append(out, Segment{from, st.Start})
+				out = append(out, Segment{Start: from, End: st.Start})
 				hidden = false
 			}
 		}
 	}
 	if hidden {
-		out = append(out, Segment{from, timeline.Time(1<<62 - 1)})
+		out = append(out, Segment{Start: from, End: timeline.Time(1<<62 - 1)})
 	}
 	return out
 }

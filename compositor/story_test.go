@@ -40,7 +40,7 @@ func TestStory(t *testing.T) {
 		},
 		Boundaries: []timeline.Boundary{{Document: 0, URL: &u, At: 0}, {Document: 1, URL: long, At: msT(500)}},
 	}
-	if got := hiddenCuts(tl); len(got) != 1 || got[0] != (Segment{msT(1000), msT(2000)}) {
+	if got := hiddenCuts(tl); len(got) != 1 || got[0] != (Segment{Start: msT(1000), End: msT(2000)}) {
 		t.Errorf("cuts = %v", got)
 	}
 	cs := captions(tl, false)
@@ -55,7 +55,7 @@ func TestStory(t *testing.T) {
 		t.Errorf("chapters = %+v", ch)
 	}
 	hs := cursorHides(tl)
-	if len(hs) != 2 || hs[0] != (Segment{msT(3000), msT(3500)}) || hs[1].Start != msT(4000) || hs[1].End < msT(1e9) {
+	if len(hs) != 2 || hs[0] != (Segment{Start: msT(3000), End: msT(3500)}) || hs[1].Start != msT(4000) || hs[1].End < msT(1e9) {
 		t.Errorf("hides = %v", hs)
 	}
 	ks := keyPresses(tl)
@@ -111,7 +111,7 @@ func TestCursorPath(t *testing.T) {
 	if sp[2].Y <= 0 || sp[2].Y >= 200 || math.Abs(sp[3].Y-200) > 0.5 {
 		t.Errorf("spring = %+v", sp[2:])
 	}
-	idle := at("raw", true, 500*time.Millisecond, []Segment{{msT(1200), msT(1300)}}, 700, 711, 1100, 1250, 1350, 1600)
+	idle := at("raw", true, 500*time.Millisecond, []Segment{{Start: msT(1200), End: msT(1300)}}, 700, 711, 1100, 1250, 1350, 1600)
 	vis := []bool{true, false, true, false, true, false}
 	for i, v := range vis {
 		if idle[i].Visible != v {
@@ -176,7 +176,7 @@ func TestZoomTrack(t *testing.T) {
 }
 
 func TestSidecars(t *testing.T) {
-	s, _ := NewSchedule(10, 0, msT(5000), []Segment{{msT(1000), msT(2000)}})
+	s, _ := NewSchedule(10, 0, msT(5000), []Segment{{Start: msT(1000), End: msT(2000)}})
 	var b bytes.Buffer
 	cs := []Caption{{msT(100), msT(500), "a <b> & -->"}, {msT(1200), msT(1500), "cut"}, {msT(1500), msT(2500), "half\n\ncut"}}
 	if err := writeCaptionsVTT(&b, cs, s); err != nil {
@@ -205,7 +205,7 @@ func TestSidecars(t *testing.T) {
 func TestOverlayStudio(t *testing.T) {
 	g, _ := layout(640, 360, timeline.Viewport{Width: 320, Height: 180, Scale: 2}, 800, 500, "contain",
 		FrameSettings{Enabled: true, Padding: 20, Radius: 10, Bar: true})
-	s, _ := NewSchedule(10, 0, msT(4000), []Segment{{msT(1000), msT(2000)}})
+	s, _ := NewSchedule(10, 0, msT(4000), []Segment{{Start: msT(1000), End: msT(2000)}})
 	keys := []KeyPress{{msT(100), "h"}, {msT(200), "i"}, {msT(1500), "•"}, {msT(2500), "⏎"}}
 	var b bytes.Buffer
 	err := writeOverlay(&b, overlayInput{Schedule: s, Geometry: g, Cursor: CursorSettings{}, Keys: keys,
