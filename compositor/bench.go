@@ -159,15 +159,21 @@ func BusyTake(dir string, vp timeline.Viewport, d time.Duration) (*timeline.Take
 		}
 		imgs[i] = buf.Bytes()
 	}
+	// Each distinct image is written once and shared by the frames that
+	// show it, so a long take costs little disk.
+	files := make([]string, distinct)
+	for i, b := range imgs {
+		files[i] = fmt.Sprintf("%s/busy%02d.jpg", timeline.FramesDir, i)
+		if err := os.WriteFile(filepath.Join(dir, files[i]), b, 0o644); err != nil {
+			return nil, err
+		}
+	}
 	period := int64(time.Second / 60)
 	var n int64
 	for t := int64(0); t < int64(d); t += period {
 		jitter := (n * 7919 % 5) * int64(time.Millisecond)
 		fr := timeline.Frame{Seq: n + 1, Source: timeline.Time(t + jitter), Received: timeline.Time(t + jitter + 3e6),
-			Width: w, Height: h, Bytes: len(imgs[n%distinct]), File: timeline.FramePath(n + 1)}
-		if err := os.WriteFile(filepath.Join(dir, fr.File), imgs[n%distinct], 0o644); err != nil {
-			return nil, err
-		}
+			Width: w, Height: h, Bytes: len(imgs[n%distinct]), File: files[n%distinct]}
 		if err := log.Append(fr); err != nil {
 			return nil, err
 		}
