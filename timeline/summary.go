@@ -19,16 +19,10 @@ type Summary struct {
 	Cleanup    *Cleanup          `json:"cleanup,omitempty"`
 }
 
-// FrameSummary is the accounting plus the delivery rate.
+// FrameSummary is the accounting plus the rate frames were received at.
 type FrameSummary struct {
-	Received   int64   `json:"received"`
-	Delivered  int64   `json:"delivered"`
-	Overflow   int64   `json:"overflow"`
-	Late       int64   `json:"late"`
-	Duplicates int64   `json:"duplicates"`
-	Rejected   int64   `json:"rejected"`
-	Upstream   string  `json:"upstream"`
-	PerSecond  float64 `json:"per_second"`
+	Accounting
+	PerSecond float64 `json:"per_second"`
 }
 
 // BoundarySummary is one document boundary.
@@ -65,8 +59,7 @@ func Summarize(t *Timeline) Summary {
 	s := Summary{
 		Name: t.Name, Outcome: t.Outcome, Error: t.Error, DurationMs: (t.End - t.Start).Millis(),
 		Clock: t.Clock.Mapping, Viewport: t.Viewport, EndReason: t.Capture.EndReason,
-		Frames: FrameSummary{Received: a.Received, Delivered: a.Delivered, Overflow: a.Overflow, Late: a.Late,
-			Duplicates: a.Duplicates, Rejected: a.Rejected, Upstream: a.Upstream},
+		Frames:     FrameSummary{Accounting: a},
 		Boundaries: []BoundarySummary{}, Steps: []StepSummary{}, Holds: []HoldSummary{},
 		Receipts: len(t.Receipts), ByKind: map[string]int{}, Cleanup: t.Cleanup,
 	}

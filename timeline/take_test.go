@@ -1,0 +1,187 @@
+package timeline
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeTake makes a small valid take with n frames and returns its folder.
+func writeTake(t *testing.T, n int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "take")
+	log, err := CreateTake(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		fr := Frame{Seq: int64(i), Source: Time(i * 1000), Received: Time(i*1000 + 5), Bytes: 3, File: FramePath(int64(i))}
+		if err := os.WriteFile(filepath.Join(dir, fr.File), []byte("jpg"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := log.Append(fr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tl := &Timeline{Name: "t", Outcome: "ok", End: Time(n * 1000),
+		Capture: Capture{Frames: Accounting{Received: int64(n) + 2, Delivered: int64(n), Late: 1, Rejected: 1, Upstream: "unknown"}},
+		Steps:   []Step{{Kind: "expect", Line: 3, Outcome: OutcomeOK}, {Kind: "click", Line: 4, Outcome: OutcomeUndispatched, Error: "gone", Optional: true}, {Kind: "wait", Line: 5, Outcome: OutcomeUnknown, Error: "timeout"}},
+		Boundaries: []Boundary{{Document: 0, LastSeq: -1, URL: BoundaryURL("about:blank")}}}
+	if err := WriteTimeline(dir, tl); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestTakeRoundTrip(t *testing.T) {
+	dir := writeTake(t, 5)
+	tk, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tk.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for fr, err := range tk.Frames() {
+		if err != nil || fr.Seq != int64(n) {
+			t.Fatalf("frame %d: %+v %v", n, fr, err)
+		}
+		n++
+	}
+	if n != 5 || tk.Timeline.Version != Version {
+		t.Errorf("%d frames, version %d", n, tk.Timeline.Version)
+	}
+}
+
+func editTimeline(t *testing.T, dir string, f func(m map[string]any)) {
+	t.Helper()
+	b, _ := os.ReadFile(filepath.Join(dir, TimelineFile))
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	f(m)
+	b, _ = json.Marshal(m)
+	os.WriteFile(filepath.Join(dir, TimelineFile), b, 0o644)
+}
+
+func TestTakeErrors(t *testing.T) {
+	cases := []struct {
+		name  string
+		break_ func(t *testing.T, dir string)
+		open  bool // the error comes from Open (else Validate)
+		want  string
+	}{
+		{"not a take", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, TimelineFile)) }, true, "not a take"},
+		{"bad json", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, TimelineFile), []byte("{"), 0o644) }, true, "not valid JSON"},
+		{"version", func(t *testing.T, dir string) {
+			editTimeline(t, dir, func(m map[string]any) { m["version"] = 99 })
+		}, true, "version 99 is not supported"},
+		{"accounting", func(t *testing.T, dir string) {
+			editTimeline(t, dir, func(m map[string]any) { m["capture"].(map[string]any)["frames"].(map[string]any)["late"] = 5 })
+		}, true, "does not balance"},
+		{"missing frame", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, FramePath(2))) }, false, "missing file"},
+		{"size", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, FramePath(1)), []byte("jpeg!"), 0o644) }, false, "has 5 bytes"},
+		{"traversal", func(t *testing.T, dir string) {
+			appendLine(t, dir, `{"seq":9,"source":99999,"file":"../../etc/passwd"}`+"\n"+`{"seq":10,"source":999999,"file":"frames/x.jpg"}`)
+		}, false, "leaves the take"},
+		{"absolute", func(t *testing.T, dir string) {
+			appendLine(t, dir, `{"seq":9,"source":99999,"file":"/etc/passwd"}`+"\n"+`{"seq":10,"source":999999,"file":"frames/x.jpg"}`)
+		}, false, "leaves the take"},
+		{"backwards", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "frames", "b.jpg"), []byte("jpg"), 0o644)
+			appendLine(t, dir, `{"seq":9,"source":10,"bytes":3,"file":"frames/b.jpg"}`)
+		}, false, "does not follow"},
+		{"count", func(t *testing.T, dir string) {
+			editTimeline(t, dir, func(m map[string]any) {
+				f := m["capture"].(map[string]any)["frames"].(map[string]any)
+				f["delivered"], f["received"] = 9.0, 11.0
+			})
+		}, false, "accounting says 9 delivered"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeTake(t, 5)
+			c.break_(t, dir)
+			tk, err := Open(dir)
+			if !c.open && err == nil {
+				err = tk.Validate()
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func appendLine(t *testing.T, dir, s string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, FramesFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString(s + "\n")
+}
+
+func TestTornLastLineIsIgnored(t *testing.T) {
+	dir := writeTake(t, 3)
+	f, _ := os.OpenFile(filepath.Join(dir, FramesFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"seq":3,"sour`)
+	f.Close()
+	tk, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range tk.Frames() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Errorf("%d frames, want the 3 whole ones", n)
+	}
+}
+
+func TestBoundaryURL(t *testing.T) {
+	if u := BoundaryURL(strings.Repeat("a", MaxURL)); u == nil || len(*u) != MaxURL {
+		t.Error("an 8192-character URL must be kept whole")
+	}
+	if BoundaryURL(strings.Repeat("a", MaxURL+1)) != nil {
+		t.Error("a longer URL must be null, never cut")
+	}
+}
+
+func TestSummaryAndJUnit(t *testing.T) {
+	tk, err := Open(writeTake(t, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(tk.Timeline)
+	if s.Frames.Delivered != 4 || s.Frames.Late != 1 || len(s.Steps) != 3 || s.DurationMs != 0 || s.Holds == nil {
+		t.Errorf("summary: %+v", s)
+	}
+	b, _ := json.Marshal(s)
+	for _, k := range []string{`"duration_ms"`, `"frames":{"received":6,"delivered":4,"overflow":0,"late":1,"duplicates":0,"rejected":1`, `"boundaries":[{"document":0`, `"receipts":0`, `"holds":[]`} {
+		if !strings.Contains(string(b), k) {
+			t.Errorf("summary JSON lacks %s: %s", k, b)
+		}
+	}
+	x, err := JUnit(tk.Timeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := string(x)
+	// The expect and the failing non-optional wait are cases; the optional click is not.
+	if !strings.Contains(xs, `tests="2" failures="1"`) || !strings.Contains(xs, `line="5"`) || strings.Contains(xs, `line="4"`) {
+		t.Errorf("junit:\n%s", xs)
+	}
+}
