@@ -29,8 +29,8 @@ func writeTake(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	tl := &Timeline{Name: "t", Outcome: "ok", End: Time(n * 1000),
-		Capture: Capture{Frames: Accounting{Received: int64(n) + 2, Delivered: int64(n), Late: 1, Rejected: 1, Upstream: "unknown"}},
-		Steps:   []Step{{Kind: "expect", Line: 3, Outcome: OutcomeOK}, {Kind: "click", Line: 4, Outcome: OutcomeUndispatched, Error: "gone", Optional: true}, {Kind: "wait", Line: 5, Outcome: OutcomeUnknown, Error: "timeout"}},
+		Capture:    Capture{Frames: Accounting{Received: int64(n) + 2, Delivered: int64(n), Late: 1, Rejected: 1, Upstream: "unknown"}},
+		Steps:      []Step{{Kind: "expect", Line: 3, Outcome: OutcomeOK}, {Kind: "click", Line: 4, Outcome: OutcomeUndispatched, Error: "gone", Optional: true}, {Kind: "wait", Line: 5, Outcome: OutcomeUnknown, Error: "timeout"}},
 		Boundaries: []Boundary{{Document: 0, LastSeq: -1, URL: BoundaryURL("about:blank")}}}
 	if err := WriteTimeline(dir, tl); err != nil {
 		t.Fatal(err)
@@ -73,10 +73,10 @@ func editTimeline(t *testing.T, dir string, f func(m map[string]any)) {
 
 func TestTakeErrors(t *testing.T) {
 	cases := []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T, dir string)
-		open  bool // the error comes from Open (else Validate)
-		want  string
+		open   bool // the error comes from Open (else Validate)
+		want   string
 	}{
 		{"not a take", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, TimelineFile)) }, true, "not a take"},
 		{"bad json", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, TimelineFile), []byte("{"), 0o644) }, true, "not valid JSON"},
