@@ -17,19 +17,28 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// Defaults of Options, chosen with `clapper bench capture` (see the figures
-// in the package's benchmark notes in bench_notes.md).
+// Defaults of Options. The in-flight limit and sendLastFrame were chosen
+// with `clapper bench capture` on a 2-core machine (Chromium 156, software
+// compositing, 1280x720, medians of 4 runs of 4 s each): in-flight 1
+// received 16.6 frames/s with coverage 0.69 and no late frames, 2 received
+// 19.9, and 3, 4 and 6 received 19.5 to 22.4 with coverage 0.90 to 0.95 and
+// 2 to 5 late frames per run, the differences among them within the noise.
+// More in flight buys no rate and adds latency, so 3 (Chromium's own
+// default) stays. sendLastFrame changed neither rate nor latency
+// measurably, and delivered the final picture of a burst of changes
+// through the screencast more often (36 of 50 bursts, against 27 of 45
+// without); neither setting guarantees it, which is why Stop seeds the
+// final state.
 const (
 	DefaultQuality      = 85
 	DefaultBufferFrames = 240
 	DefaultBufferBytes  = 128 << 20
 	// DefaultFramesInFlight is the maxFramesInFlight asked of Chromium.
 	DefaultFramesInFlight = InFlight
-	// DefaultSendLastFrame is whether to ask Chromium for sendLastFrame.
-	DefaultSendLastFrame = false
+	// DefaultSendLastFrame is whether sendLastFrame is asked of Chromium
+	// (Options.NoSendLastFrame turns it off).
+	DefaultSendLastFrame = true
 )
-
-var expAckLoop = os.Getenv("CLAPPER_EXP_ACK") == "loop" // TEMPORARY experiment
 
 // ErrCrashed ends a capture whose renderer crashed.
 var ErrCrashed = errors.New("renderer crashed")
@@ -49,7 +58,8 @@ type Options struct {
 	// EveryNthFrame asks Chromium for one frame in n (default 1: all).
 	EveryNthFrame int
 	// BufferFrames and BufferBytes bound the spool buffer (defaults
-	// DefaultBufferFrames, DefaultBufferBytes).
+	// DefaultBufferFrames, DefaultBufferBytes; a negative value lifts that
+	// bound, the other one still holds).
 	BufferFrames int
 	BufferBytes  int64
 	// InitialURL is document 0's address.
@@ -58,10 +68,12 @@ type Options struct {
 	// (default DefaultFramesInFlight). It is also the longest run of late
 	// frames reordering can explain.
 	MaxFramesInFlight int
-	// SendLastFrame asks Chromium to keep the last frame it produced while
-	// the in-flight limit was reached, and send it on the next ack, so a
-	// page that stops changing still ends on its final picture.
-	SendLastFrame bool
+	// NoSendLastFrame turns off Chromium's sendLastFrame, which is on by
+	// default: Chromium keeps the last frame it produced while the
+	// in-flight limit was reached and sends it on the next ack, instead of
+	// dropping it, so a page that stops changing is likelier to end on its
+	// final picture.
+	NoSendLastFrame bool
 	// Mapping forces how source times are mapped ("" chooses: monotonic
 	// when Chromium sends it, else wall-offset, else receipt). Frames that
 	// lack the forced time are rejected.
@@ -81,8 +93,8 @@ func (o *Options) defaults() {
 	if o.BufferFrames == 0 {
 		o.BufferFrames = DefaultBufferFrames
 	}
-	if o.BufferBytes == 0 {
-		o.BufferBytes = DefaultBufferBytes
+	if o.BufferBytes == 0 || (o.BufferBytes < 0 && o.BufferFrames < 0) {
+		o.BufferBytes = DefaultBufferBytes // never unbounded
 	}
 	if o.MaxFramesInFlight <= 0 {
 		o.MaxFramesInFlight = DefaultFramesInFlight
@@ -154,10 +166,12 @@ type Capture struct {
 	wake    chan struct{}
 	stopped bool
 
-	ackMu   sync.Mutex
-	ackQ    []int64
-	ackWake chan struct{}
-	ackQuit bool
+	ackMu     sync.Mutex
+	ackQ      []int64
+	ackWake   chan struct{}
+	ackQuit   bool
+	ackCtx    context.Context // the tab's, cancelled by Stop
+	ackCancel context.CancelFunc
 
 	// owned by the capture loop
 	ledger  Ledger
@@ -182,6 +196,14 @@ type Capture struct {
 	received, delivered, overflow, late, dups, rejected, docs atomic.Int64
 	spoolDropped, acks, ackErrs, ackNanos, ackMax             atomic.Int64
 	ended                                                     atomic.Bool
+	// newest is the latest source time a screencast frame claimed, read
+	// by the listener (before the loop maps it), so Stop can take the final
+	// picture after it.
+	newest atomic.Int64
+
+	casting  bool          // the screencast was started; set by Start
+	done     chan struct{} // closed when the interval ends
+	doneOnce sync.Once
 
 	cancel   context.CancelFunc
 	loopWG   sync.WaitGroup
@@ -221,7 +243,7 @@ type spoolItem struct {
 // events themselves) and starts its goroutines.
 func newCapture(ctx context.Context, opts Options) *Capture {
 	opts.defaults()
-	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), ackWake: make(chan struct{}, 1)}
+	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), ackWake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.ledger.InFlight = opts.MaxFramesInFlight
 	c.bcond = sync.NewCond(&c.bmu)
 	c.buf = Buffer[spoolItem]{MaxItems: opts.BufferFrames, MaxBytes: opts.BufferBytes}
@@ -233,6 +255,7 @@ func newCapture(ctx context.Context, opts Options) *Capture {
 	c.spoolWG.Add(1)
 	go c.spool()
 	if ctx != nil {
+		c.ackCtx, c.ackCancel = context.WithCancel(ctx)
 		c.ackWG.Add(1)
 		go c.acker()
 	}
@@ -264,14 +287,13 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 		MaxWidth: int64(c.opts.MaxWidth), MaxHeight: int64(c.opts.MaxHeight),
 		EveryNthFrame: int64(c.opts.EveryNthFrame), MaxFramesInFlight: int64(c.opts.MaxFramesInFlight),
 	}
-	if c.opts.SendLastFrame {
-		t := true
-		params.SendLastFrame = &t
-	}
+	slf := !c.opts.NoSendLastFrame
+	params.SendLastFrame = &slf
 	if _, err := chromedp.Call(ctx, page.StartScreencast, params); err != nil {
 		c.Stop(context.Background())
 		return nil, fmt.Errorf("start screencast: %w", err)
 	}
+	c.casting = true
 	return c, nil
 }
 
@@ -283,9 +305,17 @@ func (c *Capture) onEvent(ev any) {
 	var e event
 	switch ev := ev.(type) {
 	case *page.EventScreencastFrame:
-		if expAckLoop {
-			c.enqueue(event{kind: evFrame, at: now, frame: ev})
-			return
+		if m := ev.Metadata; m != nil {
+			src := now
+			switch {
+			case m.MonotonicTimestamp != 0:
+				src = c.clock.FromMonotonic(float64(m.MonotonicTimestamp))
+			case m.Timestamp != 0:
+				src = c.clock.FromWall(float64(m.Timestamp))
+			}
+			if int64(src) > c.newest.Load() {
+				c.newest.Store(int64(src)) // only the listener writes it
+			}
 		}
 		c.ackMu.Lock()
 		c.ackQ = append(c.ackQ, ev.SessionID)
@@ -321,50 +351,6 @@ func (c *Capture) enqueue(e event) {
 	signal(c.wake)
 }
 
-// acker is the goroutine that acks frames, one CDP round trip each, in the
-// order they arrived. It stops acking once the capture interval has ended,
-// which stops Chromium sending more.
-func (c *Capture) acker() {
-	defer c.ackWG.Done()
-	for {
-		c.ackMu.Lock()
-		ids, quit := c.ackQ, c.ackQuit
-		c.ackQ = nil
-		c.ackMu.Unlock()
-		for _, id := range ids {
-			if c.ended.Load() {
-				break
-			}
-			c.ack(id)
-		}
-		if quit {
-			return
-		}
-		select {
-		case <-c.ackWake:
-		case <-c.ctx.Done():
-			return
-		}
-	}
-}
-
-// ack acks one frame and times the round trip.
-func (c *Capture) ack(id int64) {
-	t0 := Monotonic()
-	actx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
-	_, err := chromedp.Call(actx, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: id})
-	cancel()
-	d := Monotonic() - t0
-	c.acks.Add(1)
-	c.ackNanos.Add(d)
-	if d > c.ackMax.Load() {
-		c.ackMax.Store(d) // only the acker writes it
-	}
-	if err != nil {
-		c.ackErrs.Add(1)
-	}
-}
-
 // seed takes a screenshot and offers it as a seeded frame. The picture was
 // made between the request and the reply: the first seed is stamped with
 // the request (the screencast starts after the reply, so its frames follow
@@ -389,16 +375,25 @@ func (c *Capture) seed(final bool) error {
 }
 
 // Snapshot returns the counts so far without disturbing capture: it reads
-// atomics only, from any goroutine.
+// atomics only, from any goroutine. The settled counts are read before
+// Received, and every frame is counted received before it is settled, so a
+// snapshot never shows more delivered and discarded frames than received.
 func (c *Capture) Snapshot() Snapshot {
 	s := Snapshot{
-		Received: c.received.Load(), Delivered: c.delivered.Load(),
-		Overflow: c.overflow.Load(), Late: c.late.Load(), Duplicates: c.dups.Load(), Rejected: c.rejected.Load() + c.spoolDropped.Load(),
-		Documents: int(c.docs.Load()) + 1,
+		Delivered: c.delivered.Load(), Overflow: c.overflow.Load(), Late: c.late.Load(), Duplicates: c.dups.Load(),
+		Rejected: c.rejected.Load() + c.spoolDropped.Load(), Documents: int(c.docs.Load()) + 1,
 	}
+	s.Received = c.received.Load()
 	s.Discarded = s.Overflow + s.Late + s.Duplicates + s.Rejected
 	return s
 }
+
+// Done is closed when the capture interval ends: early (a crash, a closed
+// tab, a dead browser, a full disk, a clock error) or by Stop. Stop still
+// has to be called to drain the buffer and get the record.
+func (c *Capture) Done() <-chan struct{} { return c.done }
+
+func (c *Capture) closeDone() { c.doneOnce.Do(func() { close(c.done) }) }
 
 // Stop ends the screencast, seeds the final state as a last frame, drains
 // the buffer to disk and returns the record. It is safe to call more than
@@ -409,7 +404,7 @@ func (c *Capture) Stop(ctx context.Context) Result {
 }
 
 func (c *Capture) stop(ctx context.Context) Result {
-	if c.alive() {
+	if c.casting && c.alive() {
 		sctx, cancel := context.WithTimeout(c.ctx, 3*time.Second)
 		stopCall := context.AfterFunc(ctx, cancel)
 		_, err := chromedp.Call(sctx, page.StopScreencast, cdp.Empty{})
@@ -418,7 +413,13 @@ func (c *Capture) stop(ctx context.Context) Result {
 		// Every frame Chromium sent before stopping has reached the
 		// listener by now (events arrive before the reply that follows
 		// them). Take the final state, unless the interval already ended.
+		// A frame's source time can lie a little ahead of the host clock
+		// (Chromium stamps when it expects the frame shown): wait until it
+		// has passed, so the final picture follows every frame.
 		if err == nil && !c.ended.Load() && ctx.Err() == nil {
+			if ahead := time.Duration(c.newest.Load() - int64(c.clock.Now())); ahead > 0 && ahead < time.Second {
+				time.Sleep(ahead + time.Millisecond)
+			}
 			_ = c.seed(true) // best effort: the last screencast frame stands otherwise
 		}
 	}
@@ -427,6 +428,9 @@ func (c *Capture) stop(ctx context.Context) Result {
 	c.ackQuit = true
 	c.ackMu.Unlock()
 	signal(c.ackWake)
+	if c.ackCancel != nil {
+		c.ackCancel()
+	}
 	c.ackWG.Wait()
 	return c.drain()
 }
@@ -449,6 +453,7 @@ func (c *Capture) alive() bool {
 // drain stops the loop once it has handled every queued event, lets the
 // spool writer empty the buffer, and builds the result.
 func (c *Capture) drain() Result {
+	defer c.closeDone()
 	c.mu.Lock()
 	c.stopped = true
 	c.mu.Unlock()

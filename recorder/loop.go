@@ -63,6 +63,7 @@ func (c *Capture) end(at timeline.Time, why error) {
 	}
 	c.ledger.Stop()
 	c.ended.Store(true)
+	c.closeDone()
 }
 
 func (c *Capture) handle(e event) {
@@ -81,9 +82,6 @@ func (c *Capture) handle(e event) {
 	var data []byte
 	ok := true
 	if e.kind == evFrame {
-		if expAckLoop && !c.ended.Load() { // TEMPORARY experiment
-			c.ack(e.frame.SessionID)
-		}
 		data = e.frame.Data
 		fr.Source, ok = c.mapSource(e.frame.Metadata, e.at)
 		if m := e.frame.Metadata; m != nil {

@@ -73,7 +73,7 @@ func benchCaptureCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.IntFlag{Name: "quality", Value: recorder.DefaultQuality, Usage: "JPEG quality"},
 			&cli.IntFlag{Name: "in-flight", Value: recorder.DefaultFramesInFlight, Usage: "maxFramesInFlight asked of Chromium"},
-			&cli.BoolFlag{Name: "send-last-frame", Value: recorder.DefaultSendLastFrame, Usage: "ask Chromium to send the last frame it held back on the next ack"},
+			&cli.BoolFlag{Name: "send-last-frame", Value: recorder.DefaultSendLastFrame, Usage: "ask Chromium to send the last frame it held back on the next ack (--send-last-frame=false turns it off)"},
 			&cli.IntFlag{Name: "every-nth", Value: 1, Usage: "ask Chromium for one frame in n"},
 			&cli.StringFlag{Name: "mapping", Usage: "force the source-time mapping: monotonic or wall-offset"},
 			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
@@ -95,6 +95,9 @@ func benchCaptureCommand() *cli.Command {
 				w, h, err := parseSize(s)
 				if err != nil {
 					return usageErr("--size %q: %v", s, err)
+				}
+				if w < benchpage.MinWidth || h < benchpage.MinHeight {
+					return usageErr("--size %q: the bench page's code needs at least %dx%d", s, benchpage.MinWidth, benchpage.MinHeight)
 				}
 				o.sizes = append(o.sizes, [2]int{w, h})
 			}
@@ -291,7 +294,7 @@ func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, pageU
 	t0 := clock.Now()
 	capt, err := recorder.Start(tab, recorder.Options{
 		Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.quality, MaxWidth: w, MaxHeight: h,
-		EveryNthFrame: o.everyNth, InitialURL: pageURL, MaxFramesInFlight: o.inFlight, SendLastFrame: o.sendLast,
+		EveryNthFrame: o.everyNth, InitialURL: pageURL, MaxFramesInFlight: o.inFlight, NoSendLastFrame: !o.sendLast,
 		Mapping: timeline.Mapping(o.mapping),
 	})
 	if err != nil {

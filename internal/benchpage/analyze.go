@@ -72,7 +72,7 @@ type Figures struct {
 	// Undecodable frames showed no readable code.
 	Undecodable int `json:"undecodable"`
 	// Repeats are delivered frames showing the same page frame as the
-	// frame before; Backwards those showing an older one.
+	// last decoded frame before; Backwards those showing an older one.
 	Repeats   int `json:"repeats"`
 	Backwards int `json:"backwards"`
 	// LongestGap is the longest source-time gap between consecutive
@@ -181,7 +181,7 @@ func Summarize(tl *timeline.Timeline, samples []Sample, info *Info) Figures {
 		f.PageClockKnown = true
 	}
 	var (
-		prev                *Sample
+		prev, prevCode      *Sample // the last frame, the last decoded frame
 		seen                = map[uint32]bool{}
 		lo, hi              uint32
 		dRAF, dNow, latency []float64
@@ -208,15 +208,15 @@ func Summarize(tl *timeline.Timeline, samples []Sample, info *Info) Figures {
 		seen[c] = true
 		dRAF = append(dRAF, ms(s.Source-pageZero-timeline.Time(s.Code.RAF)))
 		dNow = append(dNow, ms(s.Source-pageZero-timeline.Time(s.Code.Now)))
-		if prev != nil && prev.Decoded {
+		if prevCode != nil {
 			switch {
-			case c == prev.Code.Counter:
+			case c == prevCode.Code.Counter:
 				f.Repeats++
-			case c < prev.Code.Counter:
+			case c < prevCode.Code.Counter:
 				f.Backwards++
 			}
 		}
-		prev = s
+		prev, prevCode = s, s
 	}
 	if len(seen) > 0 {
 		f.Painted = int64(hi-lo) + 1

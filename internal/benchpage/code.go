@@ -18,6 +18,11 @@ const (
 	Top      = 16
 	codeLen  = Cols * Rows / 8 // bytes
 	syncByte = 0xB2
+
+	// MinWidth and MinHeight are the smallest viewport, in CSS pixels,
+	// that shows the whole code.
+	MinWidth  = Left + Cols*Block
+	MinHeight = Top + Rows*Block
 )
 
 // Code is what one painted page frame says about itself. Times are on the
