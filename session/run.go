@@ -288,7 +288,7 @@ func (r *run) finish() {
 		res := r.capture.Stop(context.Background())
 		r.tl.Capture = res.Capture
 		r.tl.Boundaries = res.Boundaries
-		r.tl.Clock = r.clock.Info(res.Mapping)
+		r.tl.Clock = res.Clock
 		if res.Err != nil {
 			r.logf("capture ended early: %v", res.Err)
 		}

@@ -27,6 +27,15 @@ func hoistFlags(app *cli.App, args []string) []string {
 	if cmd == nil {
 		return args
 	}
+	// Descend into subcommands (bench capture): their flags are the ones
+	// to hoist, in front of their own positionals.
+	for i+1 < len(args) {
+		sub := cmd.Command(args[i+1])
+		if sub == nil {
+			break
+		}
+		cmd, i = sub, i+1
+	}
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {
 		_, isBool := f.(*cli.BoolFlag)

@@ -15,10 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/chromedp"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
@@ -261,21 +257,18 @@ func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, pageU
 		return benchRun{}, "", err
 	}
 	defer closeTab()
-	version := ""
-	if v, err := chromedp.CallBrowser(tab, browser.GetVersion, cdp.Empty{}); err == nil {
-		version = v.Product
-	}
-	if _, err := chromedp.Call(tab, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: int64(w), Height: int64(h), DeviceScaleFactor: 1}); err != nil {
+	version, _ := session.Version(tab)
+	if err := session.SetViewport(tab, w, h, 1); err != nil {
 		return benchRun{}, "", fmt.Errorf("set viewport: %w", err)
 	}
-	if err := chromedp.Do(tab, chromedp.Navigate(pageURL)); err != nil {
+	if err := session.Navigate(tab, pageURL); err != nil {
 		return benchRun{}, "", fmt.Errorf("open the bench page: %w", err)
 	}
 	// Let the page settle into its animation before measuring.
 	if err := sleepCtx(ctx, time.Second); err != nil {
 		return benchRun{}, "", err
 	}
-	origin, err := chromedp.Run(tab, chromedp.Evaluate[float64](`performance.timeOrigin`))
+	origin, err := session.EvalNumber(tab, `performance.timeOrigin`)
 	if err != nil {
 		return benchRun{}, "", fmt.Errorf("read the page clock: %w", err)
 	}

@@ -28,6 +28,7 @@ func TestHoistFlags(t *testing.T) {
 		{"clapper --help", "clapper --help"},
 		{"clapper nosuch x -y", "clapper nosuch x -y"},
 		{"clapper render take -o a.mp4 -o b.gif --fps 60", "clapper render -o a.mp4 -o b.gif --fps 60 take"},
+		{"clapper bench capture --size 640x360 --runs 2", "clapper bench capture --size 640x360 --runs 2"},
 	}
 	for _, c := range cases {
 		got := strings.Join(hoistFlags(app, strings.Fields(c.in)), " ")
