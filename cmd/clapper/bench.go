@@ -47,13 +47,9 @@ func benchCommand() *cli.Command {
 		Name:            "bench",
 		Usage:           "capture and render benchmarks",
 		HideHelpCommand: true,
-		Subcommands:     []*cli.Command{capture},
-		// hoistFlags moves flags written after "capture" in front of it, to
-		// this command: it knows them too, and capture reads them from
-		// whichever level set them.
-		Flags: capture.Flags,
+		Subcommands:     []*cli.Command{capture, benchRenderCommand()},
 		Action: func(c *cli.Context) error {
-			return usageErr("bench needs a benchmark, e.g. clapper bench capture")
+			return usageErr("bench needs a benchmark: clapper bench capture, or clapper bench render")
 		},
 	}
 }
@@ -168,15 +164,24 @@ type benchReport struct {
 	Sizes    []benchSize    `json:"sizes"`
 }
 
-func benchCapture(ctx context.Context, o benchCaptureOptions) error {
+// serveBenchPage serves the bench page on loopback until the server is
+// closed.
+func serveBenchPage() (*http.Server, string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return fmt.Errorf("serve the bench page: %w", err)
+		return nil, "", fmt.Errorf("serve the bench page: %w", err)
 	}
 	srv := &http.Server{Handler: benchpage.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }() // owned by benchCapture: ends in Close below
+	go func() { _ = srv.Serve(ln) }() // owned by the caller: ends when it closes srv
+	return srv, "http://" + ln.Addr().String() + "/", nil
+}
+
+func benchCapture(ctx context.Context, o benchCaptureOptions) error {
+	srv, pageURL, err := serveBenchPage()
+	if err != nil {
+		return err
+	}
 	defer srv.Close()
-	pageURL := "http://" + ln.Addr().String() + "/"
 
 	rep := benchReport{Settings: map[string]any{
 		"seconds": o.seconds.Seconds(), "runs": o.runs, "quality": o.quality, "in_flight": o.inFlight,

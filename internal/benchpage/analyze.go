@@ -97,23 +97,41 @@ type Figures struct {
 // Analyze reads a take of the bench page: its timeline, every delivered
 // frame (decoded with image/jpeg) and the driver's InfoFile when present.
 func Analyze(dir string) (Figures, error) {
-	tk, err := timeline.Open(dir)
+	tk, samples, err := decodeTake(dir)
 	if err != nil {
 		return Figures{}, err
 	}
+	var info *Info
+	if b, err := os.ReadFile(filepath.Join(dir, InfoFile)); err == nil {
+		var in Info
+		if err := json.Unmarshal(b, &in); err != nil {
+			return Figures{}, fmt.Errorf("%s: %w", InfoFile, err)
+		}
+		info = &in
+	}
+	return Summarize(tk.Timeline, samples, info), nil
+}
+
+// decodeTake opens and checks a take of the bench page and decodes every
+// delivered frame's code, in delivery order.
+func decodeTake(dir string) (*timeline.Take, []Sample, error) {
+	tk, err := timeline.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := tk.Validate(); err != nil {
-		return Figures{}, fmt.Errorf("take %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("take %s: %w", dir, err)
 	}
 	var frames []timeline.Frame
 	for fr, err := range tk.Frames() {
 		if err != nil {
-			return Figures{}, err
+			return nil, nil, err
 		}
 		frames = append(frames, fr)
 	}
 	vw := tk.Timeline.Viewport.Width
 	if vw <= 0 {
-		return Figures{}, errors.New("take has no viewport width")
+		return nil, nil, errors.New("take has no viewport width")
 	}
 	samples := make([]Sample, len(frames))
 	var wg sync.WaitGroup
@@ -146,17 +164,9 @@ func Analyze(dir string) (Figures, error) {
 	close(next)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return Figures{}, err
+		return nil, nil, err
 	}
-	var info *Info
-	if b, err := os.ReadFile(filepath.Join(dir, InfoFile)); err == nil {
-		var in Info
-		if err := json.Unmarshal(b, &in); err != nil {
-			return Figures{}, fmt.Errorf("%s: %w", InfoFile, err)
-		}
-		info = &in
-	}
-	return Summarize(tk.Timeline, samples, info), nil
+	return tk, samples, nil
 }
 
 // Summarize computes the figures from the timeline and the decoded

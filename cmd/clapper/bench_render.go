@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/compositor"
+	"github.com/clapper-dev/clapper/internal/benchpage"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+func benchRenderCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "render",
+		Usage: "render speed (720p30, 1080p60, with and without overlays) and resampling quality on a take of the bench page",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "take", Usage: "a take of the bench page (from bench capture --keep); default: record one"},
+			&cli.StringFlag{Name: "size", Value: "1280x720", Usage: "viewport of the take to record"},
+			&cli.Float64Flag{Name: "seconds", Value: 10, Usage: "length of the take to record, and of the synthetic take for speed"},
+			&cli.IntFlag{Name: "fps", Value: 60, Usage: "output rate for the quality check"},
+			&cli.IntFlag{Name: "runs", Value: 3, Usage: "renders per speed case; figures are their medians"},
+			&cli.BoolFlag{Name: "no-speed", Usage: "skip the speed cases"},
+			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			w, h, err := parseSize(c.String("size"))
+			if err != nil {
+				return usageErr("--size: %v", err)
+			}
+			secs := time.Duration(c.Float64("seconds") * float64(time.Second))
+			return benchRender(c.Context, c.String("take"), w, h, secs, c.Int("fps"), c.Int("runs"), !c.Bool("no-speed"), c.Bool("no-sandbox"), c.Bool("json"))
+		},
+	}
+}
+
+type speedCase struct {
+	Name   string                 `json:"name"`
+	Result compositor.BenchResult `json:"result"`
+}
+
+type renderReport struct {
+	Quality benchpage.VideoFigures `json:"quality"`
+	Speed   []speedCase            `json:"speed,omitempty"`
+}
+
+func benchRender(ctx context.Context, takeDir string, w, h int, secs time.Duration, fps, runs int, speed, noSandbox, asJSON bool) error {
+	work, err := os.MkdirTemp("", "clapper-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if takeDir == "" {
+		o := benchCaptureOptions{seconds: secs, runs: 1, quality: 85, inFlight: 3, everyNth: 1, sendLast: true, noSandbox: noSandbox, keep: work}
+		srv, url, err := serveBenchPage()
+		if err != nil {
+			return err
+		}
+		_, _, err = benchCaptureRun(ctx, o, w, h, url, 1)
+		srv.Close()
+		if err != nil {
+			return fmt.Errorf("record the bench page: %w", err)
+		}
+		takeDir = filepath.Join(work, fmt.Sprintf("%dx%d-run1", w, h))
+	}
+	tk, err := timeline.Open(takeDir)
+	if err != nil {
+		return err
+	}
+	s := compositor.DefaultSettings()
+	s.FPS, s.Cursor.Enabled, s.Captions, s.Chapters = fps, false, "none", false
+	video := filepath.Join(work, "quality.mp4")
+	if err := compositor.Render(ctx, tk, video, s, nil); err != nil {
+		return err
+	}
+	var rep renderReport
+	if rep.Quality, err = benchpage.AnalyzeVideo(ctx, takeDir, video, fps, ""); err != nil {
+		return err
+	}
+	if speed {
+		vp := timeline.Viewport{Width: 1280, Height: 720, Scale: 1}
+		for _, c := range []struct {
+			name     string
+			w, h     int
+			fps      int
+			overlays bool
+		}{{"720p30 plain", 1280, 720, 30, false}, {"720p30 overlays", 1280, 720, 30, true}, {"1080p60 plain", 1920, 1080, 60, false}, {"1080p60 overlays", 1920, 1080, 60, true}} {
+			s := compositor.DefaultSettings()
+			s.Width, s.Height, s.FPS = c.w, c.h, c.fps
+			if c.overlays {
+				s.Frame.Enabled, s.Frame.Bar, s.Zoom.Auto, s.Keys = true, true, true, true
+			} else {
+				s.Cursor.Enabled, s.Captions, s.Chapters = false, "none", false
+			}
+			r, err := compositor.Bench(ctx, compositor.BenchOptions{Viewport: vp, Duration: secs, Settings: s, Runs: runs})
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			rep.Speed = append(rep.Speed, speedCase{c.name, r})
+			if !asJSON {
+				fmt.Printf("%-18s %s\n", c.name, r)
+			}
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	q := rep.Quality
+	fmt.Printf("quality at %d fps: %d ticks, %d decoded, %d exact (%.3f), coverage %.3f of delivered page frames (%.3f of painted), backwards %d, error vs the contract p50/p95/max %.2f/%.2f/%.2f ms\n",
+		q.FPS, q.Ticks, q.Decoded, q.Exact, float64(q.Exact)/float64(max(1, q.Ticks)), q.Coverage, q.CoveragePainted, q.Backwards, q.Error.P50, q.Error.P95, q.Error.Max)
+	return nil
+}
