@@ -26,6 +26,8 @@ func benchRenderCommand() *cli.Command {
 			&cli.IntFlag{Name: "fps", Value: 60, Usage: "output rate for the quality check"},
 			&cli.IntFlag{Name: "runs", Value: 3, Usage: "renders per speed case; figures are their medians"},
 			&cli.BoolFlag{Name: "no-speed", Usage: "skip the speed cases"},
+			&cli.StringFlag{Name: "x264-preset", Usage: "x264 preset for the speed cases (default: the compositor's)"},
+			&cli.BoolFlag{Name: "no-quality", Usage: "skip the quality check (and recording a take)"},
 			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		},
@@ -35,7 +37,8 @@ func benchRenderCommand() *cli.Command {
 				return usageErr("--size: %v", err)
 			}
 			secs := time.Duration(c.Float64("seconds") * float64(time.Second))
-			return benchRender(c.Context, c.String("take"), w, h, secs, c.Int("fps"), c.Int("runs"), !c.Bool("no-speed"), c.Bool("no-sandbox"), c.Bool("json"))
+			return benchRender(c.Context, benchRenderOptions{take: c.String("take"), w: w, h: h, secs: secs, fps: c.Int("fps"), runs: c.Int("runs"),
+				speed: !c.Bool("no-speed"), quality: !c.Bool("no-quality"), noSandbox: c.Bool("no-sandbox"), json: c.Bool("json"), preset: c.String("x264-preset")})
 		},
 	}
 }
@@ -50,19 +53,50 @@ type renderReport struct {
 	Speed   []speedCase            `json:"speed,omitempty"`
 }
 
-func benchRender(ctx context.Context, takeDir string, w, h int, secs time.Duration, fps, runs int, speed, noSandbox, asJSON bool) error {
+type benchRenderOptions struct {
+	take                            string
+	w, h, fps, runs                 int
+	secs                            time.Duration
+	speed, quality, noSandbox, json bool
+	preset                          string
+}
+
+func benchRender(ctx context.Context, o benchRenderOptions) error {
 	work, err := os.MkdirTemp("", "clapper-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
+	var rep renderReport
+	if o.speed {
+		if err := benchRenderSpeed(ctx, o, &rep); err != nil {
+			return err
+		}
+	}
+	if o.quality {
+		if err := benchRenderQuality(ctx, o, work, &rep); err != nil {
+			return err
+		}
+	}
+	if o.json {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return nil
+}
+
+// benchRenderQuality renders a take of the bench page at o.fps and decodes
+// every output frame against the resampling contract.
+func benchRenderQuality(ctx context.Context, o benchRenderOptions, work string, rep *renderReport) error {
+	takeDir, w, h, secs, fps := o.take, o.w, o.h, o.secs, o.fps
 	if takeDir == "" {
-		o := benchCaptureOptions{seconds: secs, runs: 1, quality: 85, inFlight: 3, everyNth: 1, sendLast: true, noSandbox: noSandbox, keep: work}
+		co := benchCaptureOptions{seconds: secs, runs: 1, quality: 85, inFlight: 3, everyNth: 1, sendLast: true, noSandbox: o.noSandbox, keep: work}
 		srv, url, err := serveBenchPage()
 		if err != nil {
 			return err
 		}
-		_, _, err = benchCaptureRun(ctx, o, w, h, url, 1)
+		_, _, err = benchCaptureRun(ctx, co, w, h, url, 1)
 		srv.Close()
 		if err != nil {
 			return fmt.Errorf("record the bench page: %w", err)
@@ -79,11 +113,20 @@ func benchRender(ctx context.Context, takeDir string, w, h int, secs time.Durati
 	if err := compositor.Render(ctx, tk, video, s, nil); err != nil {
 		return err
 	}
-	var rep renderReport
 	if rep.Quality, err = benchpage.AnalyzeVideo(ctx, takeDir, video, fps, ""); err != nil {
 		return err
 	}
-	if speed {
+	if !o.json {
+		q := rep.Quality
+		fmt.Printf("quality at %d fps: %d ticks, %d decoded, %d exact (%.3f), coverage %.3f of delivered page frames (%.3f of painted), backwards %d, error vs the contract p50/p95/max %.2f/%.2f/%.2f ms\n",
+			q.FPS, q.Ticks, q.Decoded, q.Exact, float64(q.Exact)/float64(max(1, q.Ticks)), q.Coverage, q.CoveragePainted, q.Backwards, q.Error.P50, q.Error.P95, q.Error.Max)
+	}
+	return nil
+}
+
+// benchRenderSpeed renders a busy synthetic take in the four speed cases.
+func benchRenderSpeed(ctx context.Context, o benchRenderOptions, rep *renderReport) error {
+	{
 		vp := timeline.Viewport{Width: 1280, Height: 720, Scale: 1}
 		for _, c := range []struct {
 			name     string
@@ -93,28 +136,23 @@ func benchRender(ctx context.Context, takeDir string, w, h int, secs time.Durati
 		}{{"720p30 plain", 1280, 720, 30, false}, {"720p30 overlays", 1280, 720, 30, true}, {"1080p60 plain", 1920, 1080, 60, false}, {"1080p60 overlays", 1920, 1080, 60, true}} {
 			s := compositor.DefaultSettings()
 			s.Width, s.Height, s.FPS = c.w, c.h, c.fps
+			if o.preset != "" {
+				s.X264Preset = o.preset
+			}
 			if c.overlays {
 				s.Frame.Enabled, s.Frame.Bar, s.Zoom.Auto, s.Keys = true, true, true, true
 			} else {
 				s.Cursor.Enabled, s.Captions, s.Chapters = false, "none", false
 			}
-			r, err := compositor.Bench(ctx, compositor.BenchOptions{Viewport: vp, Duration: secs, Settings: s, Runs: runs})
+			r, err := compositor.Bench(ctx, compositor.BenchOptions{Viewport: vp, Duration: o.secs, Settings: s, Runs: o.runs})
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
 			rep.Speed = append(rep.Speed, speedCase{c.name, r})
-			if !asJSON {
+			if !o.json {
 				fmt.Printf("%-18s %s\n", c.name, r)
 			}
 		}
 	}
-	if asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	q := rep.Quality
-	fmt.Printf("quality at %d fps: %d ticks, %d decoded, %d exact (%.3f), coverage %.3f of delivered page frames (%.3f of painted), backwards %d, error vs the contract p50/p95/max %.2f/%.2f/%.2f ms\n",
-		q.FPS, q.Ticks, q.Decoded, q.Exact, float64(q.Exact)/float64(max(1, q.Ticks)), q.Coverage, q.CoveragePainted, q.Backwards, q.Error.P50, q.Error.P95, q.Error.Max)
 	return nil
 }
