@@ -527,3 +527,25 @@ func (c *Capture) clockInfo() timeline.Clock {
 	}
 	return info
 }
+
+// Settle adds a picture of the page as it is now, as a seeded frame: the
+// screencast sends frames only while the page changes and can miss the
+// last change of a burst, so a run calls Settle after a step that changed
+// the page, and the still moment that follows shows its final state. The
+// frame is stamped with the reply's time; a screencast frame produced
+// before it and arriving after it is counted late. It is a no-op once the
+// capture has ended.
+func (c *Capture) Settle() error {
+	select {
+	case <-c.done:
+		return nil
+	default:
+	}
+	c.mu.Lock()
+	stopped := c.stopped
+	c.mu.Unlock()
+	if stopped {
+		return nil
+	}
+	return c.seed(false)
+}

@@ -484,3 +484,39 @@ func TestTargetClosed(t *testing.T) {
 		t.Errorf("%d frames kept", len(frames))
 	}
 }
+
+// Settle adds the page as it is now: after a change, the take holds a frame
+// showing it before the capture stops, whether or not the screencast sent
+// one, and the accounting still balances.
+func TestSettleAddsTheSettledPage(t *testing.T) {
+	ctx, _ := browserTab(t)
+	site := serve(t, "127.0.0.1")
+	navigate(t, ctx, site+"/teal?still")
+	tk := newTake(t)
+	c, err := recorder.Start(ctx, tk.options(site+"/teal?still"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	res := c.Stop(ctx)
+	checkClean(t, res)
+	opened, frames := tk.finish(t, res)
+	// The last frame before the final seed shows the change.
+	if len(frames) < 3 {
+		t.Fatalf("%d frames", len(frames))
+	}
+	before := frames[len(frames)-2]
+	if got := colorOf(t, opened, before); !near(got, [3]uint8{200, 0, 200}) {
+		t.Errorf("the frame before the final seed (seq %d, seeded %v) shows %v, want the settled page", before.Seq, before.Seeded, got)
+	}
+	if err := c.Settle(); err != nil {
+		t.Errorf("Settle after Stop: %v, want a no-op", err)
+	}
+}

@@ -79,6 +79,10 @@ type Ledger struct {
 	pending int64
 	last    timeline.Time
 	hasLast bool
+	// cast is the source time of the last screencast (not seeded) frame
+	// accepted: only frames older than it show the clock going back.
+	cast    timeline.Time
+	hasCast bool
 	lateRun int
 	stopped bool
 	err     error
@@ -88,6 +92,20 @@ type Ledger struct {
 // the frame is unusable (undecodable, no source time). After Stop or a
 // clock error every frame is rejected.
 func (l *Ledger) Offer(src timeline.Time, ok bool) Verdict {
+	v := l.offer(src, ok, false)
+	if v == Accept {
+		l.cast, l.hasCast = src, true
+	}
+	return v
+}
+
+// OfferSeed classifies a frame the recorder took itself (a screenshot).
+// It is ordered like any frame, but frames arriving late behind it are not
+// evidence of the source clock going backwards unless they are older than
+// the last screencast frame too.
+func (l *Ledger) OfferSeed(src timeline.Time, ok bool) Verdict { return l.offer(src, ok, true) }
+
+func (l *Ledger) offer(src timeline.Time, ok, seed bool) Verdict {
 	l.acc.Received++
 	switch {
 	case l.stopped || l.err != nil || !ok:
@@ -95,16 +113,21 @@ func (l *Ledger) Offer(src timeline.Time, ok bool) Verdict {
 		return Reject
 	case l.hasLast && src < l.last:
 		l.acc.Late++
-		l.lateRun++
-		if limit := l.limit(); l.lateRun > limit {
-			l.err = &ClockError{Run: l.lateRun, Limit: limit, Last: l.last, Got: src}
+		if !seed && (!l.hasCast || src < l.cast) {
+			l.lateRun++
+			if limit := l.limit(); l.lateRun > limit {
+				l.err = &ClockError{Run: l.lateRun, Limit: limit, Last: l.last, Got: src}
+			}
 		}
 		return Late
 	case l.hasLast && src == l.last:
 		l.acc.Duplicates++
 		return Duplicate
 	}
-	l.last, l.hasLast, l.lateRun = src, true, 0
+	l.last, l.hasLast = src, true
+	if !seed {
+		l.lateRun = 0
+	}
 	l.pending++
 	return Accept
 }

@@ -217,3 +217,38 @@ func TestLedgerProperty(t *testing.T) {
 		}
 	}
 }
+
+// A seed taken while screencast frames are in flight makes those frames
+// late, but they are not evidence of the clock going backwards: only frames
+// older than the last screencast frame are.
+func TestLedgerSeedDoesNotFakeAClockError(t *testing.T) {
+	var l Ledger
+	for _, s := range []timeline.Time{10, 20, 30} {
+		if v := l.Offer(s, true); v != Accept {
+			t.Fatalf("frame %v: %v", s, v)
+		}
+	}
+	if v := l.OfferSeed(100, true); v != Accept {
+		t.Fatalf("seed: %v", v)
+	}
+	// Five screencast frames produced before the seed, after frame 30.
+	for _, s := range []timeline.Time{40, 50, 60, 70, 80} {
+		if v := l.Offer(s, true); v != Late {
+			t.Fatalf("frame %v: %v, want late", s, v)
+		}
+	}
+	if l.Err() != nil {
+		t.Fatalf("clock error from frames newer than the last screencast frame: %v", l.Err())
+	}
+	// Frames older than the last screencast frame still count.
+	for _, s := range []timeline.Time{1, 2, 3, 4} {
+		l.Offer(s, true)
+	}
+	var ce *ClockError
+	if !errors.As(l.Err(), &ce) {
+		t.Fatalf("no clock error after 4 frames older than the last screencast frame: %v", l.Err())
+	}
+	if a := l.Accounting(); a.Received != 13 || a.Late != 9 || a.Received != a.Delivered+a.Discarded()+l.Pending() {
+		t.Errorf("accounting %+v pending %d", a, l.Pending())
+	}
+}

@@ -100,7 +100,11 @@ func (c *Capture) handle(e event) {
 	fr.Bytes = len(data)
 	fr.File = timeline.FramePath(fr.Seq)
 	c.received.Add(1)
-	v := c.ledger.Offer(fr.Source, ok)
+	offer := c.ledger.Offer
+	if fr.Seeded {
+		offer = c.ledger.OfferSeed
+	}
+	v := offer(fr.Source, ok)
 	if err := c.ledger.Err(); err != nil {
 		c.end(e.at, err)
 	}

@@ -330,6 +330,13 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 		rec, err := r.step(ctx, i, st)
 		r.tl.Steps = append(r.tl.Steps, rec)
 		if err == nil {
+			if changesPage[st.Kind] && rec.Tab == "main" {
+				// The screencast may miss the last change of a burst:
+				// take the settled page as a frame of its own.
+				if serr := r.capture.Settle(); serr != nil {
+					r.logf("step %d (%s): settle frame: %v", i+1, st.Kind, serr)
+				}
+			}
 			continue
 		}
 		if st.Optional && !errors.Is(err, ErrBrowserGone) && ctx.Err() == nil {
@@ -340,6 +347,11 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 	}
 	return nil
 }
+
+// changesPage lists the steps after which the captured page may have
+// changed without the screencast showing its final state.
+var changesPage = map[string]bool{"goto": true, "back": true, "forward": true, "reload": true, "click": true, "type": true,
+	"fill": true, "press": true, "select": true, "check": true, "uncheck": true, "scroll": true, "drag": true, "upload": true, "eval": true, "tab": true}
 
 // step runs one step with its deadline and retries, and returns its record.
 func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, error) {
