@@ -39,6 +39,9 @@ func (p *publisher) reserve(out string, folder bool) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			return "", err
+		}
 		p.items = append(p.items, pubItem{tmp, dest, true})
 		return tmp, nil
 	}
@@ -49,6 +52,10 @@ func (p *publisher) reserve(out string, folder bool) (string, error) {
 	}
 	name := f.Name()
 	f.Close()
+	// CreateTemp makes the file private; a published video is not.
+	if err := os.Chmod(name, 0o644); err != nil {
+		return "", err
+	}
 	p.items = append(p.items, pubItem{tmp: name, dest: dest})
 	return name, nil
 }
