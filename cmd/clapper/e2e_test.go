@@ -82,8 +82,10 @@ func TestQuickstartEndToEnd(t *testing.T) {
 	}
 	video := filepath.Join(out, "quickstart.mp4")
 	takeDir := filepath.Join(out, "take")
-	if st, err := os.Stat(video); err != nil || st.Mode().Perm()&0o044 != 0o044 {
-		t.Errorf("video %s: %v, mode %v: want readable by all", video, err, st.Mode())
+	if st, err := os.Stat(video); err != nil {
+		t.Fatal(err)
+	} else if st.Mode().Perm()&0o044 != 0o044 {
+		t.Errorf("video %s has mode %v: want readable by all", video, st.Mode())
 	}
 
 	js, stderr, code := runCLI(t, "inspect", takeDir, "--json", "--check")
