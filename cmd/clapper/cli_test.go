@@ -154,3 +154,20 @@ func TestReadmeCommands(t *testing.T) {
 		t.Errorf(".ci/run does not call `make test`: %v", err)
 	}
 }
+
+func TestBadOutputOptionsRefusedBeforeLaunch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "demo.yaml")
+	os.WriteFile(path, []byte("name: demo\nsteps:\n  - goto: about:blank\noutput:\n  cursor: {smoothing: wobbly}\n"), 0o644)
+	_, stderr, code := runCLI(t, "validate", path)
+	if code != exitFailed || !strings.Contains(stderr, `output.cursor.smoothing: "wobbly"`) {
+		t.Errorf("validate: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "run", path, "-o", filepath.Join(dir, "out"), "--no-sandbox")
+	if code != exitUsage || !strings.Contains(stderr, "wobbly") {
+		t.Errorf("run: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
+		t.Error("output folder created for invalid output options")
+	}
+}

@@ -27,8 +27,14 @@ func validateCommand() *cli.Command {
 			}
 			bad := 0
 			for _, f := range c.Args().Slice() {
-				if _, err := scripts.Load(f, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv}); err != nil {
+				s, err := scripts.Load(f, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv})
+				if err != nil {
 					fmt.Fprintln(os.Stderr, err)
+					bad++
+					continue
+				}
+				if _, err := renderSettings(configOf(s.Output), renderFlags{}); err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %v\n", f, err)
 					bad++
 					continue
 				}
