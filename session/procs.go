@@ -1,14 +1,13 @@
 package session
 
 import (
-	"bytes"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/clapper-dev/clapper/internal/procfs"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,48 +22,11 @@ func becomeSubreaper() {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
-// Proc is a process seen in /proc.
-type Proc struct {
-	Pid, PPid, Pgid int
-	State           byte
-	Cmdline         string
-}
-
-// Procs lists the processes on the machine (best effort).
-func Procs() []Proc {
-	ents, _ := os.ReadDir("/proc")
-	var out []Proc
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces; split after ')'.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 || i+2 >= len(stat) {
-			continue
-		}
-		f := strings.Fields(string(stat[i+2:]))
-		if len(f) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgid, _ := strconv.Atoi(f[2])
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, Proc{Pid: pid, PPid: ppid, Pgid: pgid, State: f[0][0], Cmdline: string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))})
-	}
-	return out
-}
-
 // browserProcs selects the processes of one owned browser: its process
 // group, and anything whose command line names its profile (helpers that
 // left the group keep their dump folder inside the profile).
-func browserProcs(all []Proc, pgid int, profile string) []Proc {
-	var out []Proc
+func browserProcs(all []procfs.Proc, pgid int, profile string) []procfs.Proc {
+	var out []procfs.Proc
 	for _, p := range all {
 		if p.Pgid == pgid || (profile != "" && strings.Contains(p.Cmdline, profile)) {
 			out = append(out, p)
@@ -79,7 +41,7 @@ func killAndReap(pgid int, profile string, d time.Duration) (killed int) {
 	// Note the pids first: a zombie's command line is empty, so helpers
 	// found by profile are remembered before they die.
 	seen := map[int]bool{}
-	for _, p := range browserProcs(Procs(), pgid, profile) {
+	for _, p := range browserProcs(procfs.List(), pgid, profile) {
 		seen[p.Pid] = true
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -87,15 +49,15 @@ func killAndReap(pgid int, profile string, d time.Duration) (killed int) {
 	self := os.Getpid()
 	for {
 		live := 0
-		var ours []Proc
-		for _, p := range Procs() {
+		var ours []procfs.Proc
+		for _, p := range procfs.List() {
 			if seen[p.Pid] || p.Pgid == pgid || (profile != "" && strings.Contains(p.Cmdline, profile)) {
 				seen[p.Pid] = true
 				ours = append(ours, p)
 			}
 		}
 		for _, p := range ours {
-			if p.State != 'Z' {
+			if !p.Zombie() {
 				live++
 				if syscall.Kill(p.Pid, syscall.SIGKILL) == nil {
 					killed++

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clapper-dev/clapper/internal/procfs"
+
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
@@ -362,31 +364,13 @@ func groupCPU(pgid int) time.Duration {
 	if pgid <= 0 {
 		return 0
 	}
-	ents, _ := os.ReadDir("/proc")
-	var ticks int64
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
+	var cpu time.Duration
+	for _, p := range procfs.List() {
+		if p.Pgid == pgid {
+			cpu += p.CPU
 		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		// Fields after the command: state(3) ppid(4) pgrp(5) … utime(14) stime(15).
-		f := strings.Fields(s[i+1:])
-		if len(f) < 13 {
-			continue
-		}
-		if g, _ := strconv.Atoi(f[2]); g != pgid {
-			continue
-		}
-		u, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		ticks += u + st
 	}
-	return time.Duration(ticks) * 10 * time.Millisecond
+	return cpu
 }
 
 // settle waits, up to max, for a second in which the rest of the machine

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clapper-dev/clapper/internal/procfs"
 )
 
 // RequireEnv is the variable that turns a missing binary into a failure.
@@ -71,17 +73,10 @@ func Main(m *testing.M, extra ...func() []string) {
 // liveNaming lists live processes whose command line contains s.
 func liveNaming(s string) []string {
 	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), s) {
-			continue
+	for _, p := range procfs.List() {
+		if !p.Zombie() && strings.Contains(p.Cmdline, s) {
+			out = append(out, fmt.Sprintf("%d: %s", p.Pid, p.Cmdline))
 		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			continue
-		}
-		out = append(out, e.Name()+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
 	}
 	return out
 }
