@@ -295,14 +295,19 @@ func (d *decoder) value(f *field, n ast.Node, path string) (any, bool) {
 			return nil, false
 		}
 		var extra map[string]any
+		var extraPos map[string]Pos
 		var fn func(entry)
 		if f.extra {
-			extra = map[string]any{}
-			fn = func(e entry) { extra[e.key] = d.plain(e.value, join(path, e.key)) }
+			extra, extraPos = map[string]any{}, map[string]Pos{}
+			fn = func(e entry) {
+				extra[e.key] = d.plain(e.value, join(path, e.key))
+				extraPos[e.key] = e.keyPos
+			}
 		}
 		v := d.fields(d.entries(m), f.sub, path, fn)
 		if f.extra {
 			v["*"] = &val{v: extra}
+			v["*pos"] = &val{v: extraPos}
 		}
 		return v, true
 	case kAny:

@@ -367,6 +367,9 @@ func (d *decoder) output(x *val, slug string) Output {
 			o.Options = m
 		}
 	}
+	if y := v["*pos"]; y != nil && o.Options != nil {
+		o.OptionPos = y.v.(map[string]Pos)
+	}
 	return o
 }
 

@@ -279,6 +279,12 @@ steps:
 	}
 	wantO := Output{Video: []string{"checkout.webm"}, FPS: 60, Width: 1280, Height: 720, Preset: "youtube",
 		Options: map[string]any{"cursor": map[string]any{"size": 2, "color": "red"}, "frame": true, "keys": []any{"overlay"}}}
+	for k, line := range map[string]int{"cursor": 14, "frame": 15, "keys": 16} {
+		if p := s.Output.OptionPos[k]; p.Line != line || p.Col != 3 || p.File != s.File {
+			t.Errorf("OptionPos[%s] = %v, want line %d col 3", k, p, line)
+		}
+	}
+	wantO.OptionPos = s.Output.OptionPos
 	if !reflect.DeepEqual(s.Output, wantO) {
 		t.Errorf("Output = %#v", s.Output)
 	}

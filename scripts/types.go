@@ -52,8 +52,10 @@ type Output struct {
 	// Preset names a render preset ("" for none).
 	Preset string
 	// Options holds the remaining render settings as given (cursor, zoom,
-	// frame, keys, captions...), for the compositor to interpret.
-	Options map[string]any
+	// frame, keys, captions...), for the compositor to interpret, and
+	// OptionPos where each key stands, for its errors.
+	Options   map[string]any
+	OptionPos map[string]Pos
 }
 
 // Defaults are per-script step defaults.

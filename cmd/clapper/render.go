@@ -199,3 +199,24 @@ func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, s
 	ui.printf("rendered %s of video in %.1fs\n", time.Duration(tk.Timeline.End-tk.Timeline.Start).Round(100*time.Millisecond), time.Since(started).Seconds())
 	return nil
 }
+
+// outputError places an error in the script's output options at the key it
+// names ("output.cursor.smoothing: …"), as file:line:col with the line and
+// a caret, like every other script error. path is the script as the user
+// named it.
+func outputError(path string, s *scripts.Script, err error) error {
+	msg := err.Error()
+	key, _, _ := strings.Cut(strings.TrimPrefix(msg, "output."), ":")
+	key, _, _ = strings.Cut(key, ".")
+	pos, ok := s.Output.OptionPos[key]
+	if !ok {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	e := &scripts.Error{Pos: scripts.Pos{File: path, Line: pos.Line, Col: pos.Col}, Msg: msg}
+	if b, rerr := os.ReadFile(pos.File); rerr == nil {
+		if lines := strings.Split(string(b), "\n"); pos.Line >= 1 && pos.Line <= len(lines) {
+			e.Source = strings.TrimRight(lines[pos.Line-1], "\r")
+		}
+	}
+	return e
+}

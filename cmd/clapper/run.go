@@ -92,7 +92,9 @@ func runScript(ctx context.Context, o runOptions) error {
 	rc := configOf(s.Output)
 	settings, err := renderSettings(rc, renderFlags{})
 	if err != nil {
-		return usageErr("%s: %v", o.script, err)
+		err = outputError(o.script, s, err)
+		fmt.Fprintln(os.Stderr, err)
+		return &exitError{code: exitUsage, err: &quietError{err}}
 	}
 	takeDir := filepath.Join(out, "take")
 	if err := os.MkdirAll(takeDir, 0o755); err != nil {

@@ -34,7 +34,7 @@ func validateCommand() *cli.Command {
 					continue
 				}
 				if _, err := renderSettings(configOf(s.Output), renderFlags{}); err != nil {
-					fmt.Fprintf(os.Stderr, "%s: %v\n", f, err)
+					fmt.Fprintln(os.Stderr, outputError(f, s, err))
 					bad++
 					continue
 				}
