@@ -62,8 +62,13 @@ type Options struct {
 	// bound, the other one still holds).
 	BufferFrames int
 	BufferBytes  int64
-	// InitialURL is document 0's address.
+	// InitialURL is the first document's address.
 	InitialURL string
+	// FirstSeq and FirstDocument number this capture's first frame and
+	// document, so a take filmed across several captures (one per tab the
+	// run switches to) keeps one sequence and one document numbering.
+	FirstSeq      int64
+	FirstDocument int
 	// MaxFramesInFlight is how many frames Chromium may send before an ack
 	// (default DefaultFramesInFlight). It is also the longest run of late
 	// frames reordering can explain.
@@ -138,6 +143,10 @@ type Result struct {
 	// Err is why the capture ended early (crash, detach, disk, clock), nil
 	// for a clean stop.
 	Err error
+	// NextSeq and NextDocument are the numbers a following capture into
+	// the same take starts from.
+	NextSeq      int64
+	NextDocument int
 }
 
 // CrossCheck is the agreement of the two source-time mappings.
@@ -248,7 +257,9 @@ func newCapture(ctx context.Context, opts Options) *Capture {
 	c.bcond = sync.NewCond(&c.bmu)
 	c.buf = Buffer[spoolItem]{MaxItems: opts.BufferFrames, MaxBytes: opts.BufferBytes}
 	c.started = c.clock.Now()
-	c.bounds = []timeline.Boundary{{Document: 0, LastSeq: -1, URL: timeline.BoundaryURL(opts.InitialURL), At: c.started}}
+	c.seq, c.doc = opts.FirstSeq, opts.FirstDocument
+	c.docs.Store(int64(c.doc))
+	c.bounds = []timeline.Boundary{{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(opts.InitialURL), At: c.started}}
 	c.cancel = func() {}
 	c.loopWG.Add(1)
 	go c.loop()
@@ -490,14 +501,16 @@ func (c *Capture) drain() Result {
 			Attribution:  "receipt-order: each frame carries the document committed before it arrived",
 			BufferFrames: c.opts.BufferFrames, BufferBytes: c.opts.BufferBytes, Format: "jpeg", Quality: c.opts.Quality,
 		},
-		Boundaries: c.bounds,
-		Mapping:    c.mappingUsed(),
-		Clock:      c.clockInfo(),
-		CrossCheck: c.cross,
-		Acks:       c.acks.Load(),
-		AckErrors:  c.ackErrs.Load(),
-		AckMax:     time.Duration(c.ackMax.Load()),
-		Err:        err,
+		Boundaries:   c.bounds,
+		Mapping:      c.mappingUsed(),
+		Clock:        c.clockInfo(),
+		CrossCheck:   c.cross,
+		Acks:         c.acks.Load(),
+		AckErrors:    c.ackErrs.Load(),
+		AckMax:       time.Duration(c.ackMax.Load()),
+		Err:          err,
+		NextSeq:      c.seq,
+		NextDocument: c.doc + 1,
 	}
 }
 
@@ -548,4 +561,38 @@ func (c *Capture) Settle() error {
 		return nil
 	}
 	return c.seed(false)
+}
+
+// Join combines the results of captures made one after another into one
+// take (the run switched the filmed tab): accounting summed, interval from
+// the first start to the last end, boundaries in order, the first early end
+// as the reason. A take of several tabs names no single tab.
+func Join(rs ...Result) Result {
+	if len(rs) == 0 {
+		return Result{}
+	}
+	out := rs[0]
+	out.Boundaries = append([]timeline.Boundary(nil), rs[0].Boundaries...)
+	for _, r := range rs[1:] {
+		a, b := &out.Capture.Frames, r.Capture.Frames
+		a.Received += b.Received
+		a.Delivered += b.Delivered
+		a.Overflow += b.Overflow
+		a.Late += b.Late
+		a.Duplicates += b.Duplicates
+		a.Rejected += b.Rejected
+		out.Capture.Ended = r.Capture.Ended
+		if out.Capture.Tab != r.Capture.Tab {
+			out.Capture.Tab = ""
+		}
+		if out.Err == nil && r.Err != nil {
+			out.Err, out.Capture.EndReason = r.Err, r.Capture.EndReason
+		}
+		out.Boundaries = append(out.Boundaries, r.Boundaries...)
+		out.Acks += r.Acks
+		out.AckErrors += r.AckErrors
+		out.AckMax = max(out.AckMax, r.AckMax)
+		out.NextSeq, out.NextDocument = r.NextSeq, r.NextDocument
+	}
+	return out
 }

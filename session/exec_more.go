@@ -350,24 +350,32 @@ func (r *run) tabOp(a scripts.Tab, rec *timeline.Step) error {
 		}
 		r.current = t
 		if a.URL != "" {
-			return navErr(chromedp.Do(t.ctx, chromedp.Navigate(a.URL)))
+			if err := navErr(chromedp.Do(t.ctx, chromedp.Navigate(a.URL))); err != nil {
+				return err
+			}
 		}
+		return undispatched(r.film(t, r.urlOf(t)))
 	case scripts.TabSwitch:
 		t, ok := r.tabs[a.Name]
 		if !ok {
 			return undispatched(fmt.Errorf("no tab %q is open", a.Name))
 		}
 		r.current = t
+		return undispatched(r.film(t, r.urlOf(t)))
 	case scripts.TabClose:
 		t, ok := r.tabs[a.Name]
 		if !ok || a.Name == "main" {
 			return undispatched(fmt.Errorf("tab %q cannot be closed", a.Name))
 		}
-		t.cancel()
-		delete(r.tabs, a.Name)
 		if r.current == t {
 			r.current = r.tabs["main"]
 		}
+		// Film the tab that is current now before this one goes away.
+		if err := r.film(r.current, r.urlOf(r.current)); err != nil {
+			return undispatched(err)
+		}
+		t.cancel()
+		delete(r.tabs, a.Name)
 	}
 	return nil
 }
@@ -429,4 +437,15 @@ func (r *run) history(ctx context.Context, delta int, rec *timeline.Step) error 
 		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
 	}
 	return nil
+}
+
+// urlOf returns the address a tab shows, "" when it cannot be read.
+func (r *run) urlOf(t *Tab) string {
+	ctx, cancel := context.WithTimeout(t.ctx, 2*time.Second)
+	defer cancel()
+	u, err := chromedp.Run(ctx, chromedp.Evaluate[string]("location.href"))
+	if err != nil {
+		return ""
+	}
+	return u
 }

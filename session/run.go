@@ -91,7 +91,12 @@ type run struct {
 	tabs    map[string]*Tab
 	current *Tab
 	capture *recorder.Capture
-	tl      *timeline.Timeline
+	// filmed is the tab the capture follows; filmedResults are the
+	// captures of tabs filmed before it.
+	filmed        *Tab
+	filmedResults []recorder.Result
+	log           *timeline.FrameLog
+	tl            *timeline.Timeline
 	logf    func(string, ...any)
 }
 
@@ -202,15 +207,40 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 		return err
 	}
 	r.current = tab
+	r.log = log
+	if err := r.film(tab, "about:blank"); err != nil {
+		return err
+	}
+	r.tl.Start = r.clock.Now()
+	return nil
+}
+
+// film points the capture at tab: the video shows the tab the steps act
+// on. Switching stops the capture of the previous tab (its final state is
+// its last frame) and starts one of tab in the same take, numbering on.
+func (r *run) film(tab *Tab, url string) error {
+	if r.filmed == tab {
+		return nil
+	}
 	co := r.o.Capture
-	co.Dir, co.Log, co.Clock, co.Tab, co.InitialURL = r.o.TakeDir, log, r.clock, "main", "about:blank"
+	b := r.s.Browser
+	co.Dir, co.Log, co.Clock, co.Tab, co.InitialURL = r.o.TakeDir, r.log, r.clock, tab.Name, url
 	co.MaxWidth = int(float64(b.Width) * b.Scale)
 	co.MaxHeight = int(float64(b.Height) * b.Scale)
-	r.capture, err = recorder.Start(tab.ctx, co)
+	if r.capture != nil {
+		res := r.capture.Stop(context.Background())
+		r.filmedResults = append(r.filmedResults, res)
+		co.FirstSeq, co.FirstDocument = res.NextSeq, res.NextDocument
+		r.capture = nil
+		if res.Err != nil {
+			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
+		}
+	}
+	c, err := recorder.Start(tab.ctx, co)
 	if err != nil {
 		return r.gone(err)
 	}
-	r.tl.Start = r.clock.Now()
+	r.capture, r.filmed = c, tab
 	return nil
 }
 
@@ -285,7 +315,10 @@ func (r *run) finish() {
 	}
 	now := r.clock.Now()
 	if r.capture != nil {
-		res := r.capture.Stop(context.Background())
+		r.filmedResults = append(r.filmedResults, r.capture.Stop(context.Background()))
+	}
+	if len(r.filmedResults) > 0 {
+		res := recorder.Join(r.filmedResults...)
 		r.tl.Capture = res.Capture
 		r.tl.Boundaries = res.Boundaries
 		r.tl.Clock = res.Clock
@@ -325,12 +358,16 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 			return nil
 		}
 		if r.o.Progress != nil {
-			r.o.Progress(Progress{Step: i + 1, Steps: len(r.s.Steps), Kind: st.Kind, Label: st.Label, Capture: r.capture.Snapshot()})
+			var snap recorder.Snapshot
+			if r.capture != nil {
+				snap = r.capture.Snapshot()
+			}
+			r.o.Progress(Progress{Step: i + 1, Steps: len(r.s.Steps), Kind: st.Kind, Label: st.Label, Capture: snap})
 		}
 		rec, err := r.step(ctx, i, st)
 		r.tl.Steps = append(r.tl.Steps, rec)
 		if err == nil {
-			if changesPage[st.Kind] && rec.Tab == "main" {
+			if changesPage[st.Kind] && r.capture != nil && r.filmed != nil && rec.Tab == r.filmed.Name {
 				// The screencast may miss the last change of a burst:
 				// take the settled page as a frame of its own.
 				if serr := r.capture.Settle(); serr != nil {

@@ -53,6 +53,37 @@ func TestEveryStep(t *testing.T) {
 			t.Errorf("line %d %s: %s %s", st.Line, st.Kind, st.Outcome, st.Error)
 		}
 	}
+	// The video follows the tab the steps act on: the side tab is filmed
+	// while it is current, in the same take, with one numbering.
+	tk, err := timeline.Open(take)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tk.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	tabs := map[string]int{}
+	lastSeq := int64(-1)
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fr.Seq <= lastSeq {
+			t.Fatalf("frame seq %d after %d", fr.Seq, lastSeq)
+		}
+		lastSeq = fr.Seq
+		tabs[fr.Tab]++
+	}
+	if tabs["main"] == 0 || tabs["side"] == 0 || tl.Capture.Tab != "" || !tl.Capture.Frames.Balanced() {
+		t.Errorf("frames by tab %v, capture tab %q, accounting %+v", tabs, tl.Capture.Tab, tl.Capture.Frames)
+	}
+	docs := map[int]bool{}
+	for _, b := range tl.Boundaries {
+		if docs[b.Document] {
+			t.Errorf("document %d recorded twice: %+v", b.Document, tl.Boundaries)
+		}
+		docs[b.Document] = true
+	}
 	if len(tl.Holds) != 1 || tl.Holds[0].End <= tl.Holds[0].Start {
 		t.Errorf("holds: %+v", tl.Holds)
 	}
