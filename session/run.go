@@ -97,7 +97,7 @@ type run struct {
 	filmedResults []recorder.Result
 	log           *timeline.FrameLog
 	tl            *timeline.Timeline
-	logf    func(string, ...any)
+	logf          func(string, ...any)
 }
 
 // Tab is a tab the run drives.
