@@ -221,8 +221,10 @@ func (s *Settings) applyFrame(key string, v any) error {
 			s.Frame.Shadow, err = asBool(sub, kv)
 		case "bar":
 			s.Frame.Bar, err = asBool(sub, kv)
+		case "host":
+			s.Frame.Host, err = asString(sub, kv)
 		default:
-			err = fmt.Errorf("%s: unknown option (known: background, bar, enabled, padding, radius, shadow)", sub)
+			err = fmt.Errorf("%s: unknown option (known: background, bar, enabled, host, padding, radius, shadow)", sub)
 		}
 		if err != nil {
 			return err

@@ -317,7 +317,7 @@ func prepare(tk *timeline.Take, p *plan, s Settings, dir string) (encodeSpec, er
 			return sp, fmt.Errorf("frame picture: %w", err)
 		}
 		in.Corners, in.Radius = &corners, s.Frame.Radius
-		in.URLs = documentURLs(tl)
+		in.URLs = documentURLs(tl, s.Frame.Host)
 	}
 	if s.Captions == "burn" || s.Captions == "both" {
 		in.Captions = captions(tl, s.StepLabels)

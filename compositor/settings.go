@@ -85,6 +85,10 @@ type FrameSettings struct {
 	Shadow bool
 	// Bar draws a browser bar with the current document's URL.
 	Bar bool
+	// Host, when set, shows the run's own sample site under this address
+	// in the bar ("acme.app" or "https://acme.app") instead of its
+	// 127.0.0.1 port.
+	Host string
 }
 
 // SpeedUpSettings play long waits faster, shown rather than cut: the part

@@ -189,16 +189,33 @@ type URLSpan struct {
 }
 
 // documentURLs returns the committed address of each document, in order; an
-// address too long to record shows as a note, never truncated text.
-func documentURLs(tl *timeline.Timeline) []URLSpan {
+// address too long to record shows as a note, never truncated text. With
+// host set, addresses of the run's own sample site show under that host.
+func documentURLs(tl *timeline.Timeline, host string) []URLSpan {
 	var us []URLSpan
 	for _, b := range tl.Boundaries {
 		u := "(address longer than 8192 characters)"
 		if b.URL != nil {
-			u = *b.URL
+			u = displayURL(*b.URL, tl.Served, host)
 		}
 		us = append(us, URLSpan{b.At, u})
 	}
 	sort.SliceStable(us, func(i, j int) bool { return us[i].At < us[j].At })
 	return us
+}
+
+// displayURL shows an address of the served site (origin served) under
+// host instead; other addresses are shown as they are.
+func displayURL(u, served, host string) string {
+	if host == "" || served == "" || !strings.HasPrefix(u, served) {
+		return u
+	}
+	rest := u[len(served):]
+	if rest != "" && rest[0] != '/' && rest[0] != '?' && rest[0] != '#' {
+		return u // another port that merely starts with the same digits
+	}
+	if !strings.Contains(host, "://") {
+		host = "https://" + host
+	}
+	return strings.TrimSuffix(host, "/") + rest
 }

@@ -66,9 +66,29 @@ func TestStory(t *testing.T) {
 	if strings.Join(labels, ",") != "a,•,⏎" {
 		t.Errorf("keys = %v, want a,•,⏎ (no keyUp, char or other tab)", labels)
 	}
-	us := documentURLs(tl)
+	us := documentURLs(tl, "")
 	if len(us) != 2 || us[0].URL != u || !strings.Contains(us[1].URL, "longer than 8192") {
 		t.Errorf("urls = %+v", us)
+	}
+}
+
+func TestDisplayURL(t *testing.T) {
+	const served = "http://127.0.0.1:40969"
+	cases := []struct{ u, host, want string }{
+		{served + "/index.html?x=1", "acme.app", "https://acme.app/index.html?x=1"},
+		{served + "/", "http://acme.test/", "http://acme.test/"},
+		{served, "acme.app", "https://acme.app"},
+		{served + "1/other", "acme.app", served + "1/other"}, // another port
+		{"https://example.com/", "acme.app", "https://example.com/"},
+		{served + "/a", "", served + "/a"},
+	}
+	for _, c := range cases {
+		if got := displayURL(c.u, served, c.host); got != c.want {
+			t.Errorf("displayURL(%q, %q) = %q, want %q", c.u, c.host, got, c.want)
+		}
+	}
+	if got := displayURL(served+"/a", "", "acme.app"); got != served+"/a" {
+		t.Errorf("no served origin: %q", got)
 	}
 }
 

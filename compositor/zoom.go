@@ -57,6 +57,13 @@ func zoomShots(tl *timeline.Timeline, zs ZoomSettings) []zoomShot {
 		case zs.Auto && autoZoomKinds[st.Kind]:
 			to.Z = zs.Scale
 			start, end = st.Start, st.End+timeline.FromDuration(autoZoomHold)
+			// A new document lays out anew: the automatic zoom ends there.
+			for _, b := range tl.Boundaries {
+				if b.At > start && b.At < end {
+					end = b.At
+					break
+				}
+			}
 		default:
 			continue
 		}

@@ -136,6 +136,7 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 		}
 		defer srv.Close()
 		s.BindServe(srv.URL)
+		r.tl.Served = srv.URL
 		r.logf("serving %s at %s", s.Serve, srv.URL)
 	}
 

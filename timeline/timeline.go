@@ -9,9 +9,12 @@ const Version = 1
 // Timeline is the content of timeline.json. Frames live beside it in
 // frames.jsonl; everything else is here.
 type Timeline struct {
-	Version  int       `json:"version"`
-	Name     string    `json:"name"`
-	Script   string    `json:"script,omitempty"`
+	Version int    `json:"version"`
+	Name    string `json:"name"`
+	Script  string `json:"script,omitempty"`
+	// Served is the origin of the run's own sample site (serve:), e.g.
+	// "http://127.0.0.1:40969"; "" when the script serves none.
+	Served   string    `json:"served,omitempty"`
 	Tool     string    `json:"tool"`
 	Clock    Clock     `json:"clock"`
 	Viewport Viewport  `json:"viewport"`
