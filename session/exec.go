@@ -75,9 +75,8 @@ func (r *run) pointAt(ctx context.Context, tab *Tab, t scripts.Target, rec *time
 	}
 	box := act.Box
 	rec.Region = &box
-	tab.pointer.cursor = act.Cursor
 	x, y := act.Center()
-	return tab.pointer.MoveTo(ctx, x, y)
+	return tab.pointer.MoveToAs(ctx, x, y, act.Cursor)
 }
 
 // focus brings an input into focus the way a person does: by clicking it.

@@ -100,8 +100,19 @@ type Pointer struct {
 // MoveTo travels to (x, y) along a natural path, one mouseMoved per tick,
 // paced in real time so the movement is seen as a person's.
 func (p *Pointer) MoveTo(ctx context.Context, x, y float64) error {
+	return p.MoveToAs(ctx, x, y, p.cursor)
+}
+
+// MoveToAs is MoveTo where the page's cursor at the destination is
+// arrive: receipts along the way keep the cursor the pointer had, and the
+// last one carries arrive.
+func (p *Pointer) MoveToAs(ctx context.Context, x, y float64, arrive string) error {
 	start := time.Now()
-	for _, pt := range PointerPath(p.x, p.y, x, y, p.speed, time.Second/60) {
+	path := PointerPath(p.x, p.y, x, y, p.speed, time.Second/60)
+	for i, pt := range path {
+		if i == len(path)-1 {
+			p.cursor = arrive
+		}
 		if d := time.Until(start.Add(pt.At)); d > 0 {
 			select {
 			case <-ctx.Done():
