@@ -54,12 +54,7 @@ type Figures struct {
 	Mapping string  `json:"mapping"`
 	Seconds float64 `json:"seconds"`
 	// The take's accounting.
-	Received   int64 `json:"received"`
-	Delivered  int64 `json:"delivered"`
-	Overflow   int64 `json:"overflow"`
-	Late       int64 `json:"late"`
-	Duplicates int64 `json:"duplicates"`
-	Rejected   int64 `json:"rejected"`
+	timeline.Accounting
 	// ReceivedPerSec is frames received per second of capture.
 	ReceivedPerSec  float64 `json:"received_per_s"`
 	DeliveredPerSec float64 `json:"delivered_per_s"`
@@ -177,7 +172,7 @@ func Summarize(tl *timeline.Timeline, samples []Sample, info *Info) Figures {
 	a := tl.Capture.Frames
 	f := Figures{
 		Mapping: string(tl.Clock.Mapping), Seconds: (tl.Capture.Ended - tl.Capture.Started).Seconds(),
-		Received: a.Received, Delivered: a.Delivered, Overflow: a.Overflow, Late: a.Late, Duplicates: a.Duplicates, Rejected: a.Rejected,
+		Accounting: a,
 	}
 	if f.Seconds > 0 {
 		f.ReceivedPerSec = float64(a.Received) / f.Seconds
