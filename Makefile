@@ -1,6 +1,8 @@
 # clapper — build, demo, tests, benchmarks.
-GO ?= go
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN := bin/clapper
+# Tests run go themselves (building the CLI, listing imports): keep it on PATH.
+export PATH := $(dir $(GO)):$(PATH)
 
 .PHONY: setup build demo test bench clean schema
 
