@@ -40,15 +40,33 @@ func tickBoundary(s *Schedule, k int) time.Duration {
 
 // circlePath is a circle of radius r centred on 0,0, as an ASS drawing.
 func circlePath(r float64) string {
+	// libass aligns a drawing by the box from its origin to its largest
+	// coordinates, so the circle is drawn in [0, 2r], centred on (r, r):
+	// with alignment 5 its centre then lands on \pos.
 	const k = 0.5523 // Bézier circle constant
 	c := r * k
-	f := func(v float64) string { return trimFloat(v) }
-	return fmt.Sprintf("m 0 %s b %s %s %s %s %s 0 b %s %s %s %s 0 %s b %s %s %s %s %s 0 b %s %s %s %s 0 %s",
-		f(-r),
-		f(c), f(-r), f(r), f(-c), f(r),
-		f(r), f(c), f(c), f(r), f(r),
-		f(-c), f(r), f(-r), f(c), f(-r),
-		f(-r), f(-c), f(-c), f(-r), f(-r))
+	f := func(v float64) string { return trimFloat(v + r) }
+	// Four Bézier quarters around the centre, as (x, y) pairs.
+	pts := [][2]float64{
+		{0, -r},
+		{c, -r}, {r, -c}, {r, 0},
+		{r, c}, {c, r}, {0, r},
+		{-c, r}, {-r, c}, {-r, 0},
+		{-r, -c}, {-c, -r}, {0, -r},
+	}
+	var b strings.Builder
+	for i, p := range pts {
+		switch {
+		case i == 0:
+			b.WriteString("m ")
+		case i%3 == 1:
+			b.WriteString(" b ")
+		default:
+			b.WriteString(" ")
+		}
+		b.WriteString(f(p[0]) + " " + f(p[1]))
+	}
+	return b.String()
 }
 
 // trimFloat formats v with at most two decimals and no trailing zeros.
