@@ -154,9 +154,10 @@ var keyLabels = map[string]string{
 
 // keyPresses returns the keyDown receipts of the captured tab as labels. A
 // masked secret ("•", or a key the receipt flags) shows as a dot, never as
-// its text.
+// its text. A chord shows once, as "Ctrl+K": the modifiers pressed for it
+// are not shown on their own.
 func keyPresses(tl *timeline.Timeline) []KeyPress {
-	var ks []KeyPress
+	var downs []timeline.Receipt
 	for _, r := range tl.Receipts {
 		if r.Kind != timeline.InputKey || r.Error != "" {
 			continue
@@ -167,12 +168,14 @@ func keyPresses(tl *timeline.Timeline) []KeyPress {
 		if tab := tl.Capture.Tab; tab != "" && r.Tab != "" && r.Tab != tab {
 			continue
 		}
-		label := r.Key
-		if strings.Contains(label, "•") {
-			label = "•"
-		} else if l, ok := keyLabels[label]; ok {
-			label = l
+		downs = append(downs, r)
+	}
+	var ks []KeyPress
+	for i, r := range downs {
+		if modifierKeys[r.Key] && chordFollows(downs[i+1:], r.Step) {
+			continue // part of the chord that follows
 		}
+		label := keyLabel(r.Key)
 		if label == "" {
 			continue
 		}
@@ -180,6 +183,44 @@ func keyPresses(tl *timeline.Timeline) []KeyPress {
 	}
 	sort.SliceStable(ks, func(i, j int) bool { return ks[i].At < ks[j].At })
 	return ks
+}
+
+// chordFollows reports whether, past further modifiers of the same step,
+// the next key pressed is a chord.
+func chordFollows(rest []timeline.Receipt, step int) bool {
+	for _, r := range rest {
+		if r.Step != step {
+			return false
+		}
+		if !modifierKeys[r.Key] {
+			return strings.Contains(r.Key, "+")
+		}
+	}
+	return false
+}
+
+var modifierKeys = map[string]bool{"Shift": true, "Control": true, "Meta": true, "Alt": true}
+
+// keyLabel turns a key or chord name into what the overlay shows.
+func keyLabel(key string) string {
+	if strings.Contains(key, "•") {
+		return "•"
+	}
+	if l, ok := keyLabels[key]; ok {
+		return l
+	}
+	if len(key) > 1 && strings.Contains(key, "+") {
+		parts := strings.Split(key, "+")
+		for i, p := range parts {
+			if l, ok := keyLabels[p]; ok {
+				parts[i] = l
+			} else if len([]rune(p)) == 1 {
+				parts[i] = strings.ToUpper(p)
+			}
+		}
+		return strings.Join(parts, "+")
+	}
+	return key
 }
 
 // URLSpan says the captured tab showed URL from At on.

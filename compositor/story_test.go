@@ -254,3 +254,22 @@ func TestOverlayStudio(t *testing.T) {
 		t.Error("cursor drawn while disabled")
 	}
 }
+
+func TestKeyChordsShowOnce(t *testing.T) {
+	tl := &timeline.Timeline{Receipts: []timeline.Receipt{
+		{Kind: "key", Type: "keyDown", Key: "a", Sent: msT(100), Step: 1},
+		{Kind: "key", Type: "rawKeyDown", Key: "Control", Sent: msT(200), Step: 2},
+		{Kind: "key", Type: "rawKeyDown", Key: "Shift", Sent: msT(210), Step: 2},
+		{Kind: "key", Type: "rawKeyDown", Key: "Control+Shift+k", Sent: msT(220), Step: 2},
+		{Kind: "key", Type: "keyUp", Key: "Control+Shift+k", Sent: msT(230), Step: 2},
+		{Kind: "key", Type: "rawKeyDown", Key: "Shift", Sent: msT(300), Step: 3}, // a lone Shift stays
+		{Kind: "key", Type: "keyDown", Key: "Enter", Sent: msT(400), Step: 4},
+	}}
+	var got []string
+	for _, k := range keyPresses(tl) {
+		got = append(got, k.Label)
+	}
+	if strings.Join(got, " ") != "a Ctrl+Shift+K Shift ⏎" {
+		t.Errorf("keys %q", got)
+	}
+}
