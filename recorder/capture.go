@@ -372,7 +372,8 @@ func (c *Capture) seed(final bool) error {
 	defer cancel()
 	q := int64(c.opts.Quality)
 	sent := c.clock.Now()
-	shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg, Quality: &q})
+	fast := true
+	shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg, Quality: &q, OptimizeForSpeed: &fast})
 	if err != nil {
 		return err
 	}

@@ -320,6 +320,7 @@ func (r *run) finish() {
 	}
 	if len(r.filmedResults) > 0 {
 		res := recorder.Join(r.filmedResults...)
+		r.tl.Start = res.Capture.Started // the take starts with its first picture
 		r.tl.Capture = res.Capture
 		r.tl.Boundaries = res.Boundaries
 		r.tl.Clock = res.Clock
@@ -368,9 +369,11 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 		rec, err := r.step(ctx, i, st)
 		r.tl.Steps = append(r.tl.Steps, rec)
 		if err == nil {
-			if changesPage[st.Kind] && r.capture != nil && r.filmed != nil && rec.Tab == r.filmed.Name {
+			if changesPage[st.Kind] && !nextChangesPage(r.s.Steps, i) && r.capture != nil && r.filmed != nil && rec.Tab == r.filmed.Name {
 				// The screencast may miss the last change of a burst:
-				// take the settled page as a frame of its own.
+				// before a still moment, take the settled page as a frame
+				// of its own (a screenshot costs ~0.3 s here, so not
+				// between steps that change the page anyway).
 				if serr := r.capture.Settle(); serr != nil {
 					r.logf("step %d (%s): settle frame: %v", i+1, st.Kind, serr)
 				}
@@ -390,6 +393,11 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 // changed without the screencast showing its final state.
 var changesPage = map[string]bool{"goto": true, "back": true, "forward": true, "reload": true, "click": true, "type": true,
 	"fill": true, "press": true, "select": true, "check": true, "uncheck": true, "scroll": true, "drag": true, "upload": true, "eval": true, "tab": true}
+
+// nextChangesPage reports whether the step after i changes the page too.
+func nextChangesPage(steps []scripts.Step, i int) bool {
+	return i+1 < len(steps) && changesPage[steps[i+1].Kind]
+}
 
 // step runs one step with its deadline and retries, and returns its record.
 func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, error) {

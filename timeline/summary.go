@@ -1,7 +1,8 @@
 package timeline
 
 // Summary is the digest of a take that `clapper inspect` prints. Times are
-// milliseconds on the take clock.
+// milliseconds since the take's start (Timeline.Start, when capture began);
+// the timeline itself keeps the take clock.
 type Summary struct {
 	Name       string            `json:"name"`
 	Outcome    string            `json:"outcome"`
@@ -67,17 +68,17 @@ func Summarize(t *Timeline) Summary {
 		s.Frames.PerSecond = float64(a.Received) / d
 	}
 	for _, b := range t.Boundaries {
-		s.Boundaries = append(s.Boundaries, BoundarySummary{Document: b.Document, URL: b.URL, AtMs: b.At.Millis(), LastSeq: b.LastSeq})
+		s.Boundaries = append(s.Boundaries, BoundarySummary{Document: b.Document, URL: b.URL, AtMs: (b.At - t.Start).Millis(), LastSeq: b.LastSeq})
 	}
 	for _, st := range t.Steps {
 		s.Steps = append(s.Steps, StepSummary{Index: st.Index, Line: st.Line, Col: st.Col, Kind: st.Kind, Label: st.Label,
-			Outcome: st.Outcome, StartMs: st.Start.Millis(), EndMs: st.End.Millis(), Error: st.Error})
+			Outcome: st.Outcome, StartMs: (st.Start - t.Start).Millis(), EndMs: (st.End - t.Start).Millis(), Error: st.Error})
 	}
 	for _, r := range t.Receipts {
 		s.ByKind[r.Kind]++
 	}
 	for _, h := range t.Holds {
-		s.Holds = append(s.Holds, HoldSummary{Tab: h.Tab, StartMs: h.Start.Millis(), EndMs: h.End.Millis()})
+		s.Holds = append(s.Holds, HoldSummary{Tab: h.Tab, StartMs: (h.Start - t.Start).Millis(), EndMs: (h.End - t.Start).Millis()})
 	}
 	return s
 }
