@@ -20,10 +20,14 @@ type Summary struct {
 	Cleanup    *Cleanup          `json:"cleanup,omitempty"`
 }
 
-// FrameSummary is the accounting plus the rate frames were received at.
+// FrameSummary is the accounting plus the rate frames were received at,
+// and (from the frame index) how many delivered frames the recorder took
+// itself and which tabs they show.
 type FrameSummary struct {
 	Accounting
-	PerSecond float64 `json:"per_second"`
+	PerSecond float64        `json:"per_second"`
+	Seeded    int64          `json:"seeded"`
+	ByTab     map[string]int `json:"by_tab,omitempty"`
 }
 
 // BoundarySummary is one document boundary.
@@ -81,4 +85,21 @@ func Summarize(t *Timeline) Summary {
 		s.Holds = append(s.Holds, HoldSummary{Tab: h.Tab, StartMs: (h.Start - t.Start).Millis(), EndMs: (h.End - t.Start).Millis()})
 	}
 	return s
+}
+
+// Summary digests the take, reading its frame index for the seeded frames
+// and the tabs they show.
+func (tk *Take) Summary() (Summary, error) {
+	s := Summarize(tk.Timeline)
+	s.Frames.ByTab = map[string]int{}
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			return s, err
+		}
+		if fr.Seeded {
+			s.Frames.Seeded++
+		}
+		s.Frames.ByTab[fr.Tab]++
+	}
+	return s, nil
 }

@@ -185,3 +185,27 @@ func TestSummaryAndJUnit(t *testing.T) {
 		t.Errorf("junit:\n%s", xs)
 	}
 }
+
+func TestTakeSummaryCountsSeededFramesAndTabs(t *testing.T) {
+	dir := writeTake(t, 3)
+	f, _ := os.OpenFile(filepath.Join(dir, FramesFile), os.O_TRUNC|os.O_WRONLY, 0)
+	for _, line := range []string{
+		`{"seq":0,"tab":"main","source":0,"bytes":3,"file":"frames/000000.jpg","seeded":true}`,
+		`{"seq":1,"tab":"main","source":1000,"bytes":3,"file":"frames/000001.jpg"}`,
+		`{"seq":2,"tab":"side","source":2000,"bytes":3,"file":"frames/000002.jpg","seeded":true}`,
+	} {
+		f.WriteString(line + "\n")
+	}
+	f.Close()
+	tk, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := tk.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Frames.Seeded != 2 || s.Frames.ByTab["main"] != 2 || s.Frames.ByTab["side"] != 1 {
+		t.Errorf("frames %+v", s.Frames)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -34,7 +36,10 @@ func inspectCommand() *cli.Command {
 					return fmt.Errorf("take check failed: %w", err)
 				}
 			}
-			s := timeline.Summarize(tk.Timeline)
+			s, err := tk.Summary()
+			if err != nil {
+				return err
+			}
 			if c.Bool("json") {
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")
@@ -54,6 +59,14 @@ func printSummary(w io.Writer, s timeline.Summary) {
 	f := s.Frames
 	fmt.Fprintf(w, "\nframes: %d received = %d delivered + %d overflow + %d late + %d duplicates + %d rejected (upstream drops: %s); %.1f/s; capture %s\n",
 		f.Received, f.Delivered, f.Overflow, f.Late, f.Duplicates, f.Rejected, f.Upstream, f.PerSecond, s.EndReason)
+	fmt.Fprintf(w, "        %d of the delivered frames are screenshots the recorder took (first, settled, final)", f.Seeded)
+	if len(f.ByTab) > 1 {
+		fmt.Fprintf(w, "; by tab:")
+		for _, tab := range slices.Sorted(maps.Keys(f.ByTab)) {
+			fmt.Fprintf(w, " %s %d", tab, f.ByTab[tab])
+		}
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "\nsteps:\n")
 	for _, st := range s.Steps {
 		label := ""
