@@ -171,3 +171,21 @@ func TestBadOutputOptionsRefusedBeforeLaunch(t *testing.T) {
 		t.Error("output folder created for invalid output options")
 	}
 }
+
+func TestRenderRefusesBadSettings(t *testing.T) {
+	for _, args := range [][]string{
+		{"render", t.TempDir(), "--x264-preset", "nosuch"},
+		{"render", t.TempDir(), "--size", "12by7"},
+		{"render", t.TempDir(), "--preset", "cinema"},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d (%s), want 2", args[2:], code, stderr)
+		}
+	}
+	// A folder that holds no take is refused with what to pass instead.
+	_, stderr, code := runCLI(t, "render", t.TempDir())
+	if code == 0 || !strings.Contains(stderr, "not a take") {
+		t.Errorf("render of an empty folder: exit %d, %s", code, stderr)
+	}
+}

@@ -173,6 +173,10 @@ func renderSettings(rc renderConfig, f renderFlags) (compositor.Settings, error)
 	if f.x264Preset != "" {
 		s.X264Preset = f.x264Preset
 	}
+	// Check the flags' values too, before anything renders.
+	if err := s.Apply(nil); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
