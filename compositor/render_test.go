@@ -154,6 +154,19 @@ func cursorBox(f []byte, w, h int, bg color.RGBA, x0, y0, x1, y1 int) (minX, min
 	return
 }
 
+// darkTip returns the smallest x and y of the cursor's dark body in a box.
+func darkTip(f []byte, w, x0, y0, x1, y1 int) (int, int) {
+	minX, minY := math.MaxInt, math.MaxInt
+	for y := max(y0, 0); y < y1 && (y+1)*w*3 <= len(f); y++ {
+		for x := max(x0, 0); x < min(x1, w); x++ {
+			if c := px(f, w, x, y); c.R < 70 && c.G < 70 && c.B < 70 {
+				minX, minY = min(minX, x), min(minY, y)
+			}
+		}
+	}
+	return minX, minY
+}
+
 func TestRenderIntegration(t *testing.T) {
 	requireTool(t, "ffmpeg")
 	tk := demoTake(t)
@@ -234,6 +247,11 @@ func TestRenderIntegration(t *testing.T) {
 		}
 		if abs(minX-ox) > 3 || abs(minY-oy) > 3 {
 			t.Errorf("tick %d: cursor tip at (%d,%d), want (%d,%d) within 3 px", c.k, minX, minY, ox, oy)
+		}
+		// The hotspot: the arrow's dark body starts at the commanded point
+		// (the white outline lies just outside it).
+		if dx, dy := darkTip(f, 640, ox-8, oy-8, ox+40, oy+50); abs(dx-ox) > 2 || abs(dy-oy) > 2 {
+			t.Errorf("tick %d: hotspot at (%d,%d), want (%d,%d) within 2 px", c.k, dx, dy, ox, oy)
 		}
 	}
 
