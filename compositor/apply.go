@@ -29,11 +29,11 @@ func (s *Settings) Apply(opts map[string]any) error {
 	if p, ok := opts["preset"]; ok {
 		name, err := asString("preset", p)
 		if err != nil {
-			return err
+			return &OptionError{Key: "preset", Err: err}
 		}
 		f, ok := presets[name]
 		if !ok {
-			return fmt.Errorf("output.preset: unknown preset %q (use docs, social or readme)", name)
+			return &OptionError{Key: "preset", Err: fmt.Errorf("output.preset: unknown preset %q (use docs, social or readme)", name)}
 		}
 		f(s)
 	}
@@ -85,7 +85,7 @@ func (s *Settings) Apply(opts map[string]any) error {
 			err = fmt.Errorf("%s: unknown option (known: %s)", key, strings.Join(knownOutputKeys, ", "))
 		}
 		if err != nil {
-			return err
+			return &OptionError{Key: k, Err: err}
 		}
 	}
 	_, err := s.normalize()
@@ -94,6 +94,17 @@ func (s *Settings) Apply(opts map[string]any) error {
 	}
 	return nil
 }
+
+// OptionError is an error in one of the output options; Key is the
+// option's top-level name ("cursor" for output.cursor.smoothing), so a
+// caller that knows where the option was written can point at it.
+type OptionError struct {
+	Key string
+	Err error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
 
 var knownOutputKeys = []string{"background", "captions", "chapters", "crf", "cursor", "cuts", "ffmpeg", "fit", "fps", "frame", "gif", "keys", "preset", "size", "speedup", "step_labels", "video", "x264_preset", "zoom"}
 

@@ -1,6 +1,7 @@
 package compositor
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,17 @@ func TestPresets(t *testing.T) {
 		if _, err := s.normalize(); err != nil {
 			t.Errorf("preset %s does not validate: %v", name, err)
 		}
+	}
+}
+
+func TestApplyErrorsNameTheirOption(t *testing.T) {
+	var s Settings
+	err := s.Apply(map[string]any{"fps": 30, "cursor": map[string]any{"smoothing": "wobbly"}})
+	var oe *OptionError
+	if !errors.As(err, &oe) || oe.Key != "cursor" || !strings.Contains(err.Error(), "output.cursor.smoothing") {
+		t.Errorf("got %v (%#v), want an OptionError for cursor", err, oe)
+	}
+	if err := s.Apply(map[string]any{"preset": "cinema"}); !errors.As(err, &oe) || oe.Key != "preset" {
+		t.Errorf("unknown preset: %v", err)
 	}
 }

@@ -133,12 +133,6 @@ func navErr(err error) error {
 
 // isPresentation reports whether an action only shapes the video and may
 // run while its tab is held.
-func isPresentation(a scripts.Action) bool {
-	switch a.(type) {
-	case scripts.Pause:
-		return true
-	}
-	return presentationKinds[a.Kind()]
-}
+func isPresentation(a scripts.Action) bool { return presentationKinds[a.Kind()] }
 
 var presentationKinds = map[string]bool{"pause": true, "chapter": true, "caption": true, "cursor": true, "zoom": true, "resume": true, "hold": true, "tab": true}

@@ -22,17 +22,11 @@ func becomeSubreaper() {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
-// browserProcs selects the processes of one owned browser: its process
-// group, and anything whose command line names its profile (helpers that
-// left the group keep their dump folder inside the profile).
-func browserProcs(all []procfs.Proc, pgid int, profile string) []procfs.Proc {
-	var out []procfs.Proc
-	for _, p := range all {
-		if p.Pgid == pgid || (profile != "" && strings.Contains(p.Cmdline, profile)) {
-			out = append(out, p)
-		}
-	}
-	return out
+// ofBrowser reports whether p belongs to one owned browser: its process
+// group, or a command line naming its profile (helpers that left the group
+// keep their dump folder inside the profile).
+func ofBrowser(p procfs.Proc, pgid int, profile string) bool {
+	return p.Pgid == pgid || (profile != "" && strings.Contains(p.Cmdline, profile))
 }
 
 // killAndReap SIGKILLs the browser's processes and reaps those that are
@@ -41,17 +35,20 @@ func killAndReap(pgid int, profile string, d time.Duration) (killed int) {
 	// Note the pids first: a zombie's command line is empty, so helpers
 	// found by profile are remembered before they die.
 	seen := map[int]bool{}
-	for _, p := range browserProcs(procfs.List(), pgid, profile) {
-		seen[p.Pid] = true
+	for _, p := range procfs.List() {
+		if ofBrowser(p, pgid, profile) {
+			seen[p.Pid] = true
+		}
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	deadline := time.Now().Add(d)
 	self := os.Getpid()
+	hit := map[int]bool{}
 	for {
 		live := 0
 		var ours []procfs.Proc
 		for _, p := range procfs.List() {
-			if seen[p.Pid] || p.Pgid == pgid || (profile != "" && strings.Contains(p.Cmdline, profile)) {
+			if seen[p.Pid] || ofBrowser(p, pgid, profile) {
 				seen[p.Pid] = true
 				ours = append(ours, p)
 			}
@@ -59,7 +56,8 @@ func killAndReap(pgid int, profile string, d time.Duration) (killed int) {
 		for _, p := range ours {
 			if !p.Zombie() {
 				live++
-				if syscall.Kill(p.Pid, syscall.SIGKILL) == nil {
+				if syscall.Kill(p.Pid, syscall.SIGKILL) == nil && !hit[p.Pid] {
+					hit[p.Pid] = true
 					killed++
 				}
 			}

@@ -9,9 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/chromedp"
-
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
@@ -209,11 +206,8 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	}
 	r.current = tab
 	r.log = log
-	if err := r.film(tab, "about:blank"); err != nil {
-		return err
-	}
-	r.tl.Start = r.clock.Now()
-	return nil
+	// The take starts with the capture's first picture (set in finish).
+	return r.film(tab, "about:blank")
 }
 
 // film points the capture at tab: the video shows the tab the steps act
@@ -251,9 +245,7 @@ func (r *run) openTab(name string) (*Tab, error) {
 		return nil, r.gone(err)
 	}
 	b := r.s.Browser
-	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: int64(b.Width), Height: int64(b.Height), DeviceScaleFactor: b.Scale,
-	}); err != nil {
+	if err := SetViewport(ctx, b.Width, b.Height, b.Scale); err != nil {
 		cancel()
 		return nil, r.gone(fmt.Errorf("set viewport: %w", err))
 	}

@@ -215,19 +215,19 @@ func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, s
 	return nil
 }
 
-// outputError places an error in the script's output options at the key it
-// names ("output.cursor.smoothing: …"), as file:line:col with the line and
-// a caret, like every other script error. path is the script as the user
-// named it.
+// outputError places an error in the script's output options at the
+// option it concerns, as file:line:col with the line and a caret, like every
+// other script error. path is the script as the user named it.
 func outputError(path string, s *scripts.Script, err error) error {
-	msg := err.Error()
-	key, _, _ := strings.Cut(strings.TrimPrefix(msg, "output."), ":")
-	key, _, _ = strings.Cut(key, ".")
-	pos, ok := s.Output.OptionPos[key]
+	var oe *compositor.OptionError
+	if !errors.As(err, &oe) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	pos, ok := s.Output.OptionPos[oe.Key]
 	if !ok {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	e := &scripts.Error{Pos: scripts.Pos{File: path, Line: pos.Line, Col: pos.Col}, Msg: msg}
+	e := &scripts.Error{Pos: scripts.Pos{File: path, Line: pos.Line, Col: pos.Col}, Msg: err.Error()}
 	if b, rerr := os.ReadFile(pos.File); rerr == nil {
 		if lines := strings.Split(string(b), "\n"); pos.Line >= 1 && pos.Line <= len(lines) {
 			e.Source = strings.TrimRight(lines[pos.Line-1], "\r")
