@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/recorder"
+	"github.com/clapper-dev/clapper/session"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -73,6 +74,21 @@ func navigate(t *testing.T, ctx context.Context, url string) {
 }
 
 // waitFrames waits until the capture has delivered at least n frames.
+// captureOn opens path of a fresh loopback site in a fresh tab of its own
+// browser and starts capturing it into a new take.
+func captureOn(t *testing.T, path string) (context.Context, *session.Browser, string, *take, *recorder.Capture) {
+	t.Helper()
+	ctx, b := browserTab(t)
+	site := serve(t, "127.0.0.1")
+	navigate(t, ctx, site+path)
+	tk := newTake(t)
+	c, err := recorder.Start(ctx, tk.options(site+path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, b, site, tk, c
+}
+
 func waitFrames(t *testing.T, c *recorder.Capture, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -216,14 +232,7 @@ func TestBoundariesAcrossNavigations(t *testing.T) {
 // ends with its state at stop, even when nothing moves on the page and
 // the change comes just before the stop.
 func TestSeededFirstAndFinalFrames(t *testing.T) {
-	ctx, _ := browserTab(t)
-	site := serve(t, "127.0.0.1")
-	navigate(t, ctx, site+"/teal?still")
-	tk := newTake(t)
-	c, err := recorder.Start(ctx, tk.options(site+"/teal?still"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, _, tk, c := captureOn(t, "/teal?still")
 	time.Sleep(300 * time.Millisecond)
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
@@ -258,14 +267,7 @@ func TestSeededFirstAndFinalFrames(t *testing.T) {
 // disturbing the capture: they only grow, never claim more delivered and
 // discarded frames than received, and end at the final accounting.
 func TestSnapshotWhileCapturing(t *testing.T) {
-	ctx, _ := browserTab(t)
-	site := serve(t, "127.0.0.1")
-	navigate(t, ctx, site+"/green")
-	tk := newTake(t)
-	c, err := recorder.Start(ctx, tk.options(site+"/green"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, _, tk, c := captureOn(t, "/green")
 	stop := make(chan struct{})
 	reads := make(chan int)
 	var bad atomic.Value
@@ -391,14 +393,7 @@ func TestDiskFull(t *testing.T) {
 // Chromium killed mid-capture: the capture ends with the reason, and the
 // frames so far are indexed and readable.
 func TestChromiumKilled(t *testing.T) {
-	ctx, b := browserTab(t)
-	site := serve(t, "127.0.0.1")
-	navigate(t, ctx, site+"/green")
-	tk := newTake(t)
-	c, err := recorder.Start(ctx, tk.options(site+"/green"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b, _, tk, c := captureOn(t, "/green")
 	waitFrames(t, c, 8)
 	if err := b.Kill(); err != nil {
 		t.Fatal(err)
@@ -429,14 +424,7 @@ func TestChromiumKilled(t *testing.T) {
 
 // A renderer crash ends the capture with ErrCrashed.
 func TestRendererCrash(t *testing.T) {
-	ctx, _ := browserTab(t)
-	site := serve(t, "127.0.0.1")
-	navigate(t, ctx, site+"/blue")
-	tk := newTake(t)
-	c, err := recorder.Start(ctx, tk.options(site+"/blue"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, _, tk, c := captureOn(t, "/blue")
 	waitFrames(t, c, 5)
 	cctx, cancel := context.WithTimeout(ctx, time.Second)
 	_, _ = chromedp.Call(cctx, page.Crash, cdp.Empty{}) // no reply: the renderer is gone
@@ -457,14 +445,7 @@ func TestRendererCrash(t *testing.T) {
 
 // Closing the captured tab ends the capture with the reason.
 func TestTargetClosed(t *testing.T) {
-	ctx, _ := browserTab(t)
-	site := serve(t, "127.0.0.1")
-	navigate(t, ctx, site+"/red")
-	tk := newTake(t)
-	c, err := recorder.Start(ctx, tk.options(site+"/red"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, _, tk, c := captureOn(t, "/red")
 	waitFrames(t, c, 5)
 	id := chromedp.FromContext(ctx).Target.TargetID
 	if _, err := chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
@@ -489,14 +470,7 @@ func TestTargetClosed(t *testing.T) {
 // showing it before the capture stops, whether or not the screencast sent
 // one, and the accounting still balances.
 func TestSettleAddsTheSettledPage(t *testing.T) {
-	ctx, _ := browserTab(t)
-	site := serve(t, "127.0.0.1")
-	navigate(t, ctx, site+"/teal?still")
-	tk := newTake(t)
-	c, err := recorder.Start(ctx, tk.options(site+"/teal?still"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, _, tk, c := captureOn(t, "/teal?still")
 	time.Sleep(300 * time.Millisecond)
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
