@@ -1,13 +1,18 @@
 package scripts
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
 
-// namedKeys are the keys press accepts by name, besides single printable
-// characters and the modifiers.
-var namedKeys = func() []string {
+// Modifiers are the modifier keys, as chords and click modifiers spell
+// them. The session maps each to its input bit.
+var Modifiers = []string{"Control", "Shift", "Alt", "Meta"}
+
+// NamedKeys are the keys press accepts by name, besides single printable
+// characters and the modifiers. The session maps each to a key event.
+var NamedKeys = func() []string {
 	k := []string{
 		"Enter", "Tab", "Escape", "Backspace", "Delete", "Space",
 		"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight",
@@ -18,6 +23,24 @@ var namedKeys = func() []string {
 	}
 	return k
 }()
+
+// Chord is a key with the modifiers held while it is pressed: "Control+A"
+// is {Modifiers: [Control], Key: "A"}; a modifier alone ("Shift") is a
+// key with no modifiers.
+type Chord struct {
+	Modifiers []string // from Modifiers, in the order written
+	Key       string   // a NamedKeys name, a modifier, or one printable character
+}
+
+// ParseChord parses a key or chord such as "Enter", "Control+A",
+// "Shift+Tab" or "Control++" (the plus key with Control).
+func ParseChord(s string) (Chord, error) {
+	c, msg := parseChord(s)
+	if msg != "" {
+		return Chord{}, errors.New(msg)
+	}
+	return c, nil
+}
 
 // keyAliases are common names for keys that are spelt otherwise here.
 var keyAliases = map[string]string{
@@ -34,37 +57,42 @@ func isPrintable(s string) bool {
 	return len(s) == 1 && s[0] > ' ' && s[0] < 0x7f
 }
 
-// checkKey validates a key or chord such as "Enter", "Control+A",
-// "Shift+Tab" or "Control++". It returns "" when the key is valid, else
-// what is wrong.
-func checkKey(s string) string {
+// parseChord parses a key or chord. It returns what is wrong, or "".
+func parseChord(s string) (Chord, string) {
 	if s == "" {
-		return "key must not be empty"
+		return Chord{}, "key must not be empty"
 	}
 	parts := splitChord(s)
+	var c Chord
 	seen := map[string]bool{}
 	for i, p := range parts {
 		last := i == len(parts)-1
 		if p == "" {
-			return fmt.Sprintf("key %q has an empty part; write chords like Control+A", s)
+			return Chord{}, fmt.Sprintf("key %q has an empty part; write chords like Control+A", s)
 		}
-		if contains(modifierKeys, p) {
+		if contains(Modifiers, p) {
 			if seen[p] {
-				return fmt.Sprintf("key %q repeats %s", s, p)
+				return Chord{}, fmt.Sprintf("key %q repeats %s", s, p)
 			}
 			seen[p] = true
+			if last {
+				c.Key = p
+			} else {
+				c.Modifiers = append(c.Modifiers, p)
+			}
 			continue
 		}
 		if !last {
-			return fmt.Sprintf("key %q: only the modifiers %s can come before the key, not %q",
-				s, quoteList(modifierKeys, "and"), p)
+			return Chord{}, fmt.Sprintf("key %q: only the modifiers %s can come before the key, not %q",
+				s, quoteList(Modifiers, "and"), p)
 		}
-		if isPrintable(p) || contains(namedKeys, p) {
+		if isPrintable(p) || contains(NamedKeys, p) {
+			c.Key = p
 			continue
 		}
-		return fmt.Sprintf("unknown key name %q%s", p, keyHint(p))
+		return Chord{}, fmt.Sprintf("unknown key name %q%s", p, keyHint(p))
 	}
-	return ""
+	return c, ""
 }
 
 // splitChord splits a chord on "+", reading a trailing "+" as the plus key.
@@ -83,10 +111,10 @@ func keyHint(k string) string {
 	if a, ok := keyAliases[strings.ToLower(k)]; ok {
 		return fmt.Sprintf("; did you mean %q?", a)
 	}
-	all := append(append([]string{}, namedKeys...), modifierKeys...)
+	all := append(append([]string{}, NamedKeys...), Modifiers...)
 	if h := didYouMean(k, all); h != "" {
 		return h
 	}
-	return " (keys: a single character, " + strings.Join(namedKeys, ", ") +
-		", with modifiers " + quoteList(modifierKeys, "and") + ")"
+	return " (keys: a single character, " + strings.Join(NamedKeys, ", ") +
+		", with modifiers " + quoteList(Modifiers, "and") + ")"
 }

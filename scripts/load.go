@@ -391,7 +391,7 @@ func defaults(x *val) Defaults {
 // checkTabs walks the expanded steps in order: a tab must be open where a
 // step names it, and holds and resumes must pair up.
 func checkTabs(d *decoder, items []item) {
-	open := map[string]bool{"main": true}
+	open := map[string]bool{FirstTab: true}
 	closedAt := map[string]Pos{}
 	held := map[string]bool{}
 	names := func() []string { return sortedKeys(open) }
@@ -403,8 +403,33 @@ func checkTabs(d *decoder, items []item) {
 		d.errorf(at, "tab %q was never opened before this step: open it first with tab: {open: %s, url: ...}%s",
 			name, name, didYouMean(name, names()))
 	}
-	for _, it := range items {
-		st := it.step
+	// "stage" is the first tab's other name, unless the script opened a
+	// tab of its own called so.
+	ref := func(name string) string {
+		if name == StageTab && !open[StageTab] {
+			return FirstTab
+		}
+		return name
+	}
+	for i := range items {
+		it := &items[i]
+		st := &it.step
+		if st.Tab != "" {
+			st.Tab = ref(st.Tab)
+		}
+		switch a := st.Action.(type) {
+		case Tab:
+			if a.Op != TabOpen {
+				a.Name = ref(a.Name)
+			}
+			st.Action = a
+		case Hold:
+			a.Tab = ref(a.Tab)
+			st.Action = a
+		case Resume:
+			a.Tab = ref(a.Tab)
+			st.Action = a
+		}
 		if st.Tab != "" && !open[st.Tab] {
 			notOpen(it.tabAt, st.Tab)
 		}
@@ -423,7 +448,7 @@ func checkTabs(d *decoder, items []item) {
 				}
 			case TabClose:
 				switch {
-				case a.Name == "main":
+				case a.Name == FirstTab:
 					continue // refused when decoded
 				case !open[a.Name]:
 					notOpen(it.nameAt, a.Name)

@@ -125,8 +125,10 @@ const (
 type stepSpec struct {
 	name  string
 	doc   string
-	noArg bool   // takes no value: `- back`, `back:`, `back: {}`
-	short string // the field a scalar value fills (`click: "#go"`)
+	noArg bool // takes no value: `- back`, `back:`, `back: {}`
+	// traits are what the rest of clapper needs to know of the kind.
+	traits Traits
+	short  string // the field a scalar value fills (`click: "#go"`)
 	// inline, when set, lets a target's keys (css, text, role...) sit in
 	// the step's map directly; they fill that field.
 	inline string
@@ -136,9 +138,6 @@ type stepSpec struct {
 	// steps (run, repeat), which the decoder expands inline.
 	build func(c *bctx) Action
 }
-
-// Modifier keys, in chords and in click modifiers.
-var modifierKeys = []string{"Control", "Shift", "Alt", "Meta"}
 
 // selectorKeys are the ways a target map selects, exactly one per target.
 var selectorKeys = []string{"css", "xpath", "text", "role", "label", "placeholder", "testid"}

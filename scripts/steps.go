@@ -57,7 +57,7 @@ func (d *decoder) stepItem(n ast.Node) []item {
 		case spec == nil:
 			d.errorf(at, "unknown step %q%s", s.Value, didYouMean(s.Value, stepNames()))
 		case spec.noArg:
-			return []item{{step: Step{Pos: at, Kind: spec.name, Action: spec.build(&bctx{d: d, v: vals{}, at: at})}}}
+			return []item{{step: Step{Pos: at, Kind: spec.name, Traits: spec.traits, Action: spec.build(&bctx{d: d, v: vals{}, at: at})}}}
 		default:
 			d.errorf(at, "%s needs a value: write \"- %s: ...\"", spec.name, spec.name)
 		}
@@ -113,7 +113,7 @@ func (d *decoder) stepItem(n ast.Node) []item {
 	}
 	cv := d.fields(common, commonFields, "", nil)
 	key := known[0]
-	it := item{step: Step{Pos: key.keyPos, Kind: spec.name}}
+	it := item{step: Step{Pos: key.keyPos, Kind: spec.name, Traits: spec.traits}}
 	st := &it.step
 	if v := cv["label"]; v != nil {
 		st.Label = v.v.(string)

@@ -78,12 +78,12 @@ var stepCases = []struct {
 	{`type: {text: hello}`, Type{Text: "hello"}},
 	{`fill: {into: "#zip", value: 01234}`, Fill{Into: *css("#zip"), Value: "01234"}},
 	{`fill: {into: "#q", value: ""}`, Fill{Into: *css("#q")}},
-	{`press: Enter`, Press{Key: "Enter"}},
-	{`press: {key: Control+A, into: "#doc"}`, Press{Key: "Control+A", Into: css("#doc")}},
-	{`press: Shift+Tab`, Press{Key: "Shift+Tab"}},
-	{`press: Control++`, Press{Key: "Control++"}},
-	{`press: "7"`, Press{Key: "7"}},
-	{`press: F12`, Press{Key: "F12"}},
+	{`press: Enter`, Press{Key: "Enter", Chord: Chord{Key: "Enter"}}},
+	{`press: {key: Control+A, into: "#doc"}`, Press{Key: "Control+A", Chord: Chord{Modifiers: []string{"Control"}, Key: "A"}, Into: css("#doc")}},
+	{`press: Shift+Tab`, Press{Key: "Shift+Tab", Chord: Chord{Modifiers: []string{"Shift"}, Key: "Tab"}}},
+	{`press: Control++`, Press{Key: "Control++", Chord: Chord{Modifiers: []string{"Control"}, Key: "+"}}},
+	{`press: "7"`, Press{Key: "7", Chord: Chord{Key: "7"}}},
+	{`press: F12`, Press{Key: "F12", Chord: Chord{Key: "F12"}}},
 	{`select: {into: "#country", label: France}`, Select{Into: *css("#country"), Label: "France"}},
 	{`select: {target: {label: Size}, value: xl}`, Select{Into: Target{Label: "Size"}, Value: "xl"}},
 	{`check: "#terms"`, Check{Target: *css("#terms")}},
@@ -321,15 +321,30 @@ func TestAttach(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
-	for _, ok := range []string{"Enter", "a", "Z", "5", "/", "+", "Control++", "Shift+Tab", "Control+Shift+Z",
-		"Meta+ArrowLeft", "Alt+F4", "Shift", "Insert", "PageDown", "Space", "F1", "F12"} {
-		if msg := checkKey(ok); msg != "" {
-			t.Errorf("%q refused: %s", ok, msg)
+	for _, tt := range []struct {
+		in   string
+		mods []string
+		key  string
+	}{
+		{"Enter", nil, "Enter"}, {"a", nil, "a"}, {"Z", nil, "Z"}, {"5", nil, "5"}, {"/", nil, "/"}, {"+", nil, "+"},
+		{"Control++", []string{"Control"}, "+"}, {"Shift+Tab", []string{"Shift"}, "Tab"},
+		{"Control+Shift+Z", []string{"Control", "Shift"}, "Z"}, {"Meta+ArrowLeft", []string{"Meta"}, "ArrowLeft"},
+		{"Alt+F4", []string{"Alt"}, "F4"}, {"Shift", nil, "Shift"}, {"Control+Shift", []string{"Control"}, "Shift"},
+		{"Insert", nil, "Insert"}, {"PageDown", nil, "PageDown"}, {"Space", nil, "Space"}, {"F1", nil, "F1"}, {"F12", nil, "F12"},
+		{"Alt++", []string{"Alt"}, "+"},
+	} {
+		c, err := ParseChord(tt.in)
+		if err != nil {
+			t.Errorf("%q refused: %v", tt.in, err)
+			continue
+		}
+		if c.Key != tt.key || strings.Join(c.Modifiers, ",") != strings.Join(tt.mods, ",") {
+			t.Errorf("%q parsed as %+v, want modifiers %v and key %q", tt.in, c, tt.mods, tt.key)
 		}
 	}
-	for _, bad := range []string{"", "enter", "Ctrl+A", "Control+", "A+B", "F13", "ab", "Shift+Shift+A", "é", " "} {
-		if msg := checkKey(bad); msg == "" {
-			t.Errorf("%q accepted", bad)
+	for _, bad := range []string{"", "enter", "Ctrl+A", "Control+", "A+B", "F13", "ab", "Shift+Shift+A", "é", " ", "+A", "Control+++"} {
+		if c, err := ParseChord(bad); err == nil {
+			t.Errorf("%q accepted as %+v", bad, c)
 		}
 	}
 }
@@ -352,4 +367,52 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// "stage" names the first tab unless the script opens a tab called so:
+// resuming it when it is not held says that, not that it was never opened.
+func TestStageIsTheFirstTab(t *testing.T) {
+	s := loadSrc(t, "steps:\n  - hold: stage\n  - resume: main\n  - click: '#a'\n    tab: stage\n", LoadOptions{}, nil)
+	if got := s.Steps[0].Action; !reflect.DeepEqual(got, Hold{Tab: FirstTab}) {
+		t.Errorf("hold: stage = %#v", got)
+	}
+	if s.Steps[2].Tab != FirstTab {
+		t.Errorf("tab: stage resolved to %q", s.Steps[2].Tab)
+	}
+	dir := writeScript(t, map[string]string{"demo.yaml": "steps:\n  - goto: about:blank\n  - resume: stage\n"})
+	_, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "is not held") || strings.Contains(err.Error(), "never opened") {
+		t.Errorf("resume: stage of the first tab, not held: %v", err)
+	}
+}
+
+// The traits table: every kind the session, the compositor and JUnit ask
+// about, with what they must be told.
+func TestTraits(t *testing.T) {
+	want := map[string]Traits{
+		"goto": {ChangesPage: true, Waits: true}, "back": {ChangesPage: true, Waits: true},
+		"forward": {ChangesPage: true, Waits: true}, "reload": {ChangesPage: true, Waits: true},
+		"click": {ChangesPage: true, Focus: true}, "type": {ChangesPage: true, Focus: true}, "fill": {ChangesPage: true, Focus: true},
+		"hover": {}, "move": {}, "screenshot": {},
+		"drag": {ChangesPage: true}, "press": {ChangesPage: true}, "select": {ChangesPage: true}, "check": {ChangesPage: true},
+		"uncheck": {ChangesPage: true}, "scroll": {ChangesPage: true}, "upload": {ChangesPage: true}, "eval": {ChangesPage: true},
+		"wait": {Waits: true}, "expect": {Waits: true, Expectation: true},
+		"pause": {Presentation: true}, "chapter": {Presentation: true}, "caption": {Presentation: true}, "cursor": {Presentation: true},
+		"zoom": {Presentation: true}, "hold": {Presentation: true}, "resume": {Presentation: true},
+		"tab": {ChangesPage: true, Presentation: true}, "run": {}, "repeat": {},
+	}
+	for _, name := range stepNames() {
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("step %q has no row in this test", name)
+			continue
+		}
+		if got := TraitsOf(name); got != w {
+			t.Errorf("TraitsOf(%q) = %+v, want %+v", name, got, w)
+		}
+	}
+	s := loadSrc(t, "steps:\n  - expect: {title: x}\n  - back\n", LoadOptions{}, nil)
+	if !s.Steps[0].Traits.Expectation || !s.Steps[1].Traits.Waits {
+		t.Errorf("decoded steps carry traits %+v, %+v", s.Steps[0].Traits, s.Steps[1].Traits)
+	}
 }

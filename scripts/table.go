@@ -18,19 +18,19 @@ func stepTable() []*stepSpec {
 	tabName := func(name, doc string) field { return fStr(name, doc).match(tabNameRE, tabHint) }
 	return []*stepSpec{
 		// Navigation.
-		{name: "goto", doc: "load a URL in the tab", short: "url",
+		{name: "goto", traits: Traits{ChangesPage: true, Waits: true}, doc: "load a URL in the tab", short: "url",
 			fields: []field{fStr("url", "absolute URL, or ${serve.url}/...").req()},
 			build:  buildGoto},
-		{name: "back", doc: "go back in history", noArg: true, build: func(*bctx) Action { return Back{} }},
-		{name: "forward", doc: "go forward in history", noArg: true, build: func(*bctx) Action { return Forward{} }},
-		{name: "reload", doc: "reload the page", noArg: true, build: func(*bctx) Action { return Reload{} }},
+		{name: "back", traits: Traits{ChangesPage: true, Waits: true}, doc: "go back in history", noArg: true, build: func(*bctx) Action { return Back{} }},
+		{name: "forward", traits: Traits{ChangesPage: true, Waits: true}, doc: "go forward in history", noArg: true, build: func(*bctx) Action { return Forward{} }},
+		{name: "reload", traits: Traits{ChangesPage: true, Waits: true}, doc: "reload the page", noArg: true, build: func(*bctx) Action { return Reload{} }},
 
 		// Input.
-		{name: "click", doc: "move the pointer to an element and click it", short: "target", inline: "target",
+		{name: "click", traits: Traits{ChangesPage: true, Focus: true}, doc: "move the pointer to an element and click it", short: "target", inline: "target",
 			fields: []field{target,
 				fStr("button", "mouse button, default left").oneOf("left", "right", "middle"),
 				fInt("count", 1, 2, "2 for a double click"),
-				fOf("modifiers", kStrings, "keys held while clicking").oneOf(modifierKeys...),
+				fOf("modifiers", kStrings, "keys held while clicking").oneOf(Modifiers...),
 			},
 			build: func(c *bctx) Action {
 				a := Click{Target: c.targetVal("target"), Button: "left", Count: 1, Modifiers: c.strs("modifiers")}
@@ -48,13 +48,13 @@ func stepTable() []*stepSpec {
 		{name: "move", doc: "move the pointer to an element or a point", short: "to",
 			fields: []field{fOf("to", kPlace, "an element, or a point {x, y}").req()},
 			build:  func(c *bctx) Action { return Move{To: c.place("to")} }},
-		{name: "drag", doc: "press at from, move to to, release",
+		{name: "drag", traits: Traits{ChangesPage: true}, doc: "press at from, move to to, release",
 			fields: []field{
 				fOf("from", kPlace, "an element, or a point {x, y}").req(),
 				fOf("to", kPlace, "an element, or a point {x, y}").req(),
 			},
 			build: func(c *bctx) Action { return Drag{From: c.place("from"), To: c.place("to")} }},
-		{name: "type", doc: "type text with real key events",
+		{name: "type", traits: Traits{ChangesPage: true, Focus: true}, doc: "type text with real key events",
 			fields: []field{
 				fOf("into", kTarget, "the field to click first (default: the focused element)"),
 				fStr("text", "what to type").req(),
@@ -63,21 +63,22 @@ func stepTable() []*stepSpec {
 			build: func(c *bctx) Action {
 				return Type{Into: c.target("into"), Text: c.str("text"), Delay: c.dur("delay")}
 			}},
-		{name: "fill", doc: "set a field's value at once",
+		{name: "fill", traits: Traits{ChangesPage: true, Focus: true}, doc: "set a field's value at once",
 			fields: []field{into.req(), fStr("value", "the new value").req().empty()},
 			build: func(c *bctx) Action {
 				return Fill{Into: c.targetVal("into"), Value: c.str("value")}
 			}},
-		{name: "press", doc: "press a key or a chord like Control+A", short: "key",
+		{name: "press", traits: Traits{ChangesPage: true}, doc: "press a key or a chord like Control+A", short: "key",
 			fields: []field{fStr("key", "Enter, Tab, a, Control+A, Shift+Tab...").req(), fOf("into", kTarget, "focus this element first")},
 			build: func(c *bctx) Action {
 				k := c.str("key")
-				if msg := checkKey(k); msg != "" && c.has("key") {
+				chord, msg := parseChord(k)
+				if msg != "" && c.has("key") {
 					c.errorf(c.pos("key"), "press: %s", msg)
 				}
-				return Press{Key: k, Into: c.target("into")}
+				return Press{Key: k, Chord: chord, Into: c.target("into")}
 			}},
-		{name: "select", doc: "pick an option of a <select>",
+		{name: "select", traits: Traits{ChangesPage: true}, doc: "pick an option of a <select>",
 			fields: []field{into, target,
 				fStr("label", "the option's text"), fStr("value", "the option's value").empty()},
 			groups: []group{{exactlyOne, []string{"into", "target"}}, {exactlyOne, []string{"label", "value"}}},
@@ -88,13 +89,13 @@ func stepTable() []*stepSpec {
 				}
 				return Select{Into: t, Label: c.str("label"), Value: c.str("value")}
 			}},
-		{name: "check", doc: "tick a checkbox or radio button", short: "target", inline: "target",
+		{name: "check", traits: Traits{ChangesPage: true}, doc: "tick a checkbox or radio button", short: "target", inline: "target",
 			fields: []field{target},
 			build:  func(c *bctx) Action { return Check{Target: c.targetVal("target")} }},
-		{name: "uncheck", doc: "clear a checkbox", short: "target", inline: "target",
+		{name: "uncheck", traits: Traits{ChangesPage: true}, doc: "clear a checkbox", short: "target", inline: "target",
 			fields: []field{target},
 			build:  func(c *bctx) Action { return Uncheck{Target: c.targetVal("target")} }},
-		{name: "scroll", doc: "scroll the page or an element with the wheel",
+		{name: "scroll", traits: Traits{ChangesPage: true}, doc: "scroll the page or an element with the wheel",
 			fields: []field{
 				fOf("by", kScrollBy, "pixels down, or {x, y}"),
 				fOf("to", kScrollTo, "top, bottom, an element, or a scroll offset {x, y}"),
@@ -116,12 +117,12 @@ func stepTable() []*stepSpec {
 				}
 				return a
 			}},
-		{name: "upload", doc: "set the files of a file input",
+		{name: "upload", traits: Traits{ChangesPage: true}, doc: "set the files of a file input",
 			fields: []field{into.req(), fOf("files", kStrings, "paths relative to the script").req()},
 			build:  buildUpload},
 
 		// Synchronisation.
-		{name: "wait", doc: "wait for a condition (one of selector, text, url, js, network_idle)", short: "selector",
+		{name: "wait", traits: Traits{Waits: true}, doc: "wait for a condition (one of selector, text, url, js, network_idle)", short: "selector",
 			fields: []field{
 				fOf("selector", kTarget, "an element"),
 				fStr("state", "of the element, default visible").oneOf("visible", "hidden", "attached", "detached"),
@@ -134,15 +135,15 @@ func stepTable() []*stepSpec {
 			build:  buildWait},
 
 		// Presentation.
-		{name: "pause", doc: "dwell, kept in the video", short: "duration",
+		{name: "pause", traits: Traits{Presentation: true}, doc: "dwell, kept in the video", short: "duration",
 			fields: []field{fDur("duration", 0, 10*time.Minute, true, "how long").req()},
 			build:  func(c *bctx) Action { return Pause{Duration: c.dur("duration")} }},
-		{name: "chapter", doc: "start a chapter", short: "title",
+		{name: "chapter", traits: Traits{Presentation: true}, doc: "start a chapter", short: "title",
 			fields: []field{fStr("title", "the chapter's title").req(), fStr("description", "a longer text")},
 			build: func(c *bctx) Action {
 				return Chapter{Title: c.str("title"), Description: c.str("description")}
 			}},
-		{name: "caption", doc: "show a caption in the video", short: "text",
+		{name: "caption", traits: Traits{Presentation: true}, doc: "show a caption in the video", short: "text",
 			fields: []field{fStr("text", "the caption").req(), fDur("duration", 0, time.Minute, true, "default 2s")},
 			build: func(c *bctx) Action {
 				a := Caption{Text: c.str("text"), Duration: 2 * time.Second}
@@ -151,7 +152,7 @@ func stepTable() []*stepSpec {
 				}
 				return a
 			}},
-		{name: "cursor", doc: "hide, show or restyle the drawn pointer", short: "state",
+		{name: "cursor", traits: Traits{Presentation: true}, doc: "hide, show or restyle the drawn pointer", short: "state",
 			fields: []field{
 				fStr("state", "hide or show").oneOf("hide", "show").short(),
 				fBool("visible", "show or hide the pointer"),
@@ -171,7 +172,7 @@ func stepTable() []*stepSpec {
 				a.Style = c.str("style")
 				return a
 			}},
-		{name: "zoom", doc: "zoom the video toward an element or region; zoom: reset returns", short: "reset",
+		{name: "zoom", traits: Traits{Presentation: true}, doc: "zoom the video toward an element or region; zoom: reset returns", short: "reset",
 			fields: []field{
 				fStr("reset", "zoom back out").oneOf("reset").short(),
 				fOf("target", kTarget, "zoom toward this element"),
@@ -181,13 +182,13 @@ func stepTable() []*stepSpec {
 			},
 			groups: []group{{atMostOne, []string{"target", "region"}}},
 			build:  buildZoom},
-		{name: "hold", doc: "freeze a tab for presentation", short: "name",
+		{name: "hold", traits: Traits{Presentation: true}, doc: "freeze a tab for presentation", short: "name",
 			fields: []field{tabName("name", "the tab").req()},
 			build: func(c *bctx) Action {
 				c.it.nameAt = c.pos("name")
 				return Hold{Tab: c.str("name")}
 			}},
-		{name: "resume", doc: "resume a held tab", short: "name",
+		{name: "resume", traits: Traits{Presentation: true}, doc: "resume a held tab", short: "name",
 			fields: []field{tabName("name", "the tab").req()},
 			build: func(c *bctx) Action {
 				c.it.nameAt = c.pos("name")
@@ -195,7 +196,7 @@ func stepTable() []*stepSpec {
 			}},
 
 		// Tabs.
-		{name: "tab", doc: "open, switch to or close a named tab; tab: NAME switches", short: "switch",
+		{name: "tab", traits: Traits{ChangesPage: true, Presentation: true}, doc: "open, switch to or close a named tab; tab: NAME switches", short: "switch",
 			fields: []field{
 				tabName("open", "open a new tab with this name and switch to it"),
 				tabName("switch", "make this tab current"),
@@ -206,7 +207,7 @@ func stepTable() []*stepSpec {
 			build:  buildTab},
 
 		// Evidence.
-		{name: "expect", doc: "assert what the page shows, polling until the timeout",
+		{name: "expect", traits: Traits{Waits: true, Expectation: true}, doc: "assert what the page shows, polling until the timeout",
 			fields: []field{
 				fOf("visible", kTarget, "this element is visible"),
 				fOf("hidden", kTarget, "this element is hidden or absent"),
@@ -235,7 +236,7 @@ func stepTable() []*stepSpec {
 			}},
 		{name: "repeat", doc: "repeat steps a number of times",
 			fields: []field{fInt("times", 1, 1000, "how many times").req(), fOf("steps", kSteps, "the steps").req()}},
-		{name: "eval", doc: "run JavaScript in the page", short: "js",
+		{name: "eval", traits: Traits{ChangesPage: true}, doc: "run JavaScript in the page", short: "js",
 			fields: []field{fStr("js", "the script").req()},
 			build:  func(c *bctx) Action { return Eval{JS: c.str("js")} }},
 	}

@@ -75,7 +75,37 @@ type Step struct {
 	Hidden   bool
 	Tab      string // "" for the current tab
 	Retries  int    // retries of an undispatched failure
-	Action   Action
+	// Traits are the step kind's row of the language's table.
+	Traits Traits
+	Action Action
+}
+
+// Traits are what the language says of a kind of step. Everyone who needs
+// to know whether a step changes the page, waits, asserts or only shapes
+// the video reads these (the session from the script, the compositor and
+// JUnit from the take) instead of keeping a list of kinds.
+type Traits struct {
+	// ChangesPage: the page may look different after the step.
+	ChangesPage bool
+	// Presentation: the step only shapes the video, so it may run while
+	// its tab is held.
+	Presentation bool
+	// Waits: the step's time is spent waiting on the page (a long wait may
+	// play faster in the video).
+	Waits bool
+	// Expectation: the step asserts what the page shows (a test case).
+	Expectation bool
+	// Focus: the step acts on an element the viewer should look at
+	// (automatic zoom goes toward it).
+	Focus bool
+}
+
+// TraitsOf returns the traits of a step kind (none for an unknown kind).
+func TraitsOf(kind string) Traits {
+	if s := stepByName[kind]; s != nil {
+		return s.traits
+	}
+	return Traits{}
 }
 
 // Action is the typed body of a step; one concrete type per step kind.
@@ -164,8 +194,9 @@ type (
 		Secret bool
 	}
 	Press struct {
-		Key  string // "Enter", "Control+A"
-		Into *Target
+		Key   string // as written: "Enter", "Control+A"
+		Chord Chord  // Key parsed
+		Into  *Target
 	}
 	Wait struct {
 		Target      *Target
@@ -344,6 +375,13 @@ func (Tab) Kind() string        { return "tab" }
 func (Expect) Kind() string     { return "expect" }
 func (Screenshot) Kind() string { return "screenshot" }
 func (Eval) Kind() string       { return "eval" }
+
+// FirstTab is the tab every run starts in. Scripts may also call it
+// StageTab, unless they open a tab of their own with that name.
+const (
+	FirstTab = "main"
+	StageTab = "stage"
+)
 
 // ServeVar is the variable that holds the sample site's address.
 const ServeVar = "${serve.url}"
