@@ -36,7 +36,7 @@ func browserTab(t *testing.T) (context.Context, *session.Browser) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	tab, closeTab, err := b.NewTab()
+	tab, closeTab, err := b.NewTab(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ var devtoolsRE = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 // Launch starts an owned Chromium. The browser outlives ctx's cancellation
 // on purpose: Close must always run, and it cleans up. ctx bounds the start.
 func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
-	if err := checkSandbox(o); err != nil {
+	if err := checkSandbox(geteuid(), o); err != nil {
 		return nil, err
 	}
 	path, err := FindChromium(o.Path)
@@ -110,20 +110,21 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 		b.Close()
 		return nil, fmt.Errorf("chromium did not open its debugging port within 30s: %w; its last output:\n%s", startCtx.Err(), b.stderr.String())
 	}
-	if err := b.connect(); err != nil {
+	if err := b.connect(ctx); err != nil {
 		b.Close()
 		return nil, err
 	}
 	return b, nil
 }
 
-// Attach connects to a running Chromium at a loopback ws:// endpoint.
+// Attach connects to a running Chromium at a loopback ws:// endpoint,
+// bounded by ctx.
 func Attach(ctx context.Context, endpoint string) (*Browser, error) {
 	if err := CheckEndpoint(endpoint); err != nil {
 		return nil, err
 	}
 	b := &Browser{wsURL: endpoint, exited: make(chan struct{}), stderr: newTail(1)}
-	if err := b.connect(); err != nil {
+	if err := b.connect(ctx); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -150,20 +151,32 @@ func CheckEndpoint(endpoint string) error {
 	return nil
 }
 
-func (b *Browser) connect() error {
+// connect connects to the browser's DevTools endpoint, bounded by ctx and
+// by connectLimit.
+func (b *Browser) connect(ctx context.Context) error {
 	b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), b.wsURL, remote.NoModifyURL)
 	b.ctx, b.cancel = chromedp.NewContext(b.allocCtx)
 	// The first call allocates the browser on the context it is given, so
-	// it runs on b.ctx itself; a timer bounds it instead of a deadline.
-	err := bounded(15*time.Second, b.cancel, func() error {
+	// it runs on b.ctx itself; a timer and ctx's end bound it instead of a
+	// deadline.
+	stop := context.AfterFunc(ctx, b.cancel)
+	defer stop()
+	err := bounded(connectLimit, b.cancel, func() error {
 		_, err := chromedp.CallBrowser(b.ctx, browser.GetVersion, cdp.Empty{})
 		return err
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
 		return fmt.Errorf("connect to chromium at %s: %w", b.wsURL, err)
 	}
 	return nil
 }
+
+// connectLimit bounds connecting to a browser, whatever the caller's
+// deadline.
+const connectLimit = 15 * time.Second
 
 // bounded runs fn, calling abort if it takes longer than d.
 func bounded(d time.Duration, abort func(), fn func() error) error {
@@ -189,19 +202,29 @@ func (b *Browser) Profile() string { return b.profile }
 // StderrTail returns the last lines Chromium printed.
 func (b *Browser) StderrTail() string { return b.stderr.String() }
 
-// NewTab opens a new tab and returns its chromedp context. Cancel it to
-// close the tab.
-func (b *Browser) NewTab() (context.Context, context.CancelFunc, error) {
-	ctx, cancel := chromedp.NewContext(b.ctx)
-	err := bounded(15*time.Second, cancel, func() error {
-		return chromedp.Do(ctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil }))
+// NewTab opens a new tab and returns its chromedp context; cancel it to
+// close the tab. Opening is bounded by ctx (a step's deadline, an
+// interrupt) and by tabOpenLimit, but the tab's context does not inherit
+// ctx: the first command on a chromedp context allocates its target, so it
+// runs on the tab's own context, which a timer cancels instead.
+func (b *Browser) NewTab(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	tctx, cancel := chromedp.NewContext(b.ctx)
+	stop := context.AfterFunc(ctx, cancel)
+	err := bounded(tabOpenLimit, cancel, func() error {
+		return chromedp.Do(tctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil }))
 	})
-	if err != nil {
+	if !stop() || err != nil {
 		cancel()
+		if err == nil || ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
 		return nil, nil, fmt.Errorf("open tab: %w", err)
 	}
-	return ctx, cancel, nil
+	return tctx, cancel, nil
 }
+
+// tabOpenLimit bounds opening a tab, whatever the caller's deadline.
+const tabOpenLimit = 15 * time.Second
 
 // Close cleans up: closes the connection, and for an owned browser asks it
 // to exit, kills its process group if it does not, waits for it, and only

@@ -60,7 +60,7 @@ type StepFailure struct {
 	Pos     scripts.Pos
 	Kind    string
 	Label   string
-	Outcome string
+	Outcome timeline.Outcome
 	Err     error
 }
 
@@ -97,17 +97,6 @@ type run struct {
 	logf          func(string, ...any)
 }
 
-// Tab is a tab the run drives.
-type Tab struct {
-	Name     string
-	ctx      context.Context
-	cancel   context.CancelFunc
-	pointer  *Pointer
-	keyboard *Keyboard
-	held     string  // hold receipt while frozen, "" otherwise
-	rate     float64 // animation playback rate before the hold
-}
-
 // Run executes a validated script against an owned (or attached) Chromium,
 // recording a take into o.TakeDir. The take and its timeline are written on
 // every path: success, step failure, Chromium dying, and cancellation of
@@ -120,7 +109,7 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 	}
 	r.journal = NewJournal(r.clock)
 	r.tl = &timeline.Timeline{
-		Name: s.Name, Script: s.File, Tool: o.Tool, Outcome: "error",
+		Name: s.Name, Script: s.File, Tool: o.Tool, Outcome: timeline.RunError,
 		Viewport: timeline.Viewport{Width: s.Browser.Width, Height: s.Browser.Height, Scale: s.Browser.Scale},
 		Steps:    []timeline.Step{}, Receipts: []timeline.Receipt{}, Boundaries: []timeline.Boundary{}, Holds: []timeline.Hold{},
 	}
@@ -164,14 +153,14 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 	res.Failed = r.steps(ctx)
 	switch {
 	case ctx.Err() != nil:
-		r.tl.Outcome = "interrupted"
+		r.tl.Outcome = timeline.RunInterrupted
 		r.tl.Error = context.Cause(ctx).Error()
 		return res, context.Cause(ctx)
 	case res.Failed != nil:
-		r.tl.Outcome = "failed"
+		r.tl.Outcome = timeline.RunFailed
 		r.tl.Error = res.Failed.Error()
 	default:
-		r.tl.Outcome = "ok"
+		r.tl.Outcome = timeline.RunOK
 	}
 	return res, nil
 }
@@ -200,7 +189,7 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	if r.o.OnLaunch != nil {
 		r.o.OnLaunch(r.browser)
 	}
-	tab, err := r.openTab("main")
+	tab, err := r.openTab(ctx, scripts.FirstTab)
 	if err != nil {
 		return err
 	}
@@ -208,54 +197,6 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	r.log = log
 	// The take starts with the capture's first picture (set in finish).
 	return r.film(tab, "about:blank")
-}
-
-// film points the capture at tab: the video shows the tab the steps act
-// on. Switching stops the capture of the previous tab (its final state is
-// its last frame) and starts one of tab in the same take, numbering on.
-func (r *run) film(tab *Tab, url string) error {
-	if r.filmed == tab {
-		return nil
-	}
-	co := r.o.Capture
-	b := r.s.Browser
-	co.Dir, co.Log, co.Clock, co.Tab, co.InitialURL = r.o.TakeDir, r.log, r.clock, tab.Name, url
-	co.MaxWidth = int(float64(b.Width) * b.Scale)
-	co.MaxHeight = int(float64(b.Height) * b.Scale)
-	if r.capture != nil {
-		res := r.capture.Stop(context.Background())
-		r.filmedResults = append(r.filmedResults, res)
-		co.FirstSeq, co.FirstDocument = res.NextSeq, res.NextDocument
-		r.capture = nil
-		if res.Err != nil {
-			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
-		}
-	}
-	c, err := recorder.Start(tab.ctx, co)
-	if err != nil {
-		return r.gone(err)
-	}
-	r.capture, r.filmed = c, tab
-	return nil
-}
-
-func (r *run) openTab(name string) (*Tab, error) {
-	ctx, cancel, err := r.browser.NewTab()
-	if err != nil {
-		return nil, r.gone(err)
-	}
-	b := r.s.Browser
-	if err := SetViewport(ctx, b.Width, b.Height, b.Scale); err != nil {
-		cancel()
-		return nil, r.gone(fmt.Errorf("set viewport: %w", err))
-	}
-	speed := r.s.Defaults.PointerSpeed
-	t := &Tab{Name: name, ctx: ctx, cancel: cancel,
-		pointer:  &Pointer{j: r.journal, tab: name, speed: speed, x: float64(b.Width) / 2, y: float64(b.Height) / 2},
-		keyboard: &Keyboard{j: r.journal, tab: name},
-	}
-	r.tabs[name] = t
-	return t, nil
 }
 
 // gone wraps err with ErrBrowserGone when the browser has exited or its
@@ -298,7 +239,9 @@ func (r *run) finish() {
 	// Thaw held tabs first: the final frame and cleanup need a live page.
 	for name, t := range r.tabs {
 		if t.held != "" && !r.browserDead() {
-			_ = r.resume(context.Background(), name, &timeline.Step{})
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = r.resume(ctx, name, &timeline.Step{})
+			cancel()
 		}
 	}
 	for i := range r.tl.Holds {
@@ -361,7 +304,7 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 		rec, err := r.step(ctx, i, st)
 		r.tl.Steps = append(r.tl.Steps, rec)
 		if err == nil {
-			if changesPage[st.Kind] && !nextChangesPage(r.s.Steps, i) && r.capture != nil && r.filmed != nil && rec.Tab == r.filmed.Name {
+			if st.Traits.ChangesPage && !nextChangesPage(r.s.Steps, i) && r.capture != nil && r.filmed != nil && rec.Tab == r.filmed.Name {
 				// The screencast may miss the last change of a burst:
 				// before a still moment, take the settled page as a frame
 				// of its own (a screenshot costs ~0.3 s here, so not
@@ -381,21 +324,16 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 	return nil
 }
 
-// changesPage lists the steps after which the captured page may have
-// changed without the screencast showing its final state.
-var changesPage = map[string]bool{"goto": true, "back": true, "forward": true, "reload": true, "click": true, "type": true,
-	"fill": true, "press": true, "select": true, "check": true, "uncheck": true, "scroll": true, "drag": true, "upload": true, "eval": true, "tab": true}
-
 // nextChangesPage reports whether the step after i changes the page too.
 func nextChangesPage(steps []scripts.Step, i int) bool {
-	return i+1 < len(steps) && changesPage[steps[i+1].Kind]
+	return i+1 < len(steps) && steps[i+1].Traits.ChangesPage
 }
 
 // step runs one step with its deadline and retries, and returns its record.
 func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, error) {
 	r.journal.setStep(i)
 	rec := timeline.Step{Index: i, File: st.Pos.File, Line: st.Pos.Line, Col: st.Pos.Col, Kind: st.Kind,
-		Label: r.s.Mask(st.Label), Optional: st.Optional, Hidden: st.Hidden, Start: r.clock.Now()}
+		Traits: timeline.Traits(st.Traits), Label: r.s.Mask(st.Label), Optional: st.Optional, Hidden: st.Hidden, Start: r.clock.Now()}
 	tab := r.current
 	if st.Tab != "" {
 		if t, ok := r.tabs[st.Tab]; ok {
@@ -426,17 +364,6 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		rec.Error = r.s.Mask(err.Error())
 	}
 	return rec, err
-}
-
-func outcomeOf(err error) string {
-	var se *StepError
-	if errors.As(err, &se) {
-		return se.Outcome
-	}
-	if errors.Is(err, ErrBrowserGone) {
-		return timeline.OutcomeUnknown
-	}
-	return timeline.OutcomeUndispatched
 }
 
 // attempt runs a step once under its deadline. The step's context is a

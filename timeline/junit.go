@@ -45,7 +45,7 @@ func JUnit(t *Timeline) ([]byte, error) {
 	suite := junitSuite{Name: t.Name, Time: secs(t.End - t.Start)}
 	for _, st := range t.Steps {
 		failed := st.Outcome != OutcomeOK && !st.Optional
-		if st.Kind != "expect" && !failed {
+		if !st.Traits.Expectation && !failed {
 			continue
 		}
 		name := fmt.Sprintf("line %d: %s", st.Line, st.Kind)
@@ -57,7 +57,7 @@ func JUnit(t *Timeline) ([]byte, error) {
 		}
 		c := junitCase{Name: name, Classname: t.Name, File: filepath.ToSlash(st.File), Line: st.Line, Time: secs(st.End - st.Start)}
 		if failed {
-			c.Failure = &junitFailure{Message: st.Error, Type: st.Outcome, Text: fmt.Sprintf("%s:%d:%d: %s", st.File, st.Line, st.Col, st.Error)}
+			c.Failure = &junitFailure{Message: st.Error, Type: string(st.Outcome), Text: fmt.Sprintf("%s:%d:%d: %s", st.File, st.Line, st.Col, st.Error)}
 			suite.Failures++
 		}
 		suite.Cases = append(suite.Cases, c)

@@ -5,7 +5,7 @@ package timeline
 // the timeline itself keeps the take clock.
 type Summary struct {
 	Name       string            `json:"name"`
-	Outcome    string            `json:"outcome"`
+	Outcome    RunOutcome        `json:"outcome"`
 	Error      string            `json:"error,omitempty"`
 	DurationMs int64             `json:"duration_ms"`
 	Clock      Mapping           `json:"clock"`
@@ -40,15 +40,15 @@ type BoundarySummary struct {
 
 // StepSummary is one step.
 type StepSummary struct {
-	Index   int    `json:"index"`
-	Line    int    `json:"line"`
-	Col     int    `json:"col"`
-	Kind    string `json:"kind"`
-	Label   string `json:"label,omitempty"`
-	Outcome string `json:"outcome"`
-	StartMs int64  `json:"start_ms"`
-	EndMs   int64  `json:"end_ms"`
-	Error   string `json:"error,omitempty"`
+	Index   int     `json:"index"`
+	Line    int     `json:"line"`
+	Col     int     `json:"col"`
+	Kind    string  `json:"kind"`
+	Label   string  `json:"label,omitempty"`
+	Outcome Outcome `json:"outcome"`
+	StartMs int64   `json:"start_ms"`
+	EndMs   int64   `json:"end_ms"`
+	Error   string  `json:"error,omitempty"`
 }
 
 // HoldSummary is one hold.

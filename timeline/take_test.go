@@ -30,7 +30,7 @@ func writeTake(t *testing.T, n int) string {
 	}
 	tl := &Timeline{Name: "t", Outcome: "ok", End: Time(n * 1000),
 		Capture:    Capture{Frames: Accounting{Received: int64(n) + 2, Delivered: int64(n), Late: 1, Rejected: 1, Upstream: "unknown"}},
-		Steps:      []Step{{Kind: "expect", Line: 3, Outcome: OutcomeOK}, {Kind: "click", Line: 4, Outcome: OutcomeUndispatched, Error: "gone", Optional: true}, {Kind: "wait", Line: 5, Outcome: OutcomeUnknown, Error: "timeout"}},
+		Steps:      []Step{{Kind: "expect", Traits: Traits{Waits: true, Expectation: true}, Line: 3, Outcome: OutcomeOK}, {Kind: "click", Line: 4, Outcome: OutcomeUndispatched, Error: "gone", Optional: true}, {Kind: "wait", Line: 5, Outcome: OutcomeUnknown, Error: "timeout"}},
 		Boundaries: []Boundary{{Document: 0, LastSeq: -1, URL: BoundaryURL("about:blank")}}}
 	if err := WriteTimeline(dir, tl); err != nil {
 		t.Fatal(err)

@@ -28,10 +28,9 @@ type Timeline struct {
 	Boundaries []Boundary `json:"boundaries"`
 	Holds      []Hold     `json:"holds"`
 	Cleanup    *Cleanup   `json:"cleanup,omitempty"`
-	// Outcome is "ok" when every non-optional step passed, "failed" when a
-	// step failed, "interrupted" or "error" otherwise; Error says why.
-	Outcome string `json:"outcome"`
-	Error   string `json:"error,omitempty"`
+	// Outcome is how the run ended; Error says why when it is not ok.
+	Outcome RunOutcome `json:"outcome"`
+	Error   string     `json:"error,omitempty"`
 }
 
 // Viewport is the page's size in CSS pixels and its device scale factor.
@@ -117,17 +116,20 @@ type Frame struct {
 
 // Step is one executed step of the run script.
 type Step struct {
-	Index   int    `json:"index"`
-	File    string `json:"file,omitempty"`
-	Line    int    `json:"line"`
-	Col     int    `json:"col"`
-	Kind    string `json:"kind"`
-	Label   string `json:"label,omitempty"`
-	Tab     string `json:"tab,omitempty"`
-	Start   Time   `json:"start"`
-	End     Time   `json:"end"`
-	Outcome string `json:"outcome"`
-	Error   string `json:"error,omitempty"`
+	Index   int     `json:"index"`
+	File    string  `json:"file,omitempty"`
+	Line    int     `json:"line"`
+	Col     int     `json:"col"`
+	Kind    string  `json:"kind"`
+	Label   string  `json:"label,omitempty"`
+	Tab     string  `json:"tab,omitempty"`
+	Start   Time    `json:"start"`
+	End     Time    `json:"end"`
+	Outcome Outcome `json:"outcome"`
+	Error   string  `json:"error,omitempty"`
+	// Traits are what the script language says of the step's kind, so that
+	// readers of a take need no list of kinds of their own.
+	Traits Traits `json:"traits"`
 	// Target is what the step acted on (a selector, a URL), with secrets masked.
 	Target   string `json:"target,omitempty"`
 	Optional bool   `json:"optional,omitempty"`
@@ -143,13 +145,51 @@ type Step struct {
 	Scale float64 `json:"scale,omitempty"`
 }
 
+// Traits are the language's facts about a kind of step (scripts' step
+// table), recorded with each step.
+type Traits struct {
+	// ChangesPage: the page may look different after the step.
+	ChangesPage bool `json:"changes_page,omitempty"`
+	// Presentation: the step only shapes the video.
+	Presentation bool `json:"presentation,omitempty"`
+	// Waits: the step's time is spent waiting on the page.
+	Waits bool `json:"waits,omitempty"`
+	// Expectation: the step asserts what the page shows.
+	Expectation bool `json:"expectation,omitempty"`
+	// Focus: the step acts on an element the viewer should look at.
+	Focus bool `json:"focus,omitempty"`
+}
+
+// Outcome is how far a step's effects went.
+type Outcome string
+
 // Step outcomes.
 const (
-	OutcomeOK           = "ok"
-	OutcomeUndispatched = "undispatched"
-	OutcomeRejected     = "rejected"
-	OutcomeUnknown      = "unknown"
-	OutcomeSkipped      = "skipped"
+	// OutcomeOK: the step did what it says.
+	OutcomeOK Outcome = "ok"
+	// OutcomeUndispatched: nothing was sent to the page; safe to retry.
+	OutcomeUndispatched Outcome = "undispatched"
+	// OutcomeRejected: the browser refused what was sent.
+	OutcomeRejected Outcome = "rejected"
+	// OutcomeUnknown: sent, with an unknown result; never replayed.
+	OutcomeUnknown Outcome = "unknown"
+	// OutcomeSkipped: the step did not run.
+	OutcomeSkipped Outcome = "skipped"
+)
+
+// RunOutcome is how a whole run ended.
+type RunOutcome string
+
+// Run outcomes.
+const (
+	// RunOK: every non-optional step passed.
+	RunOK RunOutcome = "ok"
+	// RunFailed: a step failed.
+	RunFailed RunOutcome = "failed"
+	// RunInterrupted: the run was cancelled (Ctrl-C, a signal).
+	RunInterrupted RunOutcome = "interrupted"
+	// RunError: the run could not start or broke outside the steps.
+	RunError RunOutcome = "error"
 )
 
 // Rect is a rectangle in CSS pixels.

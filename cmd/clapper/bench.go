@@ -259,7 +259,7 @@ func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, pageU
 		return benchRun{}, "", err
 	}
 	defer b.Close()
-	tab, closeTab, err := b.NewTab()
+	tab, closeTab, err := b.NewTab(ctx)
 	if err != nil {
 		return benchRun{}, "", err
 	}

@@ -32,7 +32,7 @@ func TestPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	tab, closeTab, err := b.NewTab()
+	tab, closeTab, err := b.NewTab(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,49 @@
+package session
+
+import (
+	"sync"
+
+	"github.com/clapper-dev/clapper/recorder"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// Journal collects input receipts on the take clock. Safe for concurrent use.
+type Journal struct {
+	mu       sync.Mutex
+	clock    *recorder.Clock
+	receipts []timeline.Receipt
+	step     int
+}
+
+// NewJournal returns an empty journal on clock.
+func NewJournal(clock *recorder.Clock) *Journal { return &Journal{clock: clock} }
+
+// Receipts returns a copy of the receipts so far.
+func (j *Journal) Receipts() []timeline.Receipt {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]timeline.Receipt(nil), j.receipts...)
+}
+
+func (j *Journal) setStep(i int) { j.mu.Lock(); j.step = i; j.mu.Unlock() }
+
+// send runs one input command, stamping the receipt with the interval
+// [sent, acked] and the step that sent it. It returns a classified error.
+func (j *Journal) send(r timeline.Receipt, do func() error) error {
+	j.mu.Lock()
+	r.Step = j.step
+	j.mu.Unlock()
+	r.Sent = j.clock.Now()
+	err := do()
+	r.Acked = j.clock.Now()
+	if err != nil {
+		r.Error = err.Error()
+	}
+	j.mu.Lock()
+	j.receipts = append(j.receipts, r)
+	j.mu.Unlock()
+	if err != nil {
+		return dispatchErr(err)
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package session
+
+import (
+	"context"
+	"errors"
+
+	"github.com/chromedp/cdproto"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// StepError is a step's failure with how far its effects may have gone.
+type StepError struct {
+	Outcome timeline.Outcome // undispatched, rejected or unknown
+	Err     error
+}
+
+func (e *StepError) Error() string { return e.Err.Error() }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// undispatched marks an error after which nothing was sent to the page;
+// an error already classified keeps its outcome.
+func undispatched(err error) error {
+	var se *StepError
+	if err == nil || errors.As(err, &se) {
+		return err
+	}
+	return &StepError{Outcome: timeline.OutcomeUndispatched, Err: err}
+}
+
+// dispatchErr classifies an error from a command that was sent: a protocol
+// error reply means the browser refused it; anything else (a timeout, a
+// lost connection) leaves its effect unknown.
+func dispatchErr(err error) error {
+	var ce *cdproto.Error
+	if errors.As(err, &ce) {
+		return &StepError{Outcome: timeline.OutcomeRejected, Err: err}
+	}
+	return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
+}
+
+// navErr classifies a navigation failure: a browser error reply is a
+// rejection; a timeout leaves the navigation's effect unknown.
+func navErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
+	}
+	return &StepError{Outcome: timeline.OutcomeRejected, Err: err}
+}
+
+// outcomeOf is the outcome a step's error records.
+func outcomeOf(err error) timeline.Outcome {
+	var se *StepError
+	if errors.As(err, &se) {
+		return se.Outcome
+	}
+	if errors.Is(err, ErrBrowserGone) {
+		return timeline.OutcomeUnknown
+	}
+	return timeline.OutcomeUndispatched
+}

@@ -1,0 +1,104 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// scrollState is clapper.scrollState's answer: the scroll offsets, their
+// limits, and how far to scroll to centre a target.
+type scrollState struct {
+	X    float64 `json:"x"`
+	Y    float64 `json:"y"`
+	MaxX float64 `json:"maxX"`
+	MaxY float64 `json:"maxY"`
+	DX   float64 `json:"dx"`
+	DY   float64 `json:"dy"`
+}
+
+// defaultScroll is how long a scroll takes when the step does not say.
+const defaultScroll = 600 * time.Millisecond
+
+// scroll scrolls with real wheel events, spread over the duration so the
+// video shows a smooth scroll.
+func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timeline.Step) error {
+	dur := a.Duration
+	if dur <= 0 {
+		dur = defaultScroll
+	}
+	rec.Duration = dur
+	var in any // null: the page
+	var inNth *int
+	if a.In != nil {
+		rec.Target = a.In.String()
+		if err := r.pointAt(ctx, tab, *a.In, forHover, rec); err != nil {
+			return err
+		}
+		in, inNth = specOf(*a.In), nthArg(*a.In)
+	}
+	var to any
+	if a.ToTarget != nil {
+		rec.Target = a.ToTarget.String()
+		to = specOf(*a.ToTarget)
+	}
+	st, err := callHelper[*scrollState](ctx, tab.helpers, "scrollState", in, inNth, to)
+	if err != nil {
+		return undispatched(err)
+	}
+	if st == nil {
+		return undispatched(fmt.Errorf("scroll: %s is gone", a.In))
+	}
+	dx, dy := scrollBy(a, *st)
+	if math.Abs(dx) < 1 && math.Abs(dy) < 1 {
+		return nil
+	}
+	n := max(1, int(dur/(time.Second/60)))
+	start := time.Now()
+	var sentX, sentY float64
+	for i := 1; i <= n; i++ {
+		e := easeInOut(float64(i) / float64(n))
+		wx, wy := math.Round(dx*e-sentX), math.Round(dy*e-sentY)
+		if i == n {
+			wx, wy = dx-sentX, dy-sentY
+		}
+		if wx != 0 || wy != 0 {
+			if err := tab.pointer.Wheel(ctx, wx, wy); err != nil {
+				return err
+			}
+			sentX, sentY = sentX+wx, sentY+wy
+		}
+		if err := sleep(ctx, time.Until(start.Add(time.Duration(i)*dur/time.Duration(n)))); err != nil {
+			return dispatchErr(err)
+		}
+	}
+	// Let the scroll settle before the step ends.
+	if _, err := callHelper[bool](ctx, tab.helpers, "scrollSettled", in, inNth); err != nil {
+		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
+	}
+	return nil
+}
+
+// scrollBy is how far a scroll step moves from st, clamped to what can
+// scroll so the wheel does not push past an edge. Pure.
+func scrollBy(a scripts.Scroll, st scrollState) (dx, dy float64) {
+	switch {
+	case a.By != nil:
+		dx, dy = a.By.X, a.By.Y
+	case a.ToTarget != nil:
+		dx, dy = st.DX, st.DY
+	case a.ToPoint != nil:
+		dx, dy = a.ToPoint.X-st.X, a.ToPoint.Y-st.Y
+	case a.ToEdge == "top":
+		dy = -st.Y
+	case a.ToEdge == "bottom":
+		dy = st.MaxY - st.Y
+	}
+	dx = math.Max(-st.X, math.Min(dx, st.MaxX-st.X))
+	dy = math.Max(-st.Y, math.Min(dy, st.MaxY-st.Y))
+	return dx, dy
+}

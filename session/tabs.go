@@ -1,0 +1,227 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/debugger"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/recorder"
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// Tab is a tab the run drives.
+type Tab struct {
+	Name     string
+	ctx      context.Context
+	cancel   context.CancelFunc
+	pointer  *Pointer
+	keyboard *Keyboard
+	helpers  *helpers
+	// events is what the tab's listener has seen.
+	events *tabEvents
+	held   string  // hold receipt while frozen, "" otherwise
+	rate   float64 // animation playback rate before the hold
+}
+
+// tabEvents is what a tab's CDP listener records: requests in flight,
+// navigations of the main frame, whether the debugger has paused. The
+// listener runs on the tab's read loop and only records; steps read.
+type tabEvents struct {
+	mu        sync.Mutex
+	mainFrame cdp.FrameID
+	net       netActivity
+	navs      int64 // main-frame navigations, new documents and within one
+	paused    bool  // the debugger has paused the page (a hold reached it)
+	helpers   *helpers
+}
+
+// listen is the tab's CDP listener. It is called on the tab's read loop,
+// must not block, and sends no command.
+func (e *tabEvents) listen(ev any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch ev := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		e.net.start(string(ev.RequestID), time.Now())
+	case *network.EventLoadingFinished:
+		e.net.finish(string(ev.RequestID), time.Now())
+	case *network.EventLoadingFailed:
+		e.net.finish(string(ev.RequestID), time.Now())
+	case *page.EventFrameNavigated:
+		if ev.Frame != nil && ev.Frame.ParentID == "" {
+			e.mainFrame = ev.Frame.ID
+			e.navs++
+			e.helpers.forget() // a new document: the world went with the old one
+		}
+	case *page.EventNavigatedWithinDocument:
+		if ev.FrameID == e.mainFrame {
+			e.navs++
+		}
+	case *debugger.EventPaused:
+		e.paused = true
+	case *debugger.EventResumed:
+		e.paused = false
+	}
+}
+
+func (e *tabEvents) navigations() int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.navs
+}
+
+func (e *tabEvents) isPaused() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.paused
+}
+
+func (e *tabEvents) network() netQuiet {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.net.quiet()
+}
+
+// openTab opens a tab at the script's viewport, bounded by ctx.
+func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
+	tctx, cancel, err := r.browser.NewTab(ctx)
+	if err != nil {
+		return nil, r.gone(err)
+	}
+	h := &helpers{}
+	ev := &tabEvents{helpers: h, net: newNetActivity()}
+	if err := chromedp.Listen(tctx, ev.listen); err != nil {
+		cancel()
+		return nil, r.gone(fmt.Errorf("open tab %q: %w", name, err))
+	}
+	c, stop := onTab(ctx, tctx)
+	defer stop()
+	tree, err := chromedp.Call(c, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		cancel()
+		return nil, r.gone(fmt.Errorf("open tab %q: %w", name, err))
+	}
+	ev.mainFrame = tree.FrameTree.Frame.ID
+	b := r.s.Browser
+	if err := SetViewport(c, b.Width, b.Height, b.Scale); err != nil {
+		cancel()
+		return nil, r.gone(fmt.Errorf("set viewport: %w", err))
+	}
+	t := &Tab{Name: name, ctx: tctx, cancel: cancel, helpers: h, events: ev,
+		pointer:  &Pointer{j: r.journal, tab: name, speed: r.s.Defaults.PointerSpeed, x: float64(b.Width) / 2, y: float64(b.Height) / 2},
+		keyboard: &Keyboard{j: r.journal, tab: name},
+	}
+	r.tabs[name] = t
+	return t, nil
+}
+
+// onTab returns a context for commands to the tab of tabCtx that also ends
+// when ctx does (a step's deadline, the run's cancellation), with ctx's
+// cause. Steps use it to act on a tab other than the one they run in.
+func onTab(ctx, tabCtx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancelCause(tabCtx)
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	return c, func() { stop(); cancel(nil) }
+}
+
+// film points the capture at tab: the video shows the tab the steps act
+// on. Switching stops the capture of the previous tab (its final state is
+// its last frame) and starts one of tab in the same take, numbering on.
+func (r *run) film(tab *Tab, url string) error {
+	if r.filmed == tab {
+		return nil
+	}
+	co := r.o.Capture
+	b := r.s.Browser
+	co.Dir, co.Log, co.Clock, co.Tab, co.InitialURL = r.o.TakeDir, r.log, r.clock, tab.Name, url
+	co.MaxWidth = int(float64(b.Width) * b.Scale)
+	co.MaxHeight = int(float64(b.Height) * b.Scale)
+	if r.capture != nil {
+		res := r.capture.Stop(context.Background())
+		r.filmedResults = append(r.filmedResults, res)
+		co.FirstSeq, co.FirstDocument = res.NextSeq, res.NextDocument
+		r.capture = nil
+		if res.Err != nil {
+			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
+		}
+	}
+	c, err := recorder.Start(tab.ctx, co)
+	if err != nil {
+		return r.gone(err)
+	}
+	r.capture, r.filmed = c, tab
+	return nil
+}
+
+// tabStep opens, switches to or closes a named tab.
+func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) error {
+	rec.Target = a.Name
+	switch a.Op {
+	case scripts.TabOpen:
+		if _, ok := r.tabs[a.Name]; ok {
+			return undispatched(fmt.Errorf("tab %q is already open", a.Name))
+		}
+		t, err := r.openTab(ctx, a.Name)
+		if err != nil {
+			return undispatched(err)
+		}
+		r.current = t
+		if a.URL != "" {
+			c, stop := onTab(ctx, t.ctx)
+			err := navErr(chromedp.Do(c, chromedp.Navigate(a.URL)))
+			stop()
+			if err != nil {
+				return err
+			}
+		}
+		return undispatched(r.film(t, r.urlOf(ctx, t)))
+	case scripts.TabSwitch:
+		t, ok := r.tabs[a.Name]
+		if !ok {
+			return undispatched(fmt.Errorf("no tab %q is open", a.Name))
+		}
+		r.current = t
+		return undispatched(r.film(t, r.urlOf(ctx, t)))
+	case scripts.TabClose:
+		t, ok := r.tabs[a.Name]
+		if !ok || a.Name == scripts.FirstTab {
+			return undispatched(fmt.Errorf("tab %q cannot be closed", a.Name))
+		}
+		if r.current == t {
+			r.current = r.tabs[scripts.FirstTab]
+		}
+		// Film the tab that is current now before this one goes away.
+		if err := r.film(r.current, r.urlOf(ctx, r.current)); err != nil {
+			return undispatched(err)
+		}
+		t.cancel()
+		delete(r.tabs, a.Name)
+	}
+	return nil
+}
+
+// urlOf returns the address a tab shows, "" when it cannot be read before
+// ctx ends.
+func (r *run) urlOf(ctx context.Context, t *Tab) string {
+	c, stop := onTab(ctx, t.ctx)
+	defer stop()
+	d, err := callHelper[docState](c, t.helpers, "doc")
+	if err != nil {
+		return ""
+	}
+	return d.URL
+}
+
+// docState is clapper.doc's answer.
+type docState struct {
+	URL   string `json:"url"`
+	Ready string `json:"ready"`
+}
