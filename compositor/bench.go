@@ -188,9 +188,9 @@ func BusyTake(dir string, vp timeline.Viewport, d time.Duration) (*timeline.Take
 		Capture: timeline.Capture{Started: 0, Ended: end, EndReason: "stopped",
 			Frames: timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}},
 		Steps: []timeline.Step{
-			{Kind: kindChapter, Text: "Bench", Start: 0, Outcome: "ok"},
-			{Kind: kindCaption, Text: "A busy synthetic page", Start: 0, Duration: d / 2, Outcome: "ok"},
-			{Kind: "click", Start: end / 3, End: end/3 + timeline.Time(300*time.Millisecond), Outcome: "ok",
+			{Kind: kindChapter, Traits: timeline.Traits{Presentation: true}, Text: "Bench", Start: 0, Outcome: "ok"},
+			{Kind: kindCaption, Traits: timeline.Traits{Presentation: true}, Text: "A busy synthetic page", Start: 0, Duration: d / 2, Outcome: "ok"},
+			{Kind: "click", Traits: timeline.Traits{ChangesPage: true, Focus: true}, Start: end / 3, End: end/3 + timeline.Time(300*time.Millisecond), Outcome: "ok",
 				Region: &timeline.Rect{X: float64(vp.Width) * 0.6, Y: float64(vp.Height) * 0.4, W: 120, H: 40}},
 		},
 	}

@@ -33,9 +33,6 @@ func hiddenCuts(tl *timeline.Timeline) []Segment {
 	return cs
 }
 
-// waitKinds are the steps whose time is spent waiting on the page.
-var waitKinds = map[string]bool{"wait": true, "expect": true, "goto": true, "back": true, "forward": true, "reload": true}
-
 // longWaits returns the parts of long waiting steps to play faster.
 func longWaits(tl *timeline.Timeline, su SpeedUpSettings) []Segment {
 	if !su.Waits {
@@ -54,7 +51,7 @@ func longWaits(tl *timeline.Timeline, su SpeedUpSettings) []Segment {
 	var out []Segment
 	for _, st := range tl.Steps {
 		d := time.Duration(st.End - st.Start)
-		if !waitKinds[st.Kind] || d <= over || d <= 2*keep {
+		if !st.Traits.Waits || d <= over || d <= 2*keep {
 			continue
 		}
 		out = append(out, Segment{Start: st.Start + timeline.Time(keep), End: st.End - timeline.Time(keep), Speed: speed})

@@ -18,11 +18,11 @@ func TestStory(t *testing.T) {
 	tl := &timeline.Timeline{
 		Capture: timeline.Capture{Tab: "T"},
 		Steps: []timeline.Step{
-			{Kind: "click", Label: "Save", Start: msT(100), End: msT(300)},
+			{Kind: "click", Traits: timeline.Traits{ChangesPage: true, Focus: true}, Label: "Save", Start: msT(100), End: msT(300)},
 			{Kind: "caption", Text: "Hello", Start: msT(200), Duration: ms(500)},
 			{Kind: "caption", Text: "No duration", Start: msT(900)},
 			{Kind: "caption", Text: "  ", Start: msT(950)},
-			{Kind: "type", Label: "Password", Start: msT(1000), End: msT(2000), Hidden: true},
+			{Kind: "type", Traits: timeline.Traits{ChangesPage: true, Focus: true}, Label: "Password", Start: msT(1000), End: msT(2000), Hidden: true},
 			{Kind: "chapter", Text: "Two", Start: msT(2500)},
 			{Kind: "chapter", Text: "One", Start: msT(50)},
 			{Kind: "cursor", Text: "hide", Start: msT(3000)},
@@ -144,7 +144,7 @@ func TestZoomTrack(t *testing.T) {
 	vp := timeline.Viewport{Width: 400, Height: 200, Scale: 1}
 	tl := &timeline.Timeline{Viewport: vp, Steps: []timeline.Step{
 		{Kind: "zoom", Region: &timeline.Rect{X: 300, Y: 100, W: 40, H: 20}, Scale: 9, Duration: ms(1000), Start: msT(1000)},
-		{Kind: "click", Region: &timeline.Rect{X: 0, Y: 0, W: 20, H: 20}, Start: msT(3000), End: msT(3200)},
+		{Kind: "click", Traits: timeline.Traits{ChangesPage: true, Focus: true}, Region: &timeline.Rect{X: 0, Y: 0, W: 20, H: 20}, Start: msT(3000), End: msT(3200)},
 		{Kind: "zoom", Region: &timeline.Rect{X: 0, Y: 0, W: 100, H: 50}, Start: msT(6000), Hidden: true},
 		{Kind: "zoom", Region: &timeline.Rect{X: 0, Y: 0, W: 100, H: 50}, Start: msT(7000)},
 	}}

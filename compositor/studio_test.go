@@ -29,7 +29,7 @@ func studioTake(t testing.TB) *timeline.Take {
 		Steps: []timeline.Step{
 			{Index: 0, Kind: "chapter", Text: "Start", Start: at(0), End: at(0), Outcome: "ok"},
 			{Index: 1, Kind: "caption", Text: "Welcome <b>&", Start: at(100), End: at(100), Duration: ms(600), Outcome: "ok"},
-			{Index: 2, Kind: "type", Label: "secret", Start: at(1000), End: at(1500), Hidden: true, Outcome: "ok"},
+			{Index: 2, Kind: "type", Traits: timeline.Traits{ChangesPage: true, Focus: true}, Label: "secret", Start: at(1000), End: at(1500), Hidden: true, Outcome: "ok"},
 			{Index: 3, Kind: "chapter", Text: "Checkout", Start: at(1600), End: at(1600), Outcome: "ok"},
 			{Index: 4, Kind: "zoom", Region: &timeline.Rect{X: 220, Y: 40, W: 80, H: 90}, Scale: 2.5, Duration: ms(1000), Start: at(1800), End: at(1800), Outcome: "ok"},
 		},

@@ -74,7 +74,7 @@ func writeTake(t testing.TB, dir string, w, h int, frames []synthFrame, tl timel
 		tl.Tool = "compositor-test"
 	}
 	if tl.Outcome == "" {
-		tl.Outcome = timeline.OutcomeOK
+		tl.Outcome = timeline.RunOK
 	}
 	if err := timeline.WriteTimeline(dir, &tl); err != nil {
 		t.Fatal(err)

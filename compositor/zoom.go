@@ -22,8 +22,6 @@ type zoomShot struct {
 	To         zoomState
 }
 
-// autoZoomKinds are the steps whose target the automatic zoom moves to.
-var autoZoomKinds = map[string]bool{"click": true, "type": true, "fill": true}
 
 // autoZoomHold keeps an automatic zoom after its step ends.
 const autoZoomHold = time.Second
@@ -54,7 +52,7 @@ func zoomShots(tl *timeline.Timeline, zs ZoomSettings) []zoomShot {
 				d = defaultZoomFor
 			}
 			start, end = st.Start, st.Start+timeline.FromDuration(d)
-		case zs.Auto && autoZoomKinds[st.Kind]:
+		case zs.Auto && st.Traits.Focus:
 			to.Z = zs.Scale
 			start, end = st.Start, st.End+timeline.FromDuration(autoZoomHold)
 			// A new document lays out anew: the automatic zoom ends there.

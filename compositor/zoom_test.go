@@ -8,7 +8,7 @@ import (
 
 func TestAutoZoomEndsAtANewDocument(t *testing.T) {
 	tl := &timeline.Timeline{Viewport: timeline.Viewport{Width: 1280, Height: 720, Scale: 1},
-		Steps:      []timeline.Step{{Kind: "click", Start: msT(1000), End: msT(1500), Region: &timeline.Rect{X: 100, Y: 100, W: 50, H: 20}}},
+		Steps:      []timeline.Step{{Kind: "click", Traits: timeline.Traits{ChangesPage: true, Focus: true}, Start: msT(1000), End: msT(1500), Region: &timeline.Rect{X: 100, Y: 100, W: 50, H: 20}}},
 		Boundaries: []timeline.Boundary{{Document: 0, At: 0}, {Document: 1, At: msT(1800)}}}
 	shots := zoomShots(tl, ZoomSettings{Auto: true, Scale: 1.6, MaxScale: 3})
 	if len(shots) != 1 || shots[0].End != msT(1800) {
