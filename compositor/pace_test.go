@@ -80,7 +80,7 @@ func absDur(d time.Duration) time.Duration {
 func TestLongWaits(t *testing.T) {
 	tl := &timeline.Timeline{Steps: []timeline.Step{
 		{Kind: "wait", Traits: timeline.Traits{Waits: true}, Start: msT(0), End: msT(5000)},
-		{Kind: "pause", Start: msT(5000), End: msT(10000)},   // a dwell asked for: never sped
+		{Kind: "pause", Start: msT(5000), End: msT(10000)},                                                            // a dwell asked for: never sped
 		{Kind: "expect", Traits: timeline.Traits{Waits: true, Expectation: true}, Start: msT(10000), End: msT(11000)}, // short
 		{Kind: "goto", Traits: timeline.Traits{ChangesPage: true, Waits: true}, Start: msT(11000), End: msT(14000)},
 	}}

@@ -22,7 +22,6 @@ type zoomShot struct {
 	To         zoomState
 }
 
-
 // autoZoomHold keeps an automatic zoom after its step ends.
 const autoZoomHold = time.Second
 
