@@ -15,12 +15,12 @@ import (
 // gotoURL loads a URL and waits for it to load.
 func (r *run) gotoURL(ctx context.Context, a scripts.Goto, rec *timeline.Step) error {
 	rec.Target = r.s.Mask(a.URL)
-	return navErr(chromedp.Do(ctx, chromedp.Navigate(a.URL)))
+	return navErr(ctx, chromedp.Do(ctx, chromedp.Navigate(a.URL)))
 }
 
 // reload reloads the page and waits for it to load.
 func (r *run) reload(ctx context.Context) error {
-	return navErr(chromedp.Do(ctx, chromedp.Reload()))
+	return navErr(ctx, chromedp.Do(ctx, chromedp.Reload()))
 }
 
 // history moves through the tab's history by delta and waits until the

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/chromedp/cdproto"
 
@@ -39,13 +40,17 @@ func dispatchErr(err error) error {
 	return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
 }
 
-// navErr classifies a navigation failure: a browser error reply is a
-// rejection; a timeout leaves the navigation's effect unknown.
-func navErr(err error) error {
+// navErr classifies a navigation on ctx that failed: a browser error reply
+// is a rejection; when ctx ended (the step's timeout, an interrupt) the
+// navigation's effect is unknown, and the error says why ctx ended.
+func navErr(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+			err = fmt.Errorf("%w (%w)", err, cause)
+		}
 		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
 	}
 	return &StepError{Outcome: timeline.OutcomeRejected, Err: err}

@@ -176,7 +176,7 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 		r.current = t
 		if a.URL != "" {
 			c, stop := onTab(ctx, t.ctx)
-			err := navErr(chromedp.Do(c, chromedp.Navigate(a.URL)))
+			err := navErr(c, chromedp.Do(c, chromedp.Navigate(a.URL)))
 			stop()
 			if err != nil {
 				return err

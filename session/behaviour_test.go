@@ -1,0 +1,183 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clapper-dev/clapper/internal/testenv"
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// runSite runs a script against testdata/site (as ${serve.url}) with env,
+// and returns its result. The script's steps follow "steps:".
+func runSite(t *testing.T, steps string, env map[string]string) *Result {
+	t.Helper()
+	testenv.Need(t, "chromium")
+	dir := t.TempDir()
+	site, _ := filepath.Abs("testdata/site")
+	path := filepath.Join(dir, "s.yaml")
+	body := "name: behaviour\nserve: " + site + "\ndefaults: {timeout: 20s}\nsteps:\n" + steps
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scripts.Load(path, scripts.LoadOptions{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Browser.NoSandbox = testenv.NoSandbox()
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(dir, "take")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func mustPass(t *testing.T, res *Result) {
+	t.Helper()
+	if res.Failed != nil {
+		t.Fatalf("run failed: %v", res.Failed)
+	}
+}
+
+// press: Control++ is the plus key with Control held (the chord's last
+// "+" is the key), as validate accepts it.
+func TestPressChordWithPlus(t *testing.T) {
+	mustPass(t, runSite(t, `  - goto: ${serve.url}/keys.html
+  - press: {key: "Control++", into: "#field"}
+  - press: "Alt+z"
+  - press: "+"
+  - expect: {text: "ctrl key +", in: "#log"}
+  - expect: {text: "alt key z", in: "#log"}
+  - expect: {count: 3, target: "#log li"}
+`, nil))
+}
+
+// A file input hidden behind a styled label takes files at once: only
+// attached and enabled are checked, not visibility.
+func TestUploadIntoHiddenInput(t *testing.T) {
+	res := runSite(t, `  - goto: ${serve.url}/upload.html
+  - upload: {into: "#file", files: [`+must(filepath.Abs("testdata/upload.txt"))+`]}
+    timeout: 10s
+  - expect: {text: upload.txt, in: "#files"}
+`, nil)
+	mustPass(t, res)
+	if st := res.Timeline.Steps[1]; st.Outcome != timeline.OutcomeOK {
+		t.Errorf("upload step: %+v", st)
+	}
+}
+
+func must(s string, err error) string {
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// A wait's JavaScript is the author's expression as written: a trailing
+// comment does not break it, and a promise is awaited.
+func TestWaitJSAsWritten(t *testing.T) {
+	mustPass(t, runSite(t, `  - goto: ${serve.url}/keys.html
+  - wait: {js: "document.title === 'Keys' // the title"}
+  - wait: {js: "Promise.resolve(document.readyState === 'complete')"}
+  - wait: {js: "const n = 2; n > 1"}
+`, nil))
+}
+
+// wait: {state: visible} agrees with the actionability checks: an element
+// with opacity 0 is not visible to either.
+func TestOneDefinitionOfVisible(t *testing.T) {
+	res := runSite(t, `  - goto: ${serve.url}/fixture.html
+  - wait: {selector: "#transparent", state: hidden}
+  - expect: {hidden: "#in-transparent"}
+  - wait: {selector: "#transparent", state: visible}
+    timeout: 2s
+    optional: true
+  - click: "#transparent"
+    timeout: 2s
+    optional: true
+`, nil)
+	mustPass(t, res)
+	steps := res.Timeline.Steps
+	if steps[3].Outcome == timeline.OutcomeOK || steps[4].Outcome == timeline.OutcomeOK {
+		t.Errorf("an opacity: 0 element counted as visible: wait %s, click %s", steps[3].Outcome, steps[4].Outcome)
+	}
+	if !strings.Contains(steps[4].Error, "not actionable") {
+		t.Errorf("click error: %s", steps[4].Error)
+	}
+}
+
+// slowSite serves /idle.html, which fetches /slow (answered after a
+// while) and then writes "slow done"; /slow-page answers late too.
+func slowSite(t *testing.T, delay time.Duration) string {
+	t.Helper()
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/idle.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>idle</title><p id="s">waiting</p>
+<script>fetch('/slow').then(r => r.text()).then(t => { document.getElementById('s').textContent = t; });</script>`)
+	})
+	slow := func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(delay):
+		case <-release:
+		case <-r.Context().Done():
+		}
+		fmt.Fprint(w, "slow done")
+	}
+	mux.HandleFunc("/slow", slow)
+	mux.HandleFunc("/slow-page", slow)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() { close(release); srv.Close() })
+	return srv.URL
+}
+
+// wait: {network_idle: true} sees a request still in flight: it passes only
+// after the slow fetch finished (so its text is there at once).
+func TestNetworkIdleSeesRequestsInFlight(t *testing.T) {
+	site := slowSite(t, 1500*time.Millisecond)
+	mustPass(t, runSite(t, `  - goto: ${SITE}/idle.html
+  - wait: {network_idle: true}
+  - eval: "if (document.getElementById('s').textContent !== 'slow done') throw new Error('idle before the fetch ended')"
+`, map[string]string{"SITE": site}))
+}
+
+// back and forward do not report success before the history entry
+// changed: between two entries of one address (pushState), the one-shot
+// check right after each sees the popstate it caused; across documents,
+// the other document, loaded.
+func TestBackWaitsForTheEntry(t *testing.T) {
+	mustPass(t, runSite(t, `  - goto: ${serve.url}/counter.html
+  - eval: "history.pushState({}, '', location.href)"
+  - back
+  - eval: "if (document.getElementById('n').textContent !== 'popped 1') throw new Error('back returned on ' + document.body.innerText)"
+  - forward
+  - eval: "if (document.getElementById('n').textContent !== 'popped 2') throw new Error('forward returned on ' + document.body.innerText)"
+  - goto: ${serve.url}/second.html
+  - back
+  - eval: "if (!document.getElementById('n') || document.readyState !== 'complete') throw new Error('back returned on ' + location.href)"
+`, nil))
+}
+
+// Opening a tab at an address that does not answer ends at the step's
+// timeout, not when the server answers.
+func TestTabOpenHonoursTheStepTimeout(t *testing.T) {
+	site := slowSite(t, 10*time.Minute)
+	res := runSite(t, `  - tab: {open: side, url: "${SITE}/slow-page"}
+    timeout: 2s
+    optional: true
+  - tab: {switch: main}
+`, map[string]string{"SITE": site})
+	mustPass(t, res)
+	st := res.Timeline.Steps[0]
+	if st.Outcome != timeline.OutcomeUnknown || !strings.Contains(st.Error, "timeout 2s") {
+		t.Errorf("tab open of a page that never answers: %s %q", st.Outcome, st.Error)
+	}
+}

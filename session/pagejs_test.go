@@ -1,0 +1,281 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/internal/testenv"
+	"github.com/clapper-dev/clapper/scripts"
+)
+
+// fixtureTab opens testdata/site/fixture.html (or another page of the
+// site) in a tab of its own browser, with the tab's listener, and returns
+// the tab's context and helpers.
+func fixtureTab(t *testing.T, page string) (context.Context, *helpers, *tabEvents, string) {
+	t.Helper()
+	testenv.Need(t, "chromium")
+	srv, err := Serve("testdata/site")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	b, err := Launch(context.Background(), LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: 800, Height: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	tab, closeTab, err := b.NewTab(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeTab)
+	h := &helpers{}
+	ev := &tabEvents{helpers: h, net: newNetActivity()}
+	if err := chromedp.Listen(tab, ev.listen); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetViewport(tab, 800, 600, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := Navigate(tab, srv.URL+"/"+page); err != nil {
+		t.Fatal(err)
+	}
+	return tab, h, ev, srv.URL
+}
+
+func call[T any](t *testing.T, ctx context.Context, h *helpers, name string, args ...any) T {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	v, err := callHelper[T](c, h, name, args...)
+	if err != nil {
+		t.Fatalf("%s%v: %v", name, args, err)
+	}
+	return v
+}
+
+func css(s string) spec { return spec{CSS: s} }
+
+// Each page helper against the fixture page: hidden, opacity 0 (on the
+// element and on an ancestor), visibility hidden, zero size, covered by
+// another element, disabled, moving, in a shadow root and in an iframe.
+func TestPageHelpers(t *testing.T) {
+	tab, h, _, _ := fixtureTab(t, "fixture.html")
+
+	t.Run("visible", func(t *testing.T) {
+		for id, want := range map[string]bool{
+			"plain": true, "hidden": false, "transparent": false, "in-transparent": false, "invisible": false,
+			"zero": false, "covered": true, "disabled": true, "nothing": false,
+		} {
+			if got := call[bool](t, tab, h, "state", css("#"+id), nil, "visible"); got != want {
+				t.Errorf("#%s visible = %v, want %v", id, got, want)
+			}
+			if got := call[bool](t, tab, h, "state", css("#"+id), nil, "hidden"); got == want {
+				t.Errorf("#%s hidden = %v, want %v", id, got, !want)
+			}
+		}
+		if !call[bool](t, tab, h, "state", css("#hidden"), nil, "attached") || !call[bool](t, tab, h, "state", css("#nothing"), nil, "detached") {
+			t.Error("attached/detached")
+		}
+	})
+
+	t.Run("find", func(t *testing.T) {
+		count := func(s spec) int { return len(call[[]map[string]any](t, tab, h, "find", s)) }
+		for _, c := range []struct {
+			s    spec
+			want int
+		}{
+			{css("button.b"), 2}, // one in the light DOM, one in the shadow root
+			{css("#shadow-btn"), 1},
+			{css("#inframe"), 0}, // another document
+			{spec{XPath: "//button[@id='plain']"}, 1},
+			{spec{XPath: "//button[@id='shadow-btn']"}, 0}, // XPath stays in the light DOM
+			{spec{Text: "In shadow"}, 1},
+			{spec{Text: "Hello, there"}, 1},
+			{spec{Text: "In frame"}, 0},
+			{spec{Role: "button", Name: "Close dialog"}, 1},
+			{spec{Role: "button", Name: "In shadow"}, 1},
+			{spec{Role: "checkbox"}, 1},
+			{spec{Label: "Your name"}, 1},
+			{spec{Label: "Close dialog"}, 1},
+			{spec{Placeholder: "Type your name"}, 1},
+			{spec{TestID: "tid"}, 1},
+			{css("#nothing"), 0},
+		} {
+			if got := count(c.s); got != c.want {
+				t.Errorf("find %+v: %d elements, want %d", c.s, got, c.want)
+			}
+		}
+	})
+
+	t.Run("probe", func(t *testing.T) {
+		probeOf := func(s spec, nth *int) probe { return call[probe](t, tab, h, "probe", s, nth, true) }
+		target := func(s spec) scripts.Target { return scripts.Target{CSS: s.CSS} }
+		for _, c := range []struct {
+			id, failed string
+			n          needs
+		}{
+			{"plain", "", forPointer},
+			{"transparent", "failed check visible", forPointer},
+			{"invisible", "failed check visible", forPointer},
+			{"zero", "failed check visible", forPointer},
+			{"hidden", "failed check visible", forPointer},
+			{"disabled", "failed check enabled", forPointer},
+			{"disabled", "", forHover},
+			{"covered", "failed check receives pointer: div#cover covers", forPointer},
+			{"covered", "", forField},
+			{"moving", "failed check stable", forLook},
+			{"shadow-btn", "", forPointer},
+			{"hidden", "", forUpload},
+			{"nothing", "failed check attached", forUpload},
+			{"far", "", forLook}, // scrolled into view first
+		} {
+			p := probeOf(css("#"+c.id), nil)
+			ok, failed, final := verdict(p, c.n, target(css("#"+c.id)))
+			if final != nil || ok != (c.failed == "") || !strings.HasPrefix(failed, c.failed) {
+				t.Errorf("#%s with %+v: ok %v, %q, %v; want %q", c.id, c.n, ok, failed, final, c.failed)
+			}
+		}
+		p := probeOf(css("button.b"), nil)
+		if _, _, final := verdict(p, forPointer, scripts.Target{CSS: "button.b"}); final == nil || !strings.Contains(final.Error(), "matches 2 elements") {
+			t.Errorf("two matches without nth: %v", final)
+		}
+		one := 1
+		if p := probeOf(css("button.b"), &one); p.Count != 2 || !p.Visible || !p.Receives {
+			t.Errorf("nth 1 of button.b (in the shadow root): %+v", p)
+		}
+	})
+
+	t.Run("text and address", func(t *testing.T) {
+		if !call[bool](t, tab, h, "hasText", "Hello, there") || call[bool](t, tab, h, "hasText", "Goodbye") {
+			t.Error("hasText")
+		}
+		d := call[docState](t, tab, h, "doc")
+		if !strings.HasSuffix(d.URL, "/fixture.html") || d.Ready != "complete" {
+			t.Errorf("doc = %+v", d)
+		}
+		for _, c := range []struct {
+			value, glob string
+			want        bool
+		}{
+			{"http://a/b.html", "*/b.html", true}, {"http://a/b.html", "http://?/b.html", true},
+			{"http://a/b.html", "*/c.html", false}, {"http://a/b.html", "http://a/b.htm", false},
+			{"http://a/(x)+[y].html", "*(x)+[y].html", true}, {"http://a/bxhtml", "*/b.html", false},
+		} {
+			if got := call[bool](t, tab, h, "glob", c.value, c.glob); got != c.want {
+				t.Errorf("glob(%q, %q) = %v", c.value, c.glob, got)
+			}
+		}
+		if !call[bool](t, tab, h, "urlIs", "*/fixture.html") {
+			t.Error("urlIs")
+		}
+	})
+
+	t.Run("observe", func(t *testing.T) {
+		name := spec{CSS: "#name"}
+		for _, c := range []struct {
+			x    expectation
+			ok   bool
+			seen string
+		}{
+			{expectation{What: "visible", Spec: &spec{CSS: "#plain"}}, true, ""},
+			{expectation{What: "visible", Spec: &spec{CSS: "#transparent"}}, false, "not visible"},
+			{expectation{What: "hidden", Spec: &spec{CSS: "#plain"}}, false, "visible"},
+			{expectation{What: "text", Want: "Hello, there"}, true, ""},
+			{expectation{What: "text", Spec: &spec{CSS: "#greeting"}, Want: "there"}, true, ""},
+			{expectation{What: "text", Spec: &spec{CSS: "#greeting"}, Want: "Ada"}, false, `"Hello, there"`},
+			{expectation{What: "value", Spec: &name, Want: "Ada"}, true, ""},
+			{expectation{What: "value", Spec: &name, Want: ""}, false, `"Ada"`},
+			{expectation{What: "value", Spec: &spec{CSS: "#nothing"}, Want: ""}, false, "no element"},
+			{expectation{What: "title", Want: "Fixture"}, true, ""},
+			{expectation{What: "url", Want: "*/fixture.html"}, true, ""},
+			{expectation{What: "count", Spec: &spec{CSS: "button.b"}, Count: 2}, true, ""},
+			{expectation{What: "count", Spec: &spec{CSS: "button.b"}, Count: 0}, false, "2 matching"},
+		} {
+			o := call[observation](t, tab, h, "observe", c.x)
+			if o.OK != c.ok || (!c.ok && o.Seen != c.seen) {
+				t.Errorf("observe %+v = %+v, want ok %v seen %q", c.x, o, c.ok, c.seen)
+			}
+		}
+	})
+
+	t.Run("forms", func(t *testing.T) {
+		if msg := call[string](t, tab, h, "fill", css("#name"), nil, ""); msg != "" {
+			t.Errorf("fill with an empty value: %s", msg)
+		}
+		if o := call[observation](t, tab, h, "observe", expectation{What: "value", Spec: &spec{CSS: "#name"}, Want: ""}); !o.OK {
+			t.Errorf("after fill the value is %s", o.Seen)
+		}
+		if msg := call[string](t, tab, h, "fill", css("#greeting"), nil, "x"); msg != "not a form field" {
+			t.Errorf("fill a paragraph: %q", msg)
+		}
+		if msg := call[string](t, tab, h, "choose", css("#colour"), nil, "Green", ""); msg != "" {
+			t.Errorf("choose Green: %s", msg)
+		}
+		if msg := call[string](t, tab, h, "choose", css("#colour"), nil, "", "r"); msg != "" {
+			t.Errorf("choose value r: %s", msg)
+		}
+		if msg := call[string](t, tab, h, "choose", css("#colour"), nil, "Blue", ""); !strings.Contains(msg, `options: "Red", "Green"`) {
+			t.Errorf("choose a missing option: %q", msg)
+		}
+		if !call[bool](t, tab, h, "checked", css("#agree"), nil) || call[bool](t, tab, h, "checked", css("#plain"), nil) {
+			t.Error("checked")
+		}
+		obj := call[*runtime.RemoteObject](t, tab, h, "element", css("#hidden"), nil)
+		if obj == nil || obj.ObjectID == "" || obj.ClassName != "HTMLButtonElement" {
+			t.Errorf("element: %+v", obj)
+		}
+	})
+
+	t.Run("scroll", func(t *testing.T) {
+		st := call[*scrollState](t, tab, h, "scrollState", nil, nil, css("#far"))
+		if st == nil || st.MaxY <= 0 {
+			t.Fatalf("scrollState: %+v", st)
+		}
+		if !call[bool](t, tab, h, "scrollSettled", nil, nil) {
+			t.Error("scrollSettled")
+		}
+		if gone := call[*scrollState](t, tab, h, "scrollState", css("#nothing"), nil, nil); gone != nil {
+			t.Errorf("scrollState of a missing scroller: %+v", gone)
+		}
+	})
+}
+
+// The helpers are installed once per document: calls reuse the world
+// until the tab navigates, and the next document gets a world of its own.
+func TestHelpersInstalledOncePerDocument(t *testing.T) {
+	tab, h, _, site := fixtureTab(t, "fixture.html")
+	call[bool](t, tab, h, "hasText", "Fixture")
+	first := h.world
+	for range 5 {
+		call[bool](t, tab, h, "hasText", "Fixture")
+	}
+	if h.world != first || first == 0 {
+		t.Fatalf("world %d after five calls, first %d", h.world, first)
+	}
+	if err := Navigate(tab, site+"/second.html"); err != nil {
+		t.Fatal(err)
+	}
+	if d := call[docState](t, tab, h, "doc"); !strings.HasSuffix(d.URL, "/second.html") {
+		t.Errorf("after navigating, doc = %+v", d)
+	}
+	if h.world == first {
+		t.Error("the new document reused the old document's world")
+	}
+	// A world gone without the listener noticing is made anew on failure.
+	h.mu.Lock()
+	h.world = first
+	h.mu.Unlock()
+	if d := call[docState](t, tab, h, "doc"); !strings.HasSuffix(d.URL, "/second.html") {
+		t.Errorf("with a stale world, doc = %+v", d)
+	}
+	// The page's own globals are not the helpers' (an isolated world).
+	if v, err := chromedp.Run(tab, chromedp.Evaluate[bool]("typeof clapper === 'undefined'")); err != nil || !v {
+		t.Errorf("the page sees clapper's helpers: %v %v", v, err)
+	}
+}
