@@ -3,11 +3,12 @@ package compositor
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clapper-dev/clapper/internal/size"
 )
 
 // Apply sets s from a run script's output options (the `output:` map, as
@@ -368,20 +369,16 @@ func asDuration(key string, v any) (time.Duration, error) {
 	return time.Duration(f * float64(time.Second)), nil
 }
 
-var sizeRE = regexp.MustCompile(`^(\d+)\s*[xX]\s*(\d+)$`)
-
 func asSize(key string, v any) (int, int, error) {
 	switch x := v.(type) {
 	case string:
 		if x == "capture" || x == "" {
 			return 0, 0, nil
 		}
-		m := sizeRE.FindStringSubmatch(x)
-		if m == nil {
-			return 0, 0, fmt.Errorf("%s: %q is not WIDTHxHEIGHT (like 1920x1080)", key, x)
+		w, h, err := size.Parse(x)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", key, err)
 		}
-		w, _ := strconv.Atoi(m[1])
-		h, _ := strconv.Atoi(m[2])
 		return w, h, nil
 	default:
 		m, err := asMap(key, v)

@@ -48,7 +48,7 @@ func TestApply(t *testing.T) {
 		{map[string]any{"fps": "fast"}, "output.fps: want a number"},
 		{map[string]any{"fps": 29.5}, "output.fps: want a whole number"},
 		{map[string]any{"fps": 1000}, "fps 1000"},
-		{map[string]any{"size": "big"}, "output.size: \"big\" is not WIDTHxHEIGHT"},
+		{map[string]any{"size": "big"}, "output.size: size \"big\": write WIDTHxHEIGHT"},
 		{map[string]any{"captions": "loud"}, "output.captions: \"loud\" is not one of burn, vtt, both, none"},
 		{map[string]any{"cursor": map[string]any{"smoothing": "wobbly"}}, "output.cursor.smoothing"},
 		{map[string]any{"cursor": map[string]any{"colour": "red"}}, "output.cursor.colour: unknown option"},

@@ -8,13 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/clapper-dev/clapper/internal/size"
 )
 
 // LoadOptions are the inputs of Load besides the file.
@@ -352,9 +353,7 @@ func (d *decoder) output(x *val, slug string) Output {
 		o.Preset = y.v.(string)
 	}
 	if y := v["size"]; y != nil {
-		w, h, _ := strings.Cut(y.v.(string), "x")
-		o.Width, _ = strconv.Atoi(w)
-		o.Height, _ = strconv.Atoi(h)
+		o.Width, o.Height, _ = size.Parse(y.v.(string)) // its form is checked by the field's pattern
 		switch {
 		case o.Width < 16 || o.Height < 16 || o.Width > 7680 || o.Height > 4320:
 			d.errorf(y.at, "output.size must be between 16x16 and 7680x4320, got %s", y.v)

@@ -3,6 +3,8 @@ package scripts
 import (
 	"regexp"
 	"time"
+
+	"github.com/clapper-dev/clapper/internal/size"
 )
 
 // The tables in this file describe the language once. The decoder reads
@@ -96,7 +98,7 @@ var (
 	varNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	tabNameRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 	durationRE = regexp.MustCompile(`^(([0-9]*\.)?[0-9]+(ns|us|µs|ms|s|m|h))+$`)
-	sizeRE     = regexp.MustCompile(`^[0-9]+x[0-9]+$`)
+	sizeRE     = regexp.MustCompile(size.Pattern)
 	videoRE    = regexp.MustCompile(`^[^/\\]+\.(mp4|webm|gif|png)$`)
 	pngRE      = regexp.MustCompile(`^[^/\\]+\.png$`)
 )

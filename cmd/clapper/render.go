@@ -2,53 +2,26 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/compositor"
+	"github.com/clapper-dev/clapper/internal/size"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// renderConfigFile keeps the script's output section in the take, so a
-// re-render without the script starts from the same settings.
-const renderConfigFile = "render.json"
-
-type renderConfig struct {
-	Video   []string       `json:"video"`
-	FPS     int            `json:"fps,omitempty"`
-	Width   int            `json:"width,omitempty"`
-	Height  int            `json:"height,omitempty"`
-	Preset  string         `json:"preset,omitempty"`
-	Options map[string]any `json:"options,omitempty"`
-}
+// renderConfig is the take's render.json.
+type renderConfig = compositor.RenderConfig
 
 func configOf(o scripts.Output) renderConfig {
 	return renderConfig{Video: o.Video, FPS: o.FPS, Width: o.Width, Height: o.Height, Preset: o.Preset, Options: o.Options}
-}
-
-func saveRenderConfig(takeDir string, rc renderConfig) error {
-	b, err := json.MarshalIndent(rc, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(takeDir, renderConfigFile), append(b, '\n'), 0o644)
-}
-
-func loadRenderConfig(takeDir string) renderConfig {
-	var rc renderConfig
-	if b, err := os.ReadFile(filepath.Join(takeDir, renderConfigFile)); err == nil {
-		_ = json.Unmarshal(b, &rc)
-	}
-	return rc
 }
 
 // renderFlags are command-line overrides of the take's render settings.
@@ -94,7 +67,10 @@ func renderCommand() *cli.Command {
 				f.width, f.height = w, h
 			}
 			takeDir := c.Args().First()
-			rc := loadRenderConfig(takeDir)
+			rc, err := compositor.ReadRenderConfig(takeDir)
+			if err != nil {
+				return err
+			}
 			s, err := renderSettings(rc, f)
 			if err != nil {
 				return usageErr("%v", err)
@@ -114,15 +90,7 @@ func renderCommand() *cli.Command {
 	}
 }
 
-func parseSize(s string) (int, int, error) {
-	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
-	w, err1 := strconv.Atoi(ws)
-	h, err2 := strconv.Atoi(hs)
-	if !ok || err1 != nil || err2 != nil || w <= 0 || h <= 0 {
-		return 0, 0, errors.New("use WIDTHxHEIGHT, e.g. 1280x720")
-	}
-	return w, h, nil
-}
+func parseSize(s string) (int, int, error) { return size.Parse(s) }
 
 // renderSettings builds the compositor's settings: a preset (flag, else
 // the script's), the script's output options, then the flags.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clapper-dev/clapper/compositor"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/session"
 	"github.com/clapper-dev/clapper/timeline"
@@ -100,7 +101,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	if err := os.MkdirAll(takeDir, 0o755); err != nil {
 		return fmt.Errorf("create output folder: %w", err)
 	}
-	if err := saveRenderConfig(takeDir, rc); err != nil {
+	if err := compositor.WriteRenderConfig(takeDir, rc); err != nil {
 		return err
 	}
 	ui := newUI(o.quiet)

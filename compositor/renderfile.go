@@ -1,0 +1,52 @@
+package compositor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// RenderFile is a take's copy of its script's output settings, so that a
+// re-render without the script starts from the same settings.
+const RenderFile = "render.json"
+
+// RenderConfig is the content of render.json: the script's output section.
+type RenderConfig struct {
+	Video   []string       `json:"video"`
+	FPS     int            `json:"fps,omitempty"`
+	Width   int            `json:"width,omitempty"`
+	Height  int            `json:"height,omitempty"`
+	Preset  string         `json:"preset,omitempty"`
+	Options map[string]any `json:"options,omitempty"`
+}
+
+// WriteRenderConfig writes render.json into a take folder.
+func WriteRenderConfig(takeDir string, rc RenderConfig) error {
+	b, err := json.MarshalIndent(rc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(takeDir, RenderFile), append(b, '\n'), 0o644)
+}
+
+// ReadRenderConfig reads a take's render.json. A take without one renders
+// with the defaults (the zero config); one that cannot be read or decoded
+// is an error that names the file, never a silent default.
+func ReadRenderConfig(takeDir string) (RenderConfig, error) {
+	var rc RenderConfig
+	path := filepath.Join(takeDir, RenderFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rc, nil
+	}
+	if err != nil {
+		return rc, fmt.Errorf("read the take's render settings: %w", err)
+	}
+	if err := json.Unmarshal(b, &rc); err != nil {
+		return RenderConfig{}, fmt.Errorf("%s is corrupt (%v): fix or delete it to render with the defaults", path, err)
+	}
+	return rc, nil
+}
