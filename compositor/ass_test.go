@@ -1,14 +1,16 @@
 package compositor
 
 import (
-	"os"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clapper-dev/clapper/internal/testenv"
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 func TestCirclePathBox(t *testing.T) {
@@ -28,35 +30,61 @@ func TestCirclePathBox(t *testing.T) {
 	}
 }
 
-// The ripple's centre lands on its \pos as libass draws it.
+// The ripple the overlay writer draws for a click is centred on the
+// click, as libass renders it: a click at CSS (115, 70) in a 200x150
+// viewport captured at scale 2 ripples around output pixel (230, 140).
 func TestRippleCentredOnClick(t *testing.T) {
 	testenv.Need(t, "ffmpeg")
 	dir := t.TempDir()
-	ass := "[Script Info]\nScriptType: v4.00+\nPlayResX: 400\nPlayResY: 300\nScaledBorderAndShadow: yes\n\n[V4+ Styles]\n" +
-		"Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n" +
-		"Style: Ripple,DejaVu Sans,20,&H000000FF,&H000000FF,&H000000FF,&H00000000,0,0,0,0,100,100,0,0,1,0,0,5,0,0,0,1\n\n[Events]\n" +
-		"Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n" +
-		"Dialogue: 4,0:00:00.00,0:00:01.00,Ripple,,0,0,0,,{\\pos(230,140)\\fscx50\\fscy50\\p1}" + circlePath(40) + "{\\p0}\n"
-	p := filepath.Join(dir, "r.ass")
-	if err := os.WriteFile(p, []byte(ass), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=white:s=400x300:d=1", "-vf", "ass="+p,
-		"-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+	g, err := NewGeometry(400, 300, timeline.Viewport{Width: 200, Height: 150, Scale: 2}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sched, err := NewSchedule(30, 0, timeline.FromDuration(time.Second), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(n int) timeline.Time { return timeline.FromDuration(ms(n)) }
+	track := NewCursorTrack([]timeline.Receipt{
+		{Kind: timeline.InputMove, X: 115, Y: 70, Sent: at(0), Acked: at(1)},
+		{Kind: timeline.InputDown, X: 115, Y: 70, Sent: at(300), Acked: at(301), Button: "left", Clicks: 1},
+		{Kind: timeline.InputUp, X: 115, Y: 70, Sent: at(350), Acked: at(351), Button: "left", Clicks: 1},
+	}, "")
+	cursor := DefaultSettings().Cursor
+	if !cursor.Enabled || !cursor.Click {
+		t.Fatalf("default cursor settings %+v draw no ripple", cursor)
+	}
+	p := filepath.Join(dir, "overlay.ass")
+	if err := writeFile(p, func(w io.Writer) error {
+		return writeOverlay(w, overlayInput{Schedule: sched, Geometry: g, Cursor: cursor, Track: track})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Frame 12 (400 ms) is 100 ms into the ripple: grown and still opaque
+	// enough to see on white.
+	out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=white:s=400x300:r=30:d=1", "-vf", "ass="+p+",select=eq(n\\,12)",
+		"-fps_mode", "passthrough", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 400*300*3 {
+		t.Fatalf("decoded %d bytes, want one 400x300 frame", len(out))
+	}
+	// The ripple is the bluish part (the cursor above it is dark and white).
 	minX, maxX, minY, maxY := 400, -1, 300, -1
 	for y := 0; y < 300; y++ {
 		for x := 0; x < 400; x++ {
 			i := (y*400 + x) * 3
-			if out[i] > 200 && out[i+1] < 80 {
+			if int(out[i+2])-int(out[i]) > 25 {
 				minX, maxX, minY, maxY = min(minX, x), max(maxX, x), min(minY, y), max(maxY, y)
 			}
 		}
 	}
+	if maxX-minX < 10 || maxY-minY < 10 {
+		t.Fatalf("no ripple drawn: bluish pixels span x [%d, %d], y [%d, %d]", minX, maxX, minY, maxY)
+	}
 	cx, cy := float64(minX+maxX)/2, float64(minY+maxY)/2
 	if cx < 228 || cx > 232 || cy < 138 || cy > 142 {
-		t.Errorf("ripple centred at (%.1f, %.1f), want (230, 140)", cx, cy)
+		t.Errorf("ripple centred at (%.1f, %.1f) (box x [%d, %d], y [%d, %d]), want (230, 140)", cx, cy, minX, maxX, minY, maxY)
 	}
 }

@@ -12,18 +12,36 @@ func TestPublisher(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(shots, "keep.txt"), []byte("mine"), 0o644)
-	os.WriteFile(filepath.Join(shots, "000001.png"), []byte("old"), 0o644)
-	os.WriteFile(filepath.Join(dir, "a.mp4"), []byte("old video"), 0o644)
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reserve := func(p *publisher, out string, folder bool) string {
+		t.Helper()
+		tmp, err := p.reserve(out, folder)
+		if err != nil {
+			t.Fatalf("reserve %s: %v", out, err)
+		}
+		beside := filepath.Dir(out)
+		if folder {
+			beside = filepath.Dir(pngFolder(out))
+		}
+		if st, err := os.Stat(tmp); err != nil || st.IsDir() != folder || filepath.Dir(tmp) != beside {
+			t.Fatalf("reserve %s (folder %v): %s, %v; want it made in %s", out, folder, tmp, err, beside)
+		}
+		return tmp
+	}
+	write(filepath.Join(shots, "keep.txt"), "mine")
+	write(filepath.Join(shots, "000001.png"), "old")
+	write(filepath.Join(dir, "a.mp4"), "old video")
 
 	p := &publisher{}
-	tmpDir, err := p.reserve(filepath.Join(dir, "shots.png"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(tmpDir, "000001.png"), []byte("new"), 0o644)
-	tmp, _ := p.reserve(filepath.Join(dir, "a.mp4"), false)
-	os.WriteFile(tmp, []byte("new video"), 0o644)
+	tmpDir := reserve(p, filepath.Join(dir, "shots.png"), true)
+	write(filepath.Join(tmpDir, "000001.png"), "new")
+	tmp := reserve(p, filepath.Join(dir, "a.mp4"), false)
+	write(tmp, "new video")
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.mp4")); string(b) != "old video" {
 		t.Fatal("destination touched before commit")
 	}
@@ -32,21 +50,32 @@ func TestPublisher(t *testing.T) {
 	}
 	p.abort() // after commit: nothing to remove
 	for f, want := range map[string]string{"a.mp4": "new video", "shots/000001.png": "new", "shots/keep.txt": "mine"} {
-		if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != want {
-			t.Errorf("%s = %q, want %q", f, b, want)
+		if b, err := os.ReadFile(filepath.Join(dir, f)); string(b) != want {
+			t.Errorf("%s = %q (%v), want %q", f, b, err, want)
 		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "a.mp4")); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("published video: %v, %v; want mode 0644", st, err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Errorf("left in the folder: %v", ents)
 	}
 
+	// Abort removes what was reserved and not committed, and nothing else.
 	p = &publisher{}
-	tmp, _ = p.reserve(filepath.Join(dir, "b.webm"), false)
-	tmpDir, _ = p.reserve(filepath.Join(dir, "f.png"), true)
+	tmp = reserve(p, filepath.Join(dir, "b.webm"), false)
+	tmpDir = reserve(p, filepath.Join(dir, "f.png"), true)
+	write(filepath.Join(tmpDir, "000001.png"), "frame")
 	p.abort()
 	for _, f := range []string{tmp, tmpDir} {
 		if _, err := os.Stat(f); !os.IsNotExist(err) {
-			t.Errorf("%s survives abort", f)
+			t.Errorf("%s survives abort: %v", f, err)
 		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("after abort, the folder holds %v, want a.mp4 and shots", ents)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.mp4")); string(b) != "new video" {
+		t.Errorf("abort touched a published file: %q", b)
 	}
 }

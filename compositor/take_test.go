@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -90,15 +91,14 @@ func writeTake(t testing.TB, dir string, w, h int, frames []synthFrame, tl timel
 }
 
 // requireTool returns the path of a binary the integration tests need, or
-// skips; with CLAPPER_REQUIRE_INTEGRATION=1 a missing binary fails instead.
+// skips as testenv.Need does (CLAPPER_REQUIRE_INTEGRATION=1 makes a
+// missing binary a failure).
 func requireTool(t testing.TB, name string) string {
 	t.Helper()
+	testenv.Need(t, name)
 	p, err := exec.LookPath(name)
 	if err != nil {
-		if os.Getenv("CLAPPER_REQUIRE_INTEGRATION") == "1" {
-			t.Fatalf("%s not found and CLAPPER_REQUIRE_INTEGRATION=1: %v", name, err)
-		}
-		t.Skipf("%s not found (install it with apt-get install ffmpeg): %v", name, err)
+		t.Fatal(err)
 	}
 	return p
 }

@@ -73,7 +73,6 @@ func navigate(t *testing.T, ctx context.Context, url string) {
 	}
 }
 
-// waitFrames waits until the capture has delivered at least n frames.
 // captureOn opens path of a fresh loopback site in a fresh tab of its own
 // browser and starts capturing it into a new take.
 func captureOn(t *testing.T, path string) (context.Context, *session.Browser, string, *take, *recorder.Capture) {
@@ -89,14 +88,29 @@ func captureOn(t *testing.T, path string) (context.Context, *session.Browser, st
 	return ctx, b, site, tk, c
 }
 
+// hang bounds every wait of these tests: long enough for any loaded
+// machine, so reaching it means something hangs.
+const hang = 60 * time.Second
+
+// waitFrames waits until the capture has delivered at least n frames.
 func waitFrames(t *testing.T, c *recorder.Capture, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(hang)
 	for c.Snapshot().Delivered < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %d frames within 20s: %+v", n, c.Snapshot())
+			t.Fatalf("no %d frames within %v: %+v", n, hang, c.Snapshot())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitDone waits for the capture to end by itself, after what.
+func waitDone(t *testing.T, c *recorder.Capture, what string) {
+	t.Helper()
+	select {
+	case <-c.Done():
+	case <-time.After(hang):
+		t.Fatalf("capture did not end within %v of %s: %+v", hang, what, c.Snapshot())
 	}
 }
 
@@ -233,7 +247,7 @@ func TestBoundariesAcrossNavigations(t *testing.T) {
 // the change comes just before the stop.
 func TestSeededFirstAndFinalFrames(t *testing.T) {
 	ctx, _, _, tk, c := captureOn(t, "/teal?still")
-	time.Sleep(300 * time.Millisecond)
+	waitFrames(t, c, 2) // the seed and the screencast's first frame
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
 	}
@@ -338,8 +352,21 @@ func TestWallOffsetMapping(t *testing.T) {
 	if res.CrossCheck.Frames < 5 { // the seed carries no Chromium times
 		t.Errorf("cross-check on %d frames", res.CrossCheck.Frames)
 	}
-	t.Logf("wall-offset vs monotonic: largest difference %v over %d frames; error bound %d ns", res.CrossCheck.MaxDiff, res.CrossCheck.Frames, res.Clock.ErrorNs)
+	// Both of a frame's times name one instant, so the two mappings agree
+	// to within the offset's error bound and Chromium's own conversion
+	// between its clocks (about a microsecond here); a wrong offset, sign
+	// or unit puts them milliseconds to years apart. The allowance is a
+	// clock precision, not an elapsed time: it does not depend on load.
+	if limit := time.Duration(res.Clock.ErrorNs) + agreement; res.CrossCheck.MaxDiff > limit {
+		t.Errorf("wall-offset and monotonic mappings differ by up to %v over %d frames, more than %v (error bound %d ns)",
+			res.CrossCheck.MaxDiff, res.CrossCheck.Frames, limit, res.Clock.ErrorNs)
+	}
 }
+
+// agreement is how far Chromium's two timestamps of one frame may stray
+// from each other beyond the recorder's error bound: far below a frame
+// interval, far above the microsecond seen.
+const agreement = time.Millisecond
 
 // A full disk (writes failing with ENOSPC after n frames) ends the capture
 // with the reason; the frames written so far stay indexed and readable.
@@ -363,11 +390,7 @@ func TestDiskFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-c.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatalf("capture did not end on a full disk: %+v", c.Snapshot())
-	}
+	waitDone(t, c, "a full disk")
 	res := c.Stop(ctx)
 	if !errors.Is(res.Err, syscall.ENOSPC) || !strings.Contains(res.Capture.EndReason, "no space left on device") {
 		t.Fatalf("capture ended with %v (%q), want ENOSPC", res.Err, res.Capture.EndReason)
@@ -398,11 +421,7 @@ func TestChromiumKilled(t *testing.T) {
 	if err := b.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-c.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("capture did not notice Chromium was killed")
-	}
+	waitDone(t, c, "killing Chromium")
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	res := c.Stop(sctx)
@@ -426,14 +445,17 @@ func TestChromiumKilled(t *testing.T) {
 func TestRendererCrash(t *testing.T) {
 	ctx, _, _, tk, c := captureOn(t, "/blue")
 	waitFrames(t, c, 5)
-	cctx, cancel := context.WithTimeout(ctx, time.Second)
-	_, _ = chromedp.Call(cctx, page.Crash, cdp.Empty{}) // no reply: the renderer is gone
+	// Page.crash never replies (the renderer is gone): the call waits in
+	// its own goroutine until the capture has seen the crash.
+	cctx, cancel := context.WithCancel(ctx)
+	called := make(chan struct{})
+	go func() { // owned by the test: ends when cancel is called
+		defer close(called)
+		_, _ = chromedp.Call(cctx, page.Crash, cdp.Empty{})
+	}()
+	waitDone(t, c, "crashing the renderer")
 	cancel()
-	select {
-	case <-c.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("capture did not notice the crash")
-	}
+	<-called
 	res := c.Stop(ctx)
 	if !errors.Is(res.Err, recorder.ErrCrashed) || res.Capture.EndReason != recorder.ErrCrashed.Error() {
 		t.Errorf("capture ended with %v (%q), want a crash", res.Err, res.Capture.EndReason)
@@ -451,11 +473,7 @@ func TestTargetClosed(t *testing.T) {
 	if _, err := chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-c.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("capture did not notice the tab closed")
-	}
+	waitDone(t, c, "closing the tab")
 	res := c.Stop(ctx)
 	if res.Err == nil || !strings.Contains(res.Capture.EndReason, "detached") {
 		t.Errorf("capture ended with %v (%q), want the tab's detach", res.Err, res.Capture.EndReason)
@@ -466,29 +484,50 @@ func TestTargetClosed(t *testing.T) {
 	}
 }
 
-// Settle adds the page as it is now: after a change, the take holds a frame
-// showing it before the capture stops, whether or not the screencast sent
-// one, and the accounting still balances.
+// Settle adds the page as it is now: after a change the screencast missed,
+// the take holds a seeded frame showing it before the final seed, and the
+// accounting still balances. The screencast is asked for one frame in a
+// thousand and not for the frame it held back, so it sends nothing of the
+// still page and its change: every frame is a seed.
 func TestSettleAddsTheSettledPage(t *testing.T) {
-	ctx, _, _, tk, c := captureOn(t, "/teal?still")
-	time.Sleep(300 * time.Millisecond)
+	ctx, _ := browserTab(t)
+	site := serve(t, "127.0.0.1")
+	navigate(t, ctx, site+"/teal?still")
+	tk := newTake(t)
+	o := tk.options(site + "/teal?still")
+	o.EveryNthFrame, o.NoSendLastFrame = 1000, true
+	c, err := recorder.Start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Settle(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
 	res := c.Stop(ctx)
-	checkClean(t, res)
-	opened, frames := tk.finish(t, res)
-	// The last frame before the final seed shows the change.
-	if len(frames) < 3 {
-		t.Fatalf("%d frames", len(frames))
+	if res.Err != nil || res.Capture.EndReason != "stopped" || !res.Capture.Frames.Balanced() {
+		t.Errorf("capture ended with %v (%q), accounting %+v", res.Err, res.Capture.EndReason, res.Capture.Frames)
 	}
-	before := frames[len(frames)-2]
-	if got := colorOf(t, opened, before); !near(got, [3]uint8{200, 0, 200}) {
-		t.Errorf("the frame before the final seed (seq %d, seeded %v) shows %v, want the settled page", before.Seq, before.Seeded, got)
+	opened, frames := tk.finish(t, res)
+	if len(frames) < 3 {
+		t.Fatalf("%d frames: want the first seed, the settled one and the final seed", len(frames))
+	}
+	// Only seeds show the change: the last frame before the final seed is
+	// the settled one.
+	purple := [3]uint8{200, 0, 200}
+	for _, fr := range frames[:len(frames)-2] {
+		if near(colorOf(t, opened, fr), purple) {
+			t.Fatalf("frame %d (seeded %v) already shows the change: the screencast did not miss it, so this test cannot tell what Settle adds", fr.Seq, fr.Seeded)
+		}
+	}
+	settled := frames[len(frames)-2]
+	if !settled.Seeded {
+		t.Errorf("the frame before the final seed (seq %d) is not a seed", settled.Seq)
+	}
+	if got := colorOf(t, opened, settled); !near(got, purple) {
+		t.Errorf("the frame before the final seed (seq %d, seeded %v) shows %v, want the settled page", settled.Seq, settled.Seeded, got)
 	}
 	if err := c.Settle(); err != nil {
 		t.Errorf("Settle after Stop: %v, want a no-op", err)

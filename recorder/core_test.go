@@ -67,7 +67,7 @@ func (s *synth) raw(ev event) { s.c.enqueue(ev) }
 // waitReceived waits until the loop has handled n frames.
 func (s *synth) waitReceived(n int64) {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // bounds a hang only
 	for s.c.Snapshot().Received < n {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("loop handled %d of %d frames", s.c.Snapshot().Received, n)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // File names inside a take folder.
@@ -180,21 +181,92 @@ func isLastLine(sc *bufio.Scanner) bool {
 	return !sc.Scan()
 }
 
-// ReadFrame returns the bytes of a frame's image.
+// ReadFrame returns the bytes of a frame's image. A frame file that is a
+// symbolic link, or lies under one inside the take, is refused: a take
+// holds its frames as plain files, and a link could show anything on the
+// machine as a frame.
 func (tk *Take) ReadFrame(fr Frame) ([]byte, error) {
 	if err := checkRel(fr.File); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(tk.Dir, filepath.FromSlash(fr.File)))
+	f, err := tk.openFrame(fr.File)
+	if err != nil {
+		return nil, fmt.Errorf("frame %d: %w", fr.Seq, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("frame %d: %w", fr.Seq, err)
 	}
 	return b, nil
 }
 
+// ErrSymlink is returned for a frame file that is, or lies under, a
+// symbolic link inside the take.
+var ErrSymlink = errors.New("is a symbolic link: a take holds its frames as plain files")
+
+// openFrame opens the regular file rel (checked by checkRel) inside the
+// take without following a symbolic link at any step below the take's
+// folder.
+func (tk *Take) openFrame(rel string) (*os.File, error) {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))), "/")
+	p := tk.Dir
+	for _, d := range parts[:len(parts)-1] {
+		p = filepath.Join(p, d)
+		st, err := os.Lstat(p)
+		if err != nil {
+			return nil, err
+		}
+		if st.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s %w", filepath.ToSlash(strings.TrimPrefix(p, tk.Dir+string(filepath.Separator))), ErrSymlink)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(p, parts[len(parts)-1]), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s %w", rel, ErrSymlink)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s is not a regular file", rel)
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
 // FramePathOf returns the absolute path of a frame's file.
 func (tk *Take) FramePathOf(fr Frame) string {
 	return filepath.Join(tk.Dir, filepath.FromSlash(fr.File))
+}
+
+// checkFramesDir refuses a frames/ folder that is, or holds, a symbolic
+// link.
+func (tk *Take) checkFramesDir() error {
+	dir := filepath.Join(tk.Dir, FramesDir)
+	st, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a take without frames: the count check speaks
+	}
+	if err != nil {
+		return err
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s %w", FramesDir, ErrSymlink)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", FramesDir, err)
+	}
+	for _, e := range ents {
+		if e.Type()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s/%s %w", FramesDir, e.Name(), ErrSymlink)
+		}
+	}
+	return nil
 }
 
 // checkRel refuses a path that is absolute or climbs out of the take.
@@ -209,10 +281,14 @@ func checkRel(p string) error {
 	return nil
 }
 
-// Validate checks that every delivered frame listed exists with its recorded
-// size, that delivered source times strictly increase, and that the count
-// matches the accounting.
+// Validate checks that every delivered frame listed exists as a plain file
+// with its recorded size, that delivered source times strictly increase,
+// that the count matches the accounting, and that nothing in frames/ is a
+// symbolic link.
 func (tk *Take) Validate() error {
+	if err := tk.checkFramesDir(); err != nil {
+		return err
+	}
 	var n int64
 	last := Time(0)
 	first := true
@@ -221,9 +297,17 @@ func (tk *Take) Validate() error {
 			return err
 		}
 		n++
-		st, err := os.Stat(tk.FramePathOf(fr))
-		if err != nil {
+		f, err := tk.openFrame(fr.File)
+		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("frame %d: missing file %s", fr.Seq, fr.File)
+		}
+		if err != nil {
+			return fmt.Errorf("frame %d: %w", fr.Seq, err)
+		}
+		st, err := f.Stat()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("frame %d: %w", fr.Seq, err)
 		}
 		if fr.Bytes != 0 && st.Size() != int64(fr.Bytes) {
 			return fmt.Errorf("frame %d: %s has %d bytes, the index says %d", fr.Seq, fr.File, st.Size(), fr.Bytes)

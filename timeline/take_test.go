@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,5 +208,72 @@ func TestTakeSummaryCountsSeededFramesAndTabs(t *testing.T) {
 	}
 	if s.Frames.Seeded != 2 || s.Frames.ByTab["main"] != 2 || s.Frames.ByTab["side"] != 1 {
 		t.Errorf("frames %+v", s.Frames)
+	}
+}
+
+// A frame file that is a symbolic link, or a frames/ folder that is one or
+// holds one, is refused when reading and validating the take, even when
+// the link points at a file with the recorded size.
+func TestTakeRefusesSymlinks(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("key"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		link  func(t *testing.T, dir string)
+		read  bool // ReadFrame of frame 1 is refused too (else only Validate)
+		where string
+	}{
+		{"frame file", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, FramePath(1))
+			os.Remove(p)
+			if err := os.Symlink(outside, p); err != nil {
+				t.Fatal(err)
+			}
+		}, true, FramePath(1)},
+		{"frames folder", func(t *testing.T, dir string) {
+			real := filepath.Join(t.TempDir(), "frames")
+			if err := os.Rename(filepath.Join(dir, FramesDir), real); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(real, filepath.Join(dir, FramesDir)); err != nil {
+				t.Fatal(err)
+			}
+		}, true, FramesDir},
+		{"link beside the frames", func(t *testing.T, dir string) {
+			if err := os.Symlink(outside, filepath.Join(dir, FramesDir, "extra.jpg")); err != nil {
+				t.Fatal(err)
+			}
+		}, false, "frames/extra.jpg"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeTake(t, 3)
+			c.link(t, dir)
+			tk, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tk.Validate(); !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), c.where) {
+				t.Errorf("Validate: %v, want ErrSymlink naming %s", err, c.where)
+			}
+			var fr Frame
+			for f, err := range tk.Frames() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Seq == 1 {
+					fr = f
+				}
+			}
+			b, err := tk.ReadFrame(fr)
+			if c.read && (!errors.Is(err, ErrSymlink) || b != nil) {
+				t.Errorf("ReadFrame: %q, %v; want ErrSymlink", b, err)
+			}
+			if !c.read && (err != nil || string(b) != "jpg") {
+				t.Errorf("ReadFrame of a plain frame: %q, %v", b, err)
+			}
+		})
 	}
 }

@@ -9,11 +9,12 @@ import (
 // hoistFlags moves a command's flags that follow its positional arguments
 // in front of them, because urfave/cli stops reading flags at the first
 // positional: `clapper run demo.yaml -o out` then works like
-// `clapper run -o out demo.yaml`. Everything after "--" is left alone.
-// Pure in its inputs.
-func hoistFlags(app *cli.App, args []string) []string {
+// `clapper run -o out demo.yaml`. Everything after "--" is left alone. A
+// flag that takes a value and ends the line is a usage error: moved in
+// front, it would take a positional as its value. Pure in its inputs.
+func hoistFlags(app *cli.App, args []string) ([]string, error) {
 	if len(args) < 2 {
-		return args
+		return args, nil
 	}
 	// Global flags come before the command name.
 	i := 1
@@ -21,11 +22,11 @@ func hoistFlags(app *cli.App, args []string) []string {
 		i++
 	}
 	if i >= len(args) {
-		return args
+		return args, nil
 	}
 	cmd := app.Command(args[i])
 	if cmd == nil {
-		return args
+		return args, nil
 	}
 	// Descend into subcommands (bench capture): their flags are the ones
 	// to hoist, in front of their own positionals.
@@ -57,7 +58,10 @@ func hoistFlags(app *cli.App, args []string) []string {
 			if k := strings.IndexByte(name, '='); k >= 0 {
 				continue
 			}
-			if takesValue[name] && j+1 < len(rest) {
+			if takesValue[name] {
+				if j+1 >= len(rest) {
+					return nil, usageErr("flag %s needs a value", a)
+				}
 				flags = append(flags, rest[j+1])
 				j++
 			}
@@ -67,5 +71,5 @@ func hoistFlags(app *cli.App, args []string) []string {
 	}
 	out := append([]string{}, args[:i+1]...)
 	out = append(out, flags...)
-	return append(out, pos...)
+	return append(out, pos...), nil
 }

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/scripts"
@@ -29,21 +31,100 @@ func TestHoistFlags(t *testing.T) {
 		{"clapper nosuch x -y", "clapper nosuch x -y"},
 		{"clapper render take -o a.mp4 -o b.gif --fps 60", "clapper render -o a.mp4 -o b.gif --fps 60 take"},
 		{"clapper bench capture --size 640x360 --runs 2", "clapper bench capture --size 640x360 --runs 2"},
+		// Global flags before the command are left where they are.
+		{"clapper --help run demo.yaml -o out", "clapper --help run -o out demo.yaml"},
+		{"clapper -v validate a.yaml -e X=1", "clapper -v validate -e X=1 a.yaml"},
+		// A value holding "=" is one value; so is a flag=value.
+		{"clapper run demo.yaml -e A=b=c", "clapper run -e A=b=c demo.yaml"},
+		{"clapper run demo.yaml -e=A=b=c -q", "clapper run -e=A=b=c -q demo.yaml"},
+		// A boolean with a value takes nothing after it.
+		{"clapper run demo.yaml --quiet=false x", "clapper run --quiet=false demo.yaml x"},
+		{"clapper run demo.yaml --no-video -o out", "clapper run --no-video -o out demo.yaml"},
+		// A value that starts with "-" is still the flag's value.
+		{"clapper run demo.yaml -o -out-", "clapper run -o -out- demo.yaml"},
+		{"clapper run demo.yaml -e -X=1 --junit -r.xml", "clapper run -e -X=1 --junit -r.xml demo.yaml"},
+		{"clapper render take --fps -5", "clapper render --fps -5 take"},
+		// "-" alone is a positional (standard input).
+		{"clapper validate - -e A=1", "clapper validate -e A=1 -"},
 	}
 	for _, c := range cases {
-		got := strings.Join(hoistFlags(app, strings.Fields(c.in)), " ")
-		if got != c.want {
-			t.Errorf("%q:\n got  %q\n want %q", c.in, got, c.want)
+		args, err := hoistFlags(app, strings.Fields(c.in))
+		if got := strings.Join(args, " "); err != nil || got != c.want {
+			t.Errorf("%q:\n got  %q, %v\n want %q", c.in, got, err, c.want)
+		}
+	}
+	// A trailing flag that lacks its value would take a positional as its
+	// value once moved in front: a usage error instead.
+	for _, in := range []string{"clapper run demo.yaml -o", "clapper validate a.yaml -e", "clapper render take --fps"} {
+		if args, err := hoistFlags(app, strings.Fields(in)); exitCode(t.Context(), err) != exitUsage || !strings.Contains(fmt.Sprint(err), "needs a value") {
+			t.Errorf("%q: %q, %v; want a usage error", in, args, err)
+		}
+	}
+}
+
+func TestParseEnv(t *testing.T) {
+	env, err := parseEnv([]string{"A=b=c", "EMPTY=", "X=-1"})
+	if err != nil || !reflect.DeepEqual(env, map[string]string{"A": "b=c", "EMPTY": "", "X": "-1"}) {
+		t.Errorf("parseEnv = %v, %v", env, err)
+	}
+	for _, bad := range []string{"NOEQUALS", "=value", ""} {
+		if _, err := parseEnv([]string{bad}); exitCode(t.Context(), err) != exitUsage || !strings.Contains(fmt.Sprint(err), "KEY=VALUE") {
+			t.Errorf("parseEnv(%q): %v, want a usage error saying KEY=VALUE", bad, err)
 		}
 	}
 }
 
 func TestExitCodes(t *testing.T) {
-	if exitCode(t.Context(), nil) != 0 || exitCode(t.Context(), usageErr("x")) != 2 ||
-		exitCode(t.Context(), &exitError{code: exitFailed, err: os.ErrNotExist}) != 1 || exitCode(t.Context(), os.ErrClosed) != 1 {
-		t.Error("exit code mapping")
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	bySignal := func(sig syscall.Signal) context.Context {
+		ctx, cancel := context.WithCancelCause(t.Context())
+		cancel(&signalled{sig})
+		return ctx
 	}
-	var _ *cli.App = newApp()
+	failed := &exitError{code: exitFailed, err: os.ErrNotExist}
+	cases := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want int
+	}{
+		{"success", t.Context(), nil, 0},
+		{"success after a signal", bySignal(syscall.SIGTERM), nil, 0},
+		{"usage", t.Context(), usageErr("x"), 2},
+		{"usage, wrapped", t.Context(), fmt.Errorf("run: %w", usageErr("x")), 2},
+		{"failed", t.Context(), failed, 1},
+		{"any other error", t.Context(), os.ErrClosed, 1},
+		{"cancelled", t.Context(), fmt.Errorf("step 2: %w", context.Canceled), 130},
+		{"context cancelled", cancelled, os.ErrClosed, 130},
+		{"SIGINT", bySignal(syscall.SIGINT), fmt.Errorf("step 1: %w", context.Canceled), 130},
+		{"SIGTERM", bySignal(syscall.SIGTERM), fmt.Errorf("step 1: %w", context.Canceled), 143},
+		{"SIGTERM, whatever the error", bySignal(syscall.SIGTERM), failed, 143},
+	}
+	for _, c := range cases {
+		if got := exitCode(c.ctx, c.err); got != c.want {
+			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)
+		}
+	}
+	if exitInterrupted != 130 || exitTerminated != 143 {
+		t.Errorf("signal exit codes %d, %d: want 130 and 143 as shells report", exitInterrupted, exitTerminated)
+	}
+}
+
+// The app is built with the commands the README lists, and maps its own
+// usage errors (an unknown flag) to exit 2.
+func TestApp(t *testing.T) {
+	app := newApp()
+	for _, name := range []string{"run", "validate", "schema", "inspect", "render", "bench"} {
+		if app.Command(name) == nil {
+			t.Errorf("no %s command", name)
+		}
+	}
+	app.Writer, app.ErrWriter = io.Discard, io.Discard
+	err := app.RunContext(t.Context(), []string{"clapper", "inspect", "--no-such-flag", "x"})
+	if exitCode(t.Context(), err) != exitUsage {
+		t.Errorf("unknown flag: %v (exit %d), want a usage error", err, exitCode(t.Context(), err))
+	}
 }
 
 func TestSchemaFileIsCurrent(t *testing.T) {
@@ -76,13 +157,49 @@ func TestBadScriptRefusedBeforeLaunch(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
 		t.Error("output folder created for an invalid script")
 	}
-	_, _, code = runCLI(t, "validate", path)
-	if code != exitFailed {
-		t.Errorf("validate exit %d, want 1", code)
+	// validate names the same errors and exits 2 too, as the README says
+	// of a script error; one bad script among good ones is enough.
+	stdout, stderr, code := runCLI(t, "validate", "../../samples/quickstart.yaml", path)
+	if code != exitUsage || !strings.Contains(stderr, path+":4:5: unknown step") || !strings.Contains(stdout, "quickstart.yaml: ok") {
+		t.Errorf("validate: exit %d, want 2\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
-	_, _, code = runCLI(t, "validate", "../../samples/quickstart.yaml", "../../samples/qa-check.yaml", "../../samples/tour.yaml")
-	if code != 0 {
-		t.Errorf("validate samples exit %d", code)
+	stdout, stderr, code = runCLI(t, "validate", "../../samples/quickstart.yaml", "../../samples/qa-check.yaml", "../../samples/tour.yaml")
+	if code != 0 || strings.Count(stdout, ": ok\n") != 3 {
+		t.Errorf("validate samples: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
+
+// A bad -e is a usage error (exit 2) for run and validate, before anything
+// launches; a value holding "=" or starting with "-" reaches the script.
+func TestEnvFlag(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "demo.yaml")
+	os.WriteFile(path, []byte("name: demo\nsteps:\n  - goto: \"about:blank#${A}\"\n"), 0o644)
+	for _, args := range [][]string{
+		{"run", path, "-o", filepath.Join(dir, "out"), "-e", "NOEQUALS"},
+		{"validate", path, "-e", "=x"},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "use KEY=VALUE") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 saying KEY=VALUE", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
+		t.Error("output folder created for a bad -e")
+	}
+	// Without A the script does not validate: so a passing validate shows
+	// that -e reached it, whatever its value holds.
+	if _, _, code := runCLI(t, "validate", path); code != exitUsage {
+		t.Fatalf("validate without A: exit %d, want 2 (the test relies on it)", code)
+	}
+	for _, v := range []string{"A=b=c", "A=-x", "A="} {
+		if _, stderr, code := runCLI(t, "validate", path, "-e", v); code != 0 {
+			t.Errorf("-e %s: exit %d: %s", v, code, stderr)
+		}
+	}
+	// A trailing -e takes nothing: it is a usage error, not the script.
+	if _, stderr, code := runCLI(t, "validate", path, "-e"); code != exitUsage || !strings.Contains(stderr, "flag -e needs a value") {
+		t.Errorf("-e without a value: exit %d: %s", code, stderr)
 	}
 }
 
@@ -160,7 +277,7 @@ func TestBadOutputOptionsRefusedBeforeLaunch(t *testing.T) {
 	path := filepath.Join(dir, "demo.yaml")
 	os.WriteFile(path, []byte("name: demo\nsteps:\n  - goto: about:blank\noutput:\n  cursor: {smoothing: wobbly}\n"), 0o644)
 	_, stderr, code := runCLI(t, "validate", path)
-	if code != exitFailed || !strings.Contains(stderr, path+`:5:3: output.cursor.smoothing: "wobbly"`) || !strings.Contains(stderr, "\n      ^") {
+	if code != exitUsage || !strings.Contains(stderr, path+`:5:3: output.cursor.smoothing: "wobbly"`) || !strings.Contains(stderr, "\n      ^") {
 		t.Errorf("validate: exit %d, stderr %q", code, stderr)
 	}
 	_, stderr, code = runCLI(t, "run", path, "-o", filepath.Join(dir, "out"), "--no-sandbox")

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/clapper-dev/clapper/internal/testenv"
@@ -233,13 +235,122 @@ func darkPixels(rgb []byte, w, x, y, bw, bh int) int {
 	return n
 }
 
-func TestRunRefusesRootWithoutSandboxChoice(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("only meaningful as root")
+// asUID runs clapper as the given user as far as the process can tell:
+// directly when the test runs as that user (root or not), otherwise in a
+// new user namespace that maps it to the test's own user. ok is false when
+// this machine allows no user namespaces.
+func asUID(t *testing.T, root bool, args ...string) (stderr string, code int, ok bool) {
+	t.Helper()
+	cmd := exec.Command(clapperBin, args...)
+	if (os.Geteuid() == 0) != root {
+		uid := 0
+		if !root {
+			uid = 1000
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: os.Getuid(), Size: 1}}}
 	}
-	testenv.Need(t, "chromium")
-	_, stderr, code := runCLI(t, "run", "../../samples/quickstart.yaml", "-o", t.TempDir(), "--quiet")
-	if code != exitUsage || !strings.Contains(stderr, "--no-sandbox") {
-		t.Errorf("exit %d, stderr %q: want exit 2 naming --no-sandbox", code, stderr)
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	err := cmd.Start()
+	if err != nil && cmd.SysProcAttr != nil {
+		return "", 0, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return e.String(), cmd.ProcessState.ExitCode(), true
+}
+
+// The real root check of a run, with no skip where user namespaces exist:
+// as root (really, or in a user namespace), a run without the no-sandbox
+// choice is refused with exit 2 before anything launches; with it, the run
+// goes on to launch Chromium; as another user nothing is refused. The
+// Chromium is a stand-in that records its launch and fails, so no browser
+// is needed. Without user namespaces, the case for the other user skips,
+// or fails when CLAPPER_REQUIRE_INTEGRATION=1 requires every test to run.
+func TestRunRefusesRootWithoutSandboxChoice(t *testing.T) {
+	dir := t.TempDir()
+	launched := filepath.Join(dir, "launched")
+	fake := filepath.Join(dir, "fake-chromium")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho \"$@\" > "+launched+"\nexit 1\n"), 0o755)
+	script := filepath.Join(dir, "demo.yaml")
+	os.WriteFile(script, []byte("name: demo\nsteps:\n  - goto: about:blank\n"), 0o644)
+	run := func(t *testing.T, root bool, extra ...string) (string, int, bool) {
+		t.Helper()
+		os.Remove(launched)
+		args := append([]string{"run", script, "-o", filepath.Join(t.TempDir(), "out"), "--chromium", fake, "-q"}, extra...)
+		stderr, code, ok := asUID(t, root, args...)
+		if !ok {
+			if req, _ := testenv.Required(); req {
+				t.Fatalf("cannot run clapper as root=%v: this machine gives no user namespaces, and %s=1 requires this test", root, testenv.RequireEnv)
+			}
+			t.Skipf("cannot run clapper as root=%v here: no user namespaces", root)
+		}
+		_, err := os.Stat(launched)
+		return stderr, code, err == nil
+	}
+	t.Run("root", func(t *testing.T) {
+		stderr, code, started := run(t, true)
+		if code != exitUsage || !strings.Contains(stderr, "--no-sandbox") || started {
+			t.Errorf("as root without --no-sandbox: exit %d, launched %v, stderr %q; want exit 2 naming --no-sandbox, nothing launched", code, started, stderr)
+		}
+		stderr, code, started = run(t, true, "--no-sandbox")
+		if code != exitFailed || !started || strings.Contains(stderr, "running as root") {
+			t.Errorf("as root with --no-sandbox: exit %d, launched %v, stderr %q; want the stand-in launched and its failure (exit 1)", code, started, stderr)
+		}
+		if b, _ := os.ReadFile(launched); !strings.Contains(string(b), "--no-sandbox") {
+			t.Errorf("Chromium launched without --no-sandbox: %s", b)
+		}
+	})
+	t.Run("not root", func(t *testing.T) {
+		stderr, code, started := run(t, false)
+		if code != exitFailed || !started || strings.Contains(stderr, "running as root") {
+			t.Errorf("as another user: exit %d, launched %v, stderr %q; want no root refusal, the stand-in launched", code, started, stderr)
+		}
+		if b, _ := os.ReadFile(launched); strings.Contains(string(b), "--no-sandbox") {
+			t.Errorf("Chromium launched without its sandbox, nobody asked: %s", b)
+		}
+	})
+}
+
+// --no-video records the take and renders nothing; clapper render makes the
+// script's videos from the take later, beside it.
+func TestRunNoVideo(t *testing.T) {
+	testenv.Need(t, "chromium", "ffmpeg", "ffprobe")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "still.yaml")
+	os.WriteFile(path, []byte("name: still\noutput: {video: [still.mp4, still.webm]}\nsteps:\n  - goto: \"data:text/html,<h1>still</h1>\"\n  - pause: 500ms\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	if _, stderr, code := runCLI(t, append([]string{"run", path, "-o", out, "--no-video", "-q"}, sandboxArgs()...)...); code != 0 {
+		t.Fatalf("run --no-video: exit %d: %s", code, stderr)
+	}
+	tk, err := timeline.Open(filepath.Join(out, "take"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tk.Validate(); err != nil || tk.Timeline.Capture.Frames.Delivered == 0 {
+		t.Fatalf("take: %v, %d frames", err, tk.Timeline.Capture.Frames.Delivered)
+	}
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 1 || ents[0].Name() != "take" {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("run --no-video left %v in its folder, want only the take", names)
+	}
+	if _, stderr, code := runCLI(t, "render", filepath.Join(out, "take"), "-q"); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, stderr)
+	}
+	for _, v := range []string{"still.mp4", "still.webm"} {
+		if p, _ := ffprobe(t, filepath.Join(out, v)); p["width"] == "" {
+			t.Errorf("%s: %v", v, p)
+		}
 	}
 }

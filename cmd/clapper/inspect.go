@@ -87,8 +87,8 @@ func printSummary(w io.Writer, s timeline.Summary) {
 		fmt.Fprintf(w, "  %2d  at %7.2fs after frame %d  %s\n", b.Document, float64(b.AtMs)/1000, b.LastSeq, u)
 	}
 	fmt.Fprintf(w, "\ninput receipts: %d", s.Receipts)
-	for k, n := range s.ByKind {
-		fmt.Fprintf(w, "  %s %d", k, n)
+	for _, k := range slices.Sorted(maps.Keys(s.ByKind)) {
+		fmt.Fprintf(w, "  %s %d", k, s.ByKind[k])
 	}
 	fmt.Fprintln(w)
 	if len(s.Holds) > 0 {

@@ -15,12 +15,16 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes.
+// Exit codes. A run ended by a signal exits as shells report a process
+// killed by it, 128 + the signal's number: 130 for SIGINT (Ctrl-C), 143
+// for SIGTERM (kill, a CI job's timeout, docker stop), so a caller can tell
+// the two apart.
 const (
 	exitOK          = 0
-	exitFailed      = 1 // a step or expectation failed, or the run broke
-	exitUsage       = 2 // usage or script error
-	exitInterrupted = 130
+	exitFailed      = 1                          // a step or expectation failed, or the run broke
+	exitUsage       = 2                          // usage or script error
+	exitInterrupted = 128 + int(syscall.SIGINT)  // 130
+	exitTerminated  = 128 + int(syscall.SIGTERM) // 143
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -40,7 +44,7 @@ func usageErr(format string, args ...any) error {
 }
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "clapper",
 		Usage:   "turn a YAML run script into browser footage you can trust",
 		Version: version,
@@ -49,25 +53,85 @@ func newApp() *cli.App {
 		},
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main maps errors to codes
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &exitError{code: exitUsage, err: err}
-		},
+		OnUsageError:    usageError,
 	}
+	// urfave/cli asks each command, not the app, about its own flags.
+	var each func([]*cli.Command)
+	each = func(cs []*cli.Command) {
+		for _, c := range cs {
+			c.OnUsageError = usageError
+			each(c.Subcommands)
+		}
+	}
+	each(app.Commands)
+	return app
+}
+
+// usageError makes a flag the parser refused a usage error (exit 2).
+func usageError(_ *cli.Context, err error, _ bool) error {
+	return &exitError{code: exitUsage, err: err}
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, stop := signalContext(context.Background())
 	app := newApp()
-	err := app.RunContext(ctx, hoistFlags(app, os.Args))
+	args, err := hoistFlags(app, os.Args)
+	if err == nil {
+		err = app.RunContext(ctx, args)
+	}
 	code := exitCode(ctx, err)
+	stop()
 	if err != nil && code != exitOK {
 		var quiet *quietError
-		if !errors.As(err, &quiet) {
+		var sig *signalled
+		switch {
+		case errors.As(context.Cause(ctx), &sig):
+			fmt.Fprintf(os.Stderr, "clapper: stopped by %s\n", sig)
+		case !errors.As(err, &quiet):
 			fmt.Fprintln(os.Stderr, "clapper:", err)
 		}
 	}
 	os.Exit(code)
+}
+
+// signalled is the cause of a context cancelled by a signal.
+type signalled struct{ sig syscall.Signal }
+
+func (s *signalled) Error() string {
+	switch s.sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.sig.String()
+}
+
+// signalContext returns a context cancelled on SIGINT or SIGTERM, with the
+// signal as its cause (context.Cause), and the function that stops
+// listening. Its goroutine is owned by stop, which waits for it; later
+// signals are ignored until stop, so clean-up runs once.
+func signalContext(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	ended := make(chan struct{})
+	go func() { // owned by stop: ends on the first signal or when stop is called
+		defer close(ended)
+		select {
+		case s := <-ch:
+			sig, _ := s.(syscall.Signal)
+			cancel(&signalled{sig})
+		case <-quit:
+		}
+	}()
+	return ctx, func() {
+		close(quit)
+		<-ended
+		signal.Stop(ch)
+		cancel(context.Canceled)
+	}
 }
 
 // quietError is an error already reported to the user in full.
@@ -76,12 +140,18 @@ type quietError struct{ err error }
 func (e *quietError) Error() string { return e.err.Error() }
 func (e *quietError) Unwrap() error { return e.err }
 
-// exitCode maps an error to the process's exit code, in one place.
+// exitCode maps an error to the process's exit code, in one place: a run
+// ended by a signal exits 128 + its number (130, 143), any other
+// cancellation 130.
 func exitCode(ctx context.Context, err error) int {
 	if err == nil {
 		return exitOK
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		var s *signalled
+		if errors.As(context.Cause(ctx), &s) && s.sig > 0 {
+			return 128 + int(s.sig)
+		}
 		return exitInterrupted
 	}
 	var ee *exitError

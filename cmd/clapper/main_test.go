@@ -1,29 +1,49 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clapper-dev/clapper/internal/testenv"
 )
 
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
 // clapperBin is the CLI built once for the tests that run it as a user does.
 var clapperBin string
 
-func TestMain(m *testing.M) {
+// TestMain builds the CLI inside testenv's private temporary folder and
+// removes it after the tests, before the leak checks, which would report
+// it otherwise; testenv.Main removes that folder and exits.
+func TestMain(m *testing.M) { testenv.Main(withCLI{m}) }
+
+type withCLI struct{ m *testing.M }
+
+func (w withCLI) Run() int {
 	dir, err := os.MkdirTemp("", "clapper-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
+	defer os.RemoveAll(dir)
 	clapperBin = filepath.Join(dir, "clapper")
 	if out, err := exec.Command("go", "build", "-o", clapperBin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build clapper: %v\n%s", err, out)
-		os.Exit(1)
+		return 1
 	}
-	defer os.RemoveAll(dir)
-	testenv.Main(m)
+	return w.m.Run()
+}
+
+// The CLI is built inside the test binary's private temporary folder, which
+// testenv.Main removes and checks for leftovers: never straight in /tmp.
+func TestCLIBuiltInPrivateFolder(t *testing.T) {
+	priv := os.TempDir()
+	if !strings.HasPrefix(filepath.Base(priv), "clapper-test-") || filepath.Dir(filepath.Dir(clapperBin)) != priv {
+		t.Errorf("clapper built at %s, want it in a folder of the private temporary folder %s", clapperBin, priv)
+	}
 }

@@ -41,7 +41,8 @@ func validateCommand() *cli.Command {
 				fmt.Printf("%s: ok\n", f)
 			}
 			if bad > 0 {
-				return &exitError{code: exitFailed, err: &quietError{fmt.Errorf("%d of %d scripts invalid", bad, c.NArg())}}
+				// An invalid script is a script error, as for run.
+				return &exitError{code: exitUsage, err: &quietError{fmt.Errorf("%d of %d scripts invalid", bad, c.NArg())}}
 			}
 			return nil
 		},

@@ -3,6 +3,7 @@ package benchpage_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/jpeg"
 	"net/http/httptest"
 	"testing"
@@ -19,8 +20,13 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
+// logSize is page.html's LOG: how many painted frames the page remembers.
+const logSize = 1024
+
 // The page as Chromium paints it decodes to the counter and clock the page
-// itself reports, at scale 1 and 2.
+// itself recorded for that frame, at scale 1 and 2: the decoded frame is
+// one the page painted between the readings before and after the
+// screenshot, and its times are exactly those the page painted.
 func TestPageInChromium(t *testing.T) {
 	testenv.Need(t, "chromium")
 	srv := httptest.NewServer(benchpage.Handler())
@@ -37,6 +43,17 @@ func TestPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeTab()
+	type state struct {
+		Frames, Last float64
+	}
+	read := func() state {
+		t.Helper()
+		s, err := chromedp.Run(tab, chromedp.Evaluate[state](`({frames: bench.frames, last: bench.last})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	for _, scale := range []float64{1, 2} {
 		if _, err := chromedp.Call(tab, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 800, Height: 600, DeviceScaleFactor: scale}); err != nil {
 			t.Fatal(err)
@@ -44,23 +61,19 @@ func TestPageInChromium(t *testing.T) {
 		if err := chromedp.Do(tab, chromedp.Navigate(srv.URL)); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond)
-		type state struct {
-			Frames, Last float64
-			Now          float64
+		// The page is animating once it has painted a few frames.
+		for deadline := time.Now().Add(30 * time.Second); read().Frames < 3; {
+			if time.Now().After(deadline) {
+				t.Fatalf("scale %v: the page painted fewer than 3 frames in 30s", scale)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		before, err := chromedp.Run(tab, chromedp.Evaluate[state](`({frames: bench.frames, last: bench.last, now: performance.now()})`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		before := read()
 		shot, err := chromedp.Call(tab, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg})
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, err := chromedp.Run(tab, chromedp.Evaluate[state](`({frames: bench.frames, last: bench.last, now: performance.now()})`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		after := read()
 		img, err := jpeg.Decode(bytes.NewReader(shot.Data))
 		if err != nil {
 			t.Fatal(err)
@@ -72,9 +85,16 @@ func TestPageInChromium(t *testing.T) {
 		if float64(c.Counter) < before.Last || float64(c.Counter) > after.Last {
 			t.Errorf("scale %v: decoded counter %d outside the page's [%v, %v]", scale, c.Counter, before.Last, after.Last)
 		}
-		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-		if ms(c.Now) < before.Now-100 || ms(c.Now) > after.Now || c.RAF > c.Now+time.Millisecond {
-			t.Errorf("scale %v: decoded times raf %v now %v outside the page's [%v, %v] ms", scale, c.RAF, c.Now, before.Now, after.Now)
+		if after.Last-float64(c.Counter) >= logSize {
+			t.Fatalf("scale %v: the page painted %v frames after the decoded one, more than it remembers", scale, after.Last-float64(c.Counter))
+		}
+		painted, err := chromedp.Run(tab, chromedp.Evaluate[[3]int64](fmt.Sprintf(`bench.log[%d %% %d]`, c.Counter, logSize)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := [3]int64{int64(c.Counter), c.RAF.Microseconds(), c.Now.Microseconds()}
+		if got != painted {
+			t.Errorf("scale %v: decoded [counter, rAF µs, now µs] %v, the page painted %v", scale, got, painted)
 		}
 	}
 }

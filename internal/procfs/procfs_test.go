@@ -4,26 +4,45 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
+// A child started with exec.Command is listed with its parent once it has
+// exec'd: until then it is a copy of the test binary, so the test waits
+// for it to become sleep (a deadline that only bounds a hang).
 func TestListFindsItselfAndAChild(t *testing.T) {
-	cmd := exec.Command("sleep", "5")
+	cmd := exec.Command("sleep", "60")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	isChild := func(p Proc) bool {
+		return p.Pid == cmd.Process.Pid && p.PPid == os.Getpid() && p.Comm == "sleep" && strings.HasPrefix(p.Cmdline, "sleep 60") && !p.Zombie()
+	}
 	var self, child bool
-	for _, p := range List() {
-		if p.Pid == os.Getpid() && p.PPid == os.Getppid() && !p.Zombie() {
-			self = true
+	var seen Proc
+	for deadline := time.Now().Add(30 * time.Second); !child && time.Now().Before(deadline); {
+		self = false
+		for _, p := range List() {
+			if p.Pid == os.Getpid() && p.PPid == os.Getppid() && p.Pgid == syscall.Getpgrp() && !p.Zombie() {
+				self = true
+			}
+			if p.Pid == cmd.Process.Pid {
+				seen = p
+				child = isChild(p)
+			}
 		}
-		if p.Pid == cmd.Process.Pid && p.PPid == os.Getpid() && p.Comm == "sleep" && strings.HasPrefix(p.Cmdline, "sleep 5") {
-			child = true
+		if !child {
+			time.Sleep(5 * time.Millisecond)
 		}
 	}
 	if !self || !child {
-		t.Errorf("self found %v, child found %v", self, child)
+		t.Errorf("self found %v, child found %v (last seen as %+v)", self, child, seen)
+	}
+	if p, ok := Read(cmd.Process.Pid); !ok || !isChild(p) {
+		t.Errorf("Read(child) = %+v, %v", p, ok)
 	}
 	if _, ok := Read(-1); ok {
 		t.Error("Read(-1) found a process")

@@ -5,6 +5,7 @@
 package testenv
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,12 +19,37 @@ import (
 // RequireEnv is the variable that turns a missing binary into a failure.
 const RequireEnv = "CLAPPER_REQUIRE_INTEGRATION"
 
+// Required reports whether the integration tests are required: RequireEnv
+// unset or empty means no, "1" means yes, and any other value is an error,
+// so that a spelling such as "true" cannot quietly turn the requirement off.
+func Required() (bool, error) { return required(os.Getenv(RequireEnv)) }
+
+func required(v string) (bool, error) {
+	switch v {
+	case "":
+		return false, nil
+	case "1":
+		return true, nil
+	}
+	return false, fmt.Errorf("%s=%q: set it to 1 to require the integration tests, or leave it unset to let them skip", RequireEnv, v)
+}
+
+// Browsers are the names clapper looks for Chromium under, in order: the
+// candidates of session.FindChromium, mirrored here because session's own
+// tests import this package. A test keeps the two lists equal.
+var Browsers = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}
+
 // Need skips (or, in CI, fails) the test unless every binary is on PATH.
+// "chromium" stands for any name in Browsers, as it does for clapper.
 func Need(t testing.TB, bins ...string) {
 	t.Helper()
+	req, err := Required()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, b := range bins {
-		if _, err := exec.LookPath(b); err != nil {
-			if os.Getenv(RequireEnv) == "1" {
+		if _, err := lookBinary(b, exec.LookPath); err != nil {
+			if req {
 				t.Fatalf("%s is required (%s=1) but not found: %v; install it with \"apt-get install chromium ffmpeg\"", b, RequireEnv, err)
 			}
 			t.Skipf("%s not found (install chromium and ffmpeg to run integration tests): %v", b, err)
@@ -31,34 +57,70 @@ func Need(t testing.TB, bins ...string) {
 	}
 }
 
+// lookBinary finds name with look; "chromium" is found under any of
+// Browsers' names.
+func lookBinary(name string, look func(string) (string, error)) (string, error) {
+	if name != "chromium" {
+		return look(name)
+	}
+	for _, b := range Browsers {
+		if p, err := look(b); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("none of %s is on PATH", strings.Join(Browsers, ", "))
+}
+
 // NoSandbox reports whether Chromium must run without its sandbox here
 // (as root). Tests make that choice explicitly, as users must.
 func NoSandbox() bool { return os.Geteuid() == 0 }
+
+// M is what Main runs: a *testing.M, or a wrapper around one that sets up
+// and tears down inside the private temporary folder.
+type M interface{ Run() int }
 
 // Main runs a package's tests with a private temporary folder (TMPDIR), so
 // that browser profiles, render work folders and processes this test binary
 // leaves behind are told apart from those of test binaries running beside
 // it. After the tests it fails the run on any clapper profile or work folder
 // left in that folder, any live process naming it, and whatever the extra
-// checks report.
-func Main(m *testing.M, extra ...func() []string) {
+// checks report. When the folder cannot be made, or RequireEnv holds a
+// value other than 1, it fails before running anything: leak checks that
+// cannot run must not pass.
+func Main(m M, extra ...func() []string) { os.Exit(run(m, extra)) }
+
+func run(m M, extra []func() []string) int {
+	if _, err := Required(); err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		return 2
+	}
 	dir, err := os.MkdirTemp("", "clapper-test-")
-	if err == nil {
-		os.Setenv("TMPDIR", dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: cannot make the private temporary folder the leak checks need: %v\n", err)
+		return 1
+	}
+	if err := os.Setenv("TMPDIR", dir); err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: cannot point TMPDIR at %s: %v\n", dir, err)
+		os.Remove(dir)
+		return 1
 	}
 	code := m.Run()
 	var leaks []string
-	if dir != "" {
-		left, _ := filepath.Glob(filepath.Join(dir, "clapper-*"))
-		for _, l := range left {
-			leaks = append(leaks, "left behind: "+l)
-		}
-		for _, p := range liveNaming(dir) {
-			leaks = append(leaks, "process left behind: "+p)
-		}
+	left, err := filepath.Glob(filepath.Join(dir, "clapper-*"))
+	if err != nil {
+		leaks = append(leaks, "cannot list the private temporary folder: "+err.Error())
+	}
+	for _, l := range left {
+		leaks = append(leaks, "left behind: "+l)
+	}
+	for _, p := range liveNaming(dir) {
+		leaks = append(leaks, "process left behind: "+p)
 	}
 	for _, f := range extra {
 		leaks = append(leaks, f()...)
+	}
+	if err := os.RemoveAll(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		leaks = append(leaks, "cannot remove the private temporary folder: "+err.Error())
 	}
 	for _, l := range leaks {
 		fmt.Fprintln(os.Stderr, "leak:", l)
@@ -66,8 +128,7 @@ func Main(m *testing.M, extra ...func() []string) {
 	if len(leaks) > 0 && code == 0 {
 		code = 1
 	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return code
 }
 
 // liveNaming lists live processes whose command line contains s.
