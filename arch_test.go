@@ -2,57 +2,71 @@ package clapper_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestImportArrows keeps the package arrows of DESIGN.md true: only session
-// and recorder speak CDP; timeline and scripts are leaves; the compositor
-// reads only the timeline.
+// arrows lists, for every package of the module, the module's packages it
+// may import (docs/ARCHITECTURE.md draws them): timeline and scripts are
+// leaves (but for internal/size, a leaf itself), the compositor reads only
+// the timeline, the recorder knows nothing of steps, and the CLI uses
+// everything but the test helpers.
+var arrows = map[string][]string{
+	"":                   {},
+	"timeline":           {},
+	"scripts":            {"internal/size"},
+	"samples":            {},
+	"internal/size":      {},
+	"internal/procfs":    {},
+	"internal/testenv":   {"internal/procfs"},
+	"internal/benchpage": {"timeline"},
+	"compositor":         {"timeline", "internal/size"},
+	"recorder":           {"timeline"},
+	"session":            {"recorder", "scripts", "timeline", "internal/procfs"},
+	"cmd/clapper":        {"compositor", "internal/benchpage", "internal/procfs", "internal/size", "recorder", "scripts", "session", "timeline"},
+}
+
+// speaksCDP are the packages that may depend on chromedp.
+var speaksCDP = []string{"session", "recorder"}
+
+// TestImportArrows keeps the package arrows true: each package imports
+// only the module's packages its row allows, and only session and the
+// recorder depend on chromedp (the CLI speaks CDP only through them).
 func TestImportArrows(t *testing.T) {
-	const mod = "github.com/clapper-dev/clapper/"
-	deps := func(pkg string) []string {
-		out, err := exec.Command("go", "list", "-deps", "./"+pkg).Output()
-		if err != nil {
-			t.Fatalf("go list %s: %v", pkg, err)
+	const mod = "github.com/clapper-dev/clapper"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], mod), "/")
+		allowed, ok := arrows[pkg]
+		if !ok {
+			t.Errorf("package %q has no row in arrows: say what it may import", pkg)
+			continue
 		}
-		return strings.Fields(string(out))
-	}
-	cdp := func(d string) bool {
-		return strings.HasPrefix(d, "github.com/chromedp/")
-	}
-	for _, pkg := range []string{"timeline", "scripts", "compositor", "samples", "cmd/clapper", "session", "recorder"} {
-		for _, d := range deps(pkg) {
-			own := strings.TrimPrefix(d, mod)
-			isOwn := strings.HasPrefix(d, mod) && own != pkg
-			switch pkg {
-			case "timeline", "scripts", "samples":
-				if isOwn {
-					t.Errorf("%s imports %s: it must be a leaf", pkg, d)
-				}
-				if cdp(d) {
-					t.Errorf("%s imports %s: only session and recorder speak CDP", pkg, d)
-				}
-			case "compositor":
-				if isOwn && own != "timeline" {
-					t.Errorf("compositor imports %s: it may read only timeline", d)
-				}
-				if cdp(d) {
-					t.Errorf("compositor imports %s", d)
-				}
-			case "cmd/clapper":
-				// The CLI may use every package, but speaks CDP only through them.
+		seen++
+		for _, imp := range f[1:] {
+			if own, isOwn := strings.CutPrefix(imp, mod+"/"); isOwn && !slices.Contains(allowed, own) {
+				t.Errorf("%s imports %s; it may import only %v", f[0], imp, allowed)
+			}
+			if strings.HasPrefix(imp, "github.com/chromedp/") && !slices.Contains(speaksCDP, pkg) {
+				t.Errorf("%s imports %s: only %v speak CDP", f[0], imp, speaksCDP)
 			}
 		}
-	}
-	// The CLI does not import chromedp directly.
-	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "./cmd/clapper").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, imp := range strings.Fields(string(out)) {
-		if cdp(imp) {
-			t.Errorf("cmd/clapper imports %s directly", imp)
+		deps, err := exec.Command("go", "list", "-deps", "./"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
 		}
+		usesCDP := strings.Contains(string(deps), "github.com/chromedp/")
+		if usesCDP && !slices.Contains(speaksCDP, pkg) && pkg != "cmd/clapper" {
+			t.Errorf("%s depends on chromedp through its imports", f[0])
+		}
+	}
+	if seen != len(arrows) {
+		t.Errorf("go list found %d of the %d packages in arrows: is a row stale?", seen, len(arrows))
 	}
 }

@@ -54,7 +54,7 @@ func TestRenderMemoryBounded(t *testing.T) {
 	}
 	data = nil
 	end := timeline.FromDuration(ms(100 * frames))
-	tl := &timeline.Timeline{Name: "long", Tool: "compositor-test", Outcome: timeline.OutcomeOK, End: end,
+	tl := &timeline.Timeline{Name: "long", Tool: "compositor-test", Outcome: timeline.RunOK, End: end,
 		Viewport: timeline.Viewport{Width: 640, Height: 360, Scale: 1},
 		Capture:  timeline.Capture{Ended: end, EndReason: "stopped", Frames: timeline.Accounting{Received: frames, Delivered: frames, Upstream: "unknown"}}}
 	if err := timeline.WriteTimeline(takeDir, tl); err != nil {

@@ -45,6 +45,8 @@ func writeScript(t *testing.T, body string) *scripts.Script {
 	return s
 }
 
+// Chromium is killed during the pause step, once frames are flowing: that
+// step fails saying Chromium is gone, and the take so far is kept whole.
 func TestChromiumKilledMidRun(t *testing.T) {
 	testenv.Need(t, "chromium")
 	s := writeScript(t, `name: kill
@@ -52,33 +54,47 @@ serve: ./site
 steps:
   - goto: ${serve.url}/index.html
   - wait: {text: Ready}
-  - pause: 20s
+  - pause: 2m
+    timeout: 3m
   - wait: {text: Never}
 `)
 	take := filepath.Join(t.TempDir(), "take")
 	var b *Browser
-	start := time.Now()
+	paused := make(chan struct{})
+	killed := make(chan error, 1)
 	res, err := Run(context.Background(), s, RunOptions{
 		TakeDir: take,
+		// Called before each step: the third is the pause.
+		Progress: func(p Progress) {
+			if p.Step == 3 {
+				close(paused)
+			}
+		},
 		OnLaunch: func(br *Browser) {
 			b = br
 			go func() { // owned by the test: ends after one kill
-				// Kill once frames are flowing (or after 10 s).
-				for i := 0; i < 200; i++ {
+				// Kill during the pause, once frames are flowing; the
+				// deadline only bounds a hang.
+				select {
+				case <-paused:
+				case <-time.After(2 * time.Minute):
+				}
+				deadline := time.Now().Add(time.Minute)
+				for time.Now().Before(deadline) {
 					if m, _ := filepath.Glob(filepath.Join(take, "frames", "*.jpg")); len(m) >= 15 {
 						break
 					}
 					time.Sleep(50 * time.Millisecond)
 				}
-				_ = br.Kill()
+				killed <- br.Kill()
 			}()
 		},
 	})
-	if time.Since(start) > 20*time.Second {
-		t.Errorf("the run took %v to notice Chromium died", time.Since(start))
-	}
 	if err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+	if kerr := <-killed; kerr != nil {
+		t.Fatalf("kill: %v", kerr)
 	}
 	if res.Failed == nil {
 		t.Fatal("the run did not fail when Chromium was killed")
@@ -103,7 +119,7 @@ steps:
 	if tl.Capture.EndReason == "stopped" {
 		t.Error("capture end reason does not say why it ended")
 	}
-	if tl.Outcome != "failed" || len(tl.Steps) != 3 || tl.Steps[2].Outcome == timeline.OutcomeOK {
+	if tl.Outcome != timeline.RunFailed || len(tl.Steps) != 3 || tl.Steps[2].Outcome == timeline.OutcomeOK {
 		t.Errorf("timeline outcome %q, steps %+v", tl.Outcome, tl.Steps)
 	}
 	if tl.Cleanup == nil || tl.Cleanup.Profile != "removed" {
@@ -117,18 +133,34 @@ steps:
 	}
 }
 
+// An interrupt during a step ends the run with the take kept: the run is
+// cancelled once its pause has begun and a frame is in.
 func TestInterruptKeepsTake(t *testing.T) {
 	testenv.Need(t, "chromium")
 	s := writeScript(t, `name: interrupt
 serve: ./site
 steps:
   - goto: ${serve.url}/index.html
-  - pause: 20s
+  - pause: 2m
+    timeout: 3m
 `)
 	take := filepath.Join(t.TempDir(), "take")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(3*time.Second, cancel)
-	res, err := Run(ctx, s, RunOptions{TakeDir: take})
+	defer cancel()
+	res, err := Run(ctx, s, RunOptions{TakeDir: take, Progress: func(p Progress) {
+		if p.Step == 2 {
+			go func() { // owned by the test: ends with one cancel
+				deadline := time.Now().Add(time.Minute)
+				for time.Now().Before(deadline) {
+					if m, _ := filepath.Glob(filepath.Join(take, "frames", "*.jpg")); len(m) > 0 {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				cancel()
+			}()
+		}
+	}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run returned %v, want context.Canceled", err)
 	}
@@ -136,8 +168,11 @@ steps:
 	if oerr != nil {
 		t.Fatalf("take after interrupt: %v", oerr)
 	}
-	if tk.Timeline.Outcome != "interrupted" || tk.Timeline.Capture.Frames.Delivered == 0 || res == nil {
+	if tk.Timeline.Outcome != timeline.RunInterrupted || tk.Timeline.Capture.Frames.Delivered == 0 || res == nil {
 		t.Errorf("outcome %q, delivered %d", tk.Timeline.Outcome, tk.Timeline.Capture.Frames.Delivered)
+	}
+	if n := len(tk.Timeline.Steps); n != 2 || tk.Timeline.Steps[1].Outcome == timeline.OutcomeOK {
+		t.Errorf("steps: %+v, want the pause cut short", tk.Timeline.Steps)
 	}
 	if tk.Timeline.Cleanup == nil || tk.Timeline.Cleanup.Profile != "removed" {
 		t.Errorf("cleanup: %+v", tk.Timeline.Cleanup)

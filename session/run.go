@@ -346,6 +346,11 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	timeout := st.Timeout
 	if timeout <= 0 {
 		timeout = r.s.Defaults.Timeout
+		// A pause lasts as long as it says: the default deadline runs
+		// from its end.
+		if p, ok := st.Action.(scripts.Pause); ok {
+			timeout += p.Duration
+		}
 	}
 	var err error
 	for attempt := 0; ; attempt++ {
