@@ -315,7 +315,7 @@ type (
 		Scale    float64       // 1..4; default 2 when zooming in
 		Duration time.Duration // 0: the compositor's default
 	}
-	// Hold freezes the named tab for presentation (see DESIGN "Holds").
+	// Hold freezes the named tab for presentation (docs/ARCHITECTURE.md).
 	Hold struct{ Tab string }
 	// Resume resumes the named tab, consuming the receipt of its hold.
 	Resume struct{ Tab string }

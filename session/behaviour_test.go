@@ -181,3 +181,14 @@ func TestTabOpenHonoursTheStepTimeout(t *testing.T) {
 		t.Errorf("tab open of a page that never answers: %s %q", st.Outcome, st.Error)
 	}
 }
+
+// A pause longer than the default timeout is not cut short by it.
+func TestPauseLongerThanTheDefaultTimeout(t *testing.T) {
+	testenv.Need(t, "chromium")
+	s := writeScript(t, "name: pause\ndefaults: {timeout: 1s}\nsteps:\n  - pause: 1500ms\n")
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, res)
+}
