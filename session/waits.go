@@ -99,7 +99,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 func helperCheck(t *Tab, name string, args ...any) check {
 	return func(ctx context.Context) (bool, string, error) {
 		ok, err := callHelper[bool](ctx, t.helpers, name, args...)
-		return ok && err == nil, "", err
+		return ok && err == nil, "the page says not yet", err
 	}
 }
 
@@ -116,7 +116,7 @@ func (r *run) wait(ctx context.Context, t *Tab, a scripts.Wait) error {
 	case a.JS != "":
 		return poll(ctx, "wait for js", pollEvery, func(ctx context.Context) (bool, string, error) {
 			ok, err := evalTruthy(ctx, a.JS)
-			return ok && err == nil, "", err
+			return ok && err == nil, "the expression is falsy", err
 		})
 	case a.NetworkIdle:
 		return r.networkIdle(ctx, t)
