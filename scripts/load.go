@@ -402,10 +402,16 @@ func checkTabs(d *decoder, items []item) {
 		d.errorf(at, "tab %q was never opened before this step: open it first with tab: {open: %s, url: ...}%s",
 			name, name, didYouMean(name, names()))
 	}
-	// "stage" is the first tab's other name, unless the script opened a
-	// tab of its own called so.
+	// "stage" is the first tab's other name, unless the script opens a
+	// tab of its own called so anywhere: then it is always that tab.
+	ownStage := false
+	for _, it := range items {
+		if a, ok := it.step.Action.(Tab); ok && a.Op == TabOpen && a.Name == StageTab {
+			ownStage = true
+		}
+	}
 	ref := func(name string) string {
-		if name == StageTab && !open[StageTab] {
+		if name == StageTab && !ownStage {
 			return FirstTab
 		}
 		return name
@@ -448,7 +454,8 @@ func checkTabs(d *decoder, items []item) {
 			case TabClose:
 				switch {
 				case a.Name == FirstTab:
-					continue // refused when decoded
+					d.errorf(it.nameAt, "tab: the first tab (main, also called stage) cannot be closed")
+					continue
 				case !open[a.Name]:
 					notOpen(it.nameAt, a.Name)
 				case held[a.Name]:

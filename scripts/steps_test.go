@@ -416,3 +416,16 @@ func TestTraits(t *testing.T) {
 		t.Errorf("decoded steps carry traits %+v, %+v", s.Steps[0].Traits, s.Steps[1].Traits)
 	}
 }
+
+// A script that opens a tab of its own called stage keeps it: stage is
+// then never the first tab, before or after.
+func TestOwnStageTab(t *testing.T) {
+	s := loadSrc(t, "steps:\n  - click: '#a'\n    tab: main\n  - tab: {open: stage}\n  - hold: stage\n  - resume: stage\n", LoadOptions{}, nil)
+	if got := s.Steps[2].Action; !reflect.DeepEqual(got, Hold{Tab: StageTab}) {
+		t.Errorf("hold: stage with an own stage tab = %#v", got)
+	}
+	dir := writeScript(t, map[string]string{"demo.yaml": "steps:\n  - tab: {open: stage}\n  - tab: {close: stage}\n  - click: '#a'\n    tab: stage\n"})
+	if _, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), `tab "stage" is not open here: it was closed at`) {
+		t.Errorf("stage after its own tab closed: %v", err)
+	}
+}

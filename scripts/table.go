@@ -337,9 +337,7 @@ func buildTab(c *bctx) Action {
 		c.errorf(c.keyPos("url"), "tab: url goes with open, like tab: {open: docs, url: https://...}")
 	}
 	switch {
-	case a.Op == TabClose && a.Name == "main":
-		c.errorf(c.pos("close"), "tab: the main tab cannot be closed")
-	case a.Op == TabOpen && a.Name == "main":
+	case a.Op == TabOpen && a.Name == FirstTab:
 		c.errorf(c.pos("open"), "tab: main is the tab every run starts in; open a tab with another name")
 	}
 	return a

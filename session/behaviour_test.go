@@ -88,6 +88,7 @@ func TestWaitJSAsWritten(t *testing.T) {
   - wait: {js: "document.title === 'Keys' // the title"}
   - wait: {js: "Promise.resolve(document.readyState === 'complete')"}
   - wait: {js: "const n = 2; n > 1"}
+  - wait: {js: "const looks = (window.looks = (window.looks || 0) + 1); looks > 3"}
 `, nil))
 }
 
@@ -191,4 +192,21 @@ func TestPauseLongerThanTheDefaultTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustPass(t, res)
+}
+
+// An invalid selector fails the step at once with the page's reason, not
+// at the timeout.
+func TestInvalidSelectorIsFinal(t *testing.T) {
+	res := runSite(t, `  - goto: ${serve.url}/fixture.html
+  - click: "#plain["
+    optional: true
+  - wait: {selector: "#plain[", state: visible}
+    optional: true
+`, nil)
+	mustPass(t, res)
+	for _, st := range res.Timeline.Steps[1:] {
+		if st.Outcome != timeline.OutcomeUndispatched || !strings.Contains(st.Error, "not a valid selector") || strings.Contains(st.Error, "before the timeout") {
+			t.Errorf("%s with an invalid selector: %s %q", st.Kind, st.Outcome, st.Error)
+		}
+	}
 }

@@ -58,10 +58,15 @@ func (r *run) eval(ctx context.Context, a scripts.Eval, rec *timeline.Step) erro
 		rec.Target = truncate(a.JS, 200)
 	}
 	_, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void]("(async () => {\n"+a.JS+"\n})()", chromedp.EvalAwaitPromise))
-	if err != nil {
+	switch {
+	case err == nil:
+		return nil
+	case isException(err): // the code threw: what it did before is the page's business
 		return &StepError{Outcome: timeline.OutcomeRejected, Err: fmt.Errorf("eval: %s", r.s.Mask(err.Error()))}
+	case ctx.Err() != nil: // still running when time was up
+		return &StepError{Outcome: timeline.OutcomeUnknown, Err: fmt.Errorf("eval: %w", context.Cause(ctx))}
 	}
-	return nil
+	return dispatchErr(fmt.Errorf("eval: %s", r.s.Mask(err.Error())))
 }
 
 func truncate(s string, n int) string {

@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
@@ -61,11 +63,30 @@ func (r *run) expect(ctx context.Context, tab *Tab, e scripts.Expect, rec *timel
 	rec.Target = r.s.Mask(want)
 	x := expectationOf(e)
 	err := poll(ctx, "expected "+want, pollEvery, func(ctx context.Context) (bool, string, error) {
-		o, err := callHelper[observation](ctx, tab.helpers, "observe", x)
+		var o observation
+		var err error
+		if e.What == scripts.ExpectValue {
+			o, err = observeValue(ctx, tab, *e.Target, e.Want)
+		} else {
+			o, err = callHelper[observation](ctx, tab.helpers, "observe", x)
+		}
 		if err != nil {
-			return false, "", err
+			return isException(err), "", err
 		}
 		return o.OK, "saw " + o.Seen, nil
 	})
 	return undispatched(err)
+}
+
+// observeValue reads a field's value in the page's own world, where a
+// custom element's value property is defined.
+func observeValue(ctx context.Context, tab *Tab, t scripts.Target, want string) (observation, error) {
+	v, err := callOnElement[string](ctx, tab.helpers, t, "value")
+	if errors.Is(err, errGone) {
+		return observation{Seen: "no element"}, nil
+	}
+	if err != nil {
+		return observation{}, err
+	}
+	return observation{OK: v == want, Seen: strconv.Quote(v)}, nil
 }

@@ -30,10 +30,10 @@ func (r *run) choose(ctx context.Context, tab *Tab, a scripts.Select, rec *timel
 	return onElement(ctx, tab, a.Into, "choose", a.Label, a.Value)
 }
 
-// onElement calls a helper that acts on the target and returns "" or what
-// is wrong.
-func onElement(ctx context.Context, tab *Tab, t scripts.Target, helper string, args ...any) error {
-	res, err := callHelper[string](ctx, tab.helpers, helper, append([]any{specOf(t), nthArg(t)}, args...)...)
+// onElement calls a js/main function that acts on the target in the
+// page's own world and returns "" or what is wrong.
+func onElement(ctx context.Context, tab *Tab, t scripts.Target, name string, args ...any) error {
+	res, err := callOnElement[string](ctx, tab.helpers, t, name, args...)
 	if err != nil {
 		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
 	}
@@ -47,13 +47,15 @@ func onElement(ctx context.Context, tab *Tab, t scripts.Target, helper string, a
 // the state wanted, and checks that the click changed it.
 func (r *run) setChecked(ctx context.Context, tab *Tab, t scripts.Target, want bool, rec *timeline.Step) error {
 	rec.Target = t.String()
-	cur, err := callHelper[bool](ctx, tab.helpers, "checked", specOf(t), nthArg(t))
+	if _, err := r.actionable(ctx, tab, t, forLook, rec); err != nil {
+		return err
+	}
+	cur, err := callOnElement[bool](ctx, tab.helpers, t, "checked")
 	if err != nil {
 		return undispatched(err)
 	}
 	if cur == want {
-		_, err := r.actionable(ctx, tab, t, forLook, rec)
-		return err
+		return nil
 	}
 	if err := r.pointAt(ctx, tab, t, forPointer, rec); err != nil {
 		return err
@@ -61,7 +63,7 @@ func (r *run) setChecked(ctx context.Context, tab *Tab, t scripts.Target, want b
 	if err := tab.pointer.Click(ctx, "left", 1, 0); err != nil {
 		return err
 	}
-	got, err := callHelper[bool](ctx, tab.helpers, "checked", specOf(t), nthArg(t))
+	got, err := callOnElement[bool](ctx, tab.helpers, t, "checked")
 	if err != nil {
 		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
 	}

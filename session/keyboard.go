@@ -100,7 +100,7 @@ func (k *Keyboard) TypeText(ctx context.Context, text string, delay time.Duratio
 	for i, r := range text {
 		if i > 0 && delay > 0 {
 			if err := sleep(ctx, delay); err != nil {
-				return undispatched(err)
+				return dispatched(err) // keys were sent
 			}
 		}
 		name := string(r)
@@ -119,47 +119,62 @@ func (k *Keyboard) TypeText(ctx context.Context, text string, delay time.Duratio
 // Press sends a chord: the modifiers go down in order, the key is pressed
 // and released, the modifiers come up in reverse. name is the chord as the
 // script wrote it, for the receipts.
-func (k *Keyboard) Press(ctx context.Context, c scripts.Chord, name string) error {
-	key, err := keyFor(c.Key)
+func (k *Keyboard) Press(ctx context.Context, chord scripts.Chord, name string) error {
+	key, err := keyFor(chord.Key)
 	if err != nil {
 		return undispatched(err)
 	}
-	mods, err := modifierMask(c.Modifiers)
+	mods, err := modifierMask(chord.Modifiers)
 	if err != nil {
 		return undispatched(err)
 	}
-	held := make([]*kb.Key, len(c.Modifiers))
-	for i, m := range c.Modifiers {
+	held := make([]*kb.Key, len(chord.Modifiers))
+	for i, m := range chord.Modifiers {
 		if held[i], err = keyFor(m); err != nil {
 			return undispatched(err)
 		}
 	}
 	var cur int64
+	down := 0 // modifiers pressed so far
+	defer func() {
+		if down == 0 {
+			return
+		}
+		// A chord cut short never leaves a modifier held.
+		c, cancel := afterwards(ctx)
+		defer cancel()
+		for i := down - 1; i >= 0; i-- {
+			cur &^= modifierBits[chord.Modifiers[i]]
+			_ = k.key(c, keyEvent(input.DispatchKeyEventTypeKeyUp, held[i], cur), held[i].Key)
+		}
+	}()
 	for i, mk := range held {
-		cur |= modifierBits[c.Modifiers[i]]
+		cur |= modifierBits[chord.Modifiers[i]]
 		if err := k.key(ctx, keyEvent(input.DispatchKeyEventTypeRawKeyDown, mk, cur), mk.Key); err != nil {
 			return err
 		}
+		down++
 	}
-	down := keyEvent(input.DispatchKeyEventTypeKeyDown, key, mods)
+	press := keyEvent(input.DispatchKeyEventTypeKeyDown, key, mods)
 	switch {
 	case key.Print && mods&^modifierBits["Shift"] == 0:
-		down.Text, down.UnmodifiedText = key.Text, key.Unmodified
+		press.Text, press.UnmodifiedText = key.Text, key.Unmodified
 	case !key.Print && key.Text != "" && mods == 0: // Enter sends "\r" as text
-		down.Text, down.UnmodifiedText = key.Text, key.Unmodified
+		press.Text, press.UnmodifiedText = key.Text, key.Unmodified
 	case !key.Print:
-		down.Type = input.DispatchKeyEventTypeRawKeyDown
+		press.Type = input.DispatchKeyEventTypeRawKeyDown
 	}
-	if err := k.key(ctx, down, name); err != nil {
+	if err := k.key(ctx, press, name); err != nil {
 		return err
 	}
 	if err := k.key(ctx, keyEvent(input.DispatchKeyEventTypeKeyUp, key, mods), name); err != nil {
 		return err
 	}
-	for i := len(held) - 1; i >= 0; i-- {
-		cur &^= modifierBits[c.Modifiers[i]]
-		mk := held[i]
-		if err := k.key(ctx, keyEvent(input.DispatchKeyEventTypeKeyUp, mk, cur), mk.Key); err != nil {
+	for ; down > 0; down-- {
+		i := down - 1
+		cur &^= modifierBits[chord.Modifiers[i]]
+		if err := k.key(ctx, keyEvent(input.DispatchKeyEventTypeKeyUp, held[i], cur), held[i].Key); err != nil {
+			cur |= modifierBits[chord.Modifiers[i]] // released again on the way out
 			return err
 		}
 	}

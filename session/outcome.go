@@ -29,6 +29,20 @@ func undispatched(err error) error {
 	return &StepError{Outcome: timeline.OutcomeUndispatched, Err: err}
 }
 
+// dispatched marks an error that came after input was sent: the step's
+// effect on the page is then unknown (a retry would repeat what was sent),
+// unless the browser refused it.
+func dispatched(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *StepError
+	if errors.As(err, &se) && se.Outcome != timeline.OutcomeUndispatched {
+		return err
+	}
+	return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
+}
+
 // dispatchErr classifies an error from a command that was sent: a protocol
 // error reply means the browser refused it; anything else (a timeout, a
 // lost connection) leaves its effect unknown.

@@ -4,30 +4,38 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/scripts"
 )
 
-// The page-side code is JavaScript in js/*.js, one concern a file, each
-// adding functions to a clapper object. The files are installed together,
-// once per document, in an isolated world of the tab's main frame (the
-// page's scripts cannot see or change them, nor they the page's globals),
-// and called by name with JSON arguments: no source text is ever built
-// from data.
+// The page-side code is JavaScript in js/. The files of js/ itself are
+// the helpers: one concern a file, each adding functions to a clapper
+// object, installed together once per document in an isolated world of
+// the tab's main frame (the page's scripts cannot see or change them, nor
+// they the page's globals) and called by name. The files of js/main/ are
+// functions called on one element in the page's own world, where a page's
+// custom elements define their properties (value, checked). Arguments
+// always travel as JSON: no source text is ever built from data.
 //
-//go:embed js/*.js
+//go:embed js/*.js js/main/*.js
 var jsFiles embed.FS
 
 // helperSource is the install script: js/clapper.js (which makes the
-// clapper object) first, then the other files in name order.
+// clapper object) first, then the other files of js/ in name order.
 var helperSource = func() string {
 	names, err := fs.Glob(jsFiles, "js/*.js")
 	if err != nil {
@@ -41,16 +49,34 @@ var helperSource = func() string {
 	})
 	var b strings.Builder
 	for _, n := range names {
-		src, err := jsFiles.ReadFile(n)
-		if err != nil {
-			panic(err) // embedded
-		}
 		b.WriteString("//# " + n + "\n")
-		b.Write(src)
+		b.Write(mustRead(n))
 		b.WriteString("\n;\n")
 	}
 	return b.String()
 }()
+
+// mainFunctions are js/main/NAME.js by NAME: function declarations that
+// take their arguments as one JSON text and run with this = the element.
+var mainFunctions = func() map[string]string {
+	names, err := fs.Glob(jsFiles, "js/main/*.js")
+	if err != nil {
+		panic(err)
+	}
+	m := map[string]string{}
+	for _, n := range names {
+		m[strings.TrimSuffix(path.Base(n), ".js")] = strings.TrimSpace(string(mustRead(n)))
+	}
+	return m
+}()
+
+func mustRead(name string) []byte {
+	b, err := jsFiles.ReadFile(name)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return b
+}
 
 // worldName names clapper's isolated world in DevTools.
 const worldName = "clapper"
@@ -63,76 +89,127 @@ const callHelperJS = `function(name, args) { return clapper[name](...JSON.parse(
 
 // helpers is one tab's access to the page helpers: the isolated world of
 // its current document, made on first use and again for each new
-// document. Safe for concurrent use.
+// document. Worlds are named by their system-unique context id, so a call
+// can never land in another document's context. Safe for concurrent use;
+// the tab's listener reports contexts made and destroyed.
 type helpers struct {
-	mu    sync.Mutex
-	world runtime.ExecutionContextID // 0: none made for this document yet
+	mu     sync.Mutex
+	world  string            // unique context id of the current world, "" for none
+	gen    int               // counts forgets, so a world made meanwhile is not kept
+	unique map[int64]string  // clapper's worlds by context id, from the listener
 }
 
-// forget drops the world: the tab's main frame has a new document (called
-// from the tab's listener), or a call on the world failed.
+// contextCreated, contextDestroyed and contextsCleared are called by the
+// tab's listener, on the tab's read loop; they only record.
+func (h *helpers) contextCreated(c *runtime.ExecutionContextDescription) {
+	if c == nil || c.Name != worldName {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.unique == nil {
+		h.unique = map[int64]string{}
+	}
+	h.unique[int64(c.ID)] = c.UniqueID
+}
+
+func (h *helpers) contextDestroyed(uniqueID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, u := range h.unique {
+		if u == uniqueID {
+			delete(h.unique, id)
+		}
+	}
+	if h.world == uniqueID {
+		h.world = ""
+		h.gen++
+	}
+}
+
+func (h *helpers) contextsCleared() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(h.unique)
+	h.world = ""
+	h.gen++
+}
+
+// forget drops the world: the main frame has a new document, or a call on
+// the world failed.
 func (h *helpers) forget() {
 	h.mu.Lock()
-	h.world = 0
-	h.mu.Unlock()
+	defer h.mu.Unlock()
+	h.world = ""
+	h.gen++
 }
 
 // ensure returns the world of the tab's current document, making it and
 // installing the helpers when there is none. fresh is true when it was
 // made by this call.
-func (h *helpers) ensure(ctx context.Context) (world runtime.ExecutionContextID, fresh bool, err error) {
+func (h *helpers) ensure(ctx context.Context) (world string, fresh bool, err error) {
 	h.mu.Lock()
-	w := h.world
+	w, gen := h.world, h.gen
 	h.mu.Unlock()
-	if w != 0 {
+	if w != "" {
 		return w, false, nil
 	}
 	tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
-		return 0, false, fmt.Errorf("read the frame tree: %w", err)
+		return "", false, fmt.Errorf("read the frame tree: %w", err)
 	}
 	made, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: worldName})
 	if err != nil {
-		return 0, false, fmt.Errorf("make clapper's world in the page: %w", err)
+		return "", false, fmt.Errorf("make clapper's world in the page: %w", err)
 	}
-	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: helperSource, ContextID: made.ExecutionContextID, Silent: ptr(true)})
+	// The context's creation event comes before the command's reply, and
+	// the listener has recorded it.
+	h.mu.Lock()
+	w = h.unique[int64(made.ExecutionContextID)]
+	h.mu.Unlock()
+	if w == "" {
+		return "", false, errors.New("make clapper's world in the page: its context was not announced (is the page closing?)")
+	}
+	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: helperSource, UniqueContextID: w, Silent: ptr(true)})
 	if err != nil {
-		return 0, false, fmt.Errorf("install clapper's page helpers: %w", err)
+		return "", false, fmt.Errorf("install clapper's page helpers: %w", err)
 	}
 	if res.ExceptionDetails != nil {
-		return 0, false, fmt.Errorf("install clapper's page helpers: %w", &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails})
+		return "", false, fmt.Errorf("install clapper's page helpers: %w", &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails})
 	}
 	h.mu.Lock()
-	h.world = made.ExecutionContextID
+	if h.gen == gen { // the document did not change meanwhile
+		h.world = w
+	}
 	h.mu.Unlock()
-	return made.ExecutionContextID, true, nil
+	return w, true, nil
 }
 
 // callHelper calls clapper[name](args...) in the page of ctx's tab,
 // awaiting a promise, and decodes the result into T (T may be
-// *runtime.RemoteObject to keep an element). A call on a world made for an
-// earlier document fails; it is then made anew and the call tried once
-// more.
+// *runtime.RemoteObject to keep an element). A protocol error on a world
+// made earlier (its document is gone) makes the world anew and tries once
+// more; an exception thrown by a helper is returned as it is.
 func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any) (T, error) {
+	var zero T
 	if args == nil {
 		args = []any{}
 	}
 	argsJSON, err := json.Marshal(args)
 	if err != nil {
-		var zero T
 		return zero, fmt.Errorf("page helper %s: %w", name, err)
 	}
 	for {
 		world, fresh, err := h.ensure(ctx)
 		if err != nil {
-			var zero T
 			return zero, err
 		}
 		v, err := chromedp.Run(ctx, chromedp.CallFunctionOn[T](callHelperJS, func(p *runtime.CallFunctionOnParams) {
-			p.ExecutionContextID = world
+			p.UniqueContextID = world
 			p.AwaitPromise = ptr(true)
 		}, name, string(argsJSON)))
-		if err == nil || fresh || ctx.Err() != nil {
+		var pe *cdproto.Error
+		if err == nil || fresh || ctx.Err() != nil || !errors.As(err, &pe) {
 			if err != nil {
 				err = fmt.Errorf("page helper %s: %w", name, err)
 			}
@@ -140,6 +217,70 @@ func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any
 		}
 		h.forget()
 	}
+}
+
+// isException reports whether err is a JavaScript exception: from one of
+// clapper's helpers that is a final answer (an invalid selector), never
+// something waiting mends.
+func isException(err error) bool {
+	var ex *chromedp.ExceptionError
+	return errors.As(err, &ex)
+}
+
+// errGone is returned when a target matched when checked but not when
+// acted on.
+var errGone = errors.New("element gone")
+
+// callOnElement calls js/main/NAME.js on the target element in the page's
+// own world, with args as its JSON text, and decodes its result into T.
+func callOnElement[T any](ctx context.Context, h *helpers, t scripts.Target, name string, args ...any) (T, error) {
+	var zero T
+	fn, ok := mainFunctions[name]
+	if !ok {
+		return zero, fmt.Errorf("no page function %s", name)
+	}
+	if args == nil {
+		args = []any{}
+	}
+	argsJSON, err := json.Marshal(args)
+	if err != nil {
+		return zero, err
+	}
+	obj, err := callHelper[*runtime.RemoteObject](ctx, h, "element", specOf(t), nthArg(t))
+	if err != nil {
+		return zero, err
+	}
+	if obj == nil || obj.ObjectID == "" {
+		return zero, fmt.Errorf("%s: %w", t, errGone)
+	}
+	defer release(ctx, obj.ObjectID)
+	node, err := chromedp.Call(ctx, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj.ObjectID})
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", t, err)
+	}
+	mainObj, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node.Node.BackendNodeID})
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", t, err)
+	}
+	defer release(ctx, mainObj.Object.ObjectID)
+	v, err := chromedp.Run(ctx, chromedp.CallFunctionOn[T](fn, func(p *runtime.CallFunctionOnParams) {
+		p.ObjectID = mainObj.Object.ObjectID
+		p.AwaitPromise = ptr(true)
+	}, string(argsJSON)))
+	if err != nil {
+		return zero, fmt.Errorf("%s in the page: %w", name, err)
+	}
+	return v, nil
+}
+
+// release lets the page forget a remote object, even when ctx has ended.
+func release(ctx context.Context, id runtime.RemoteObjectID) {
+	if id == "" {
+		return
+	}
+	c, cancel := afterwards(ctx)
+	defer cancel()
+	_, _ = chromedp.Call(c, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: id})
 }
 
 func ptr[T any](v T) *T { return &v }

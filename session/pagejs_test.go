@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,11 @@ func TestPageHelpers(t *testing.T) {
 			{"hidden", "", forUpload},
 			{"nothing", "failed check attached", forUpload},
 			{"far", "", forLook}, // scrolled into view first
+			{"in-legend", "", forPointer},                      // a disabled fieldset's first legend stays enabled
+			{"in-fieldset", "failed check enabled", forPointer}, // the rest of it does not
+			{"span-in-disabled", "failed check enabled", forPointer},
+			{"aria-off", "failed check enabled", forPointer},
+			{"half", "", forPointer}, // its centre was below the viewport: scrolled
 		} {
 			p := probeOf(css("#"+c.id), nil)
 			ok, failed, final := verdict(p, c.n, target(css("#"+c.id)))
@@ -177,7 +183,6 @@ func TestPageHelpers(t *testing.T) {
 	})
 
 	t.Run("observe", func(t *testing.T) {
-		name := spec{CSS: "#name"}
 		for _, c := range []struct {
 			x    expectation
 			ok   bool
@@ -189,9 +194,6 @@ func TestPageHelpers(t *testing.T) {
 			{expectation{What: "text", Want: "Hello, there"}, true, ""},
 			{expectation{What: "text", Spec: &spec{CSS: "#greeting"}, Want: "there"}, true, ""},
 			{expectation{What: "text", Spec: &spec{CSS: "#greeting"}, Want: "Ada"}, false, `"Hello, there"`},
-			{expectation{What: "value", Spec: &name, Want: "Ada"}, true, ""},
-			{expectation{What: "value", Spec: &name, Want: ""}, false, `"Ada"`},
-			{expectation{What: "value", Spec: &spec{CSS: "#nothing"}, Want: ""}, false, "no element"},
 			{expectation{What: "title", Want: "Fixture"}, true, ""},
 			{expectation{What: "url", Want: "*/fixture.html"}, true, ""},
 			{expectation{What: "count", Spec: &spec{CSS: "button.b"}, Count: 2}, true, ""},
@@ -202,29 +204,70 @@ func TestPageHelpers(t *testing.T) {
 				t.Errorf("observe %+v = %+v, want ok %v seen %q", c.x, o, c.ok, c.seen)
 			}
 		}
+		// A field's value is read in the page's own world.
+		tb := &Tab{helpers: h}
+		for _, c := range []struct {
+			css, want string
+			o         observation
+		}{
+			{"#name", "Ada", observation{OK: true, Seen: `"Ada"`}},
+			{"#name", "", observation{Seen: `"Ada"`}},
+			{"#nothing", "", observation{Seen: "no element"}},
+		} {
+			cc, cancel := context.WithTimeout(tab, 30*time.Second)
+			o, err := observeValue(cc, tb, scripts.Target{CSS: c.css}, c.want)
+			cancel()
+			if err != nil || o != c.o {
+				t.Errorf("value of %s, want %q: %+v, %v", c.css, c.want, o, err)
+			}
+		}
 	})
 
 	t.Run("forms", func(t *testing.T) {
-		if msg := call[string](t, tab, h, "fill", css("#name"), nil, ""); msg != "" {
+		onEl := func(css, name string, args ...any) string {
+			c, cancel := context.WithTimeout(tab, 30*time.Second)
+			defer cancel()
+			v, err := callOnElement[string](c, h, scripts.Target{CSS: css}, name, args...)
+			if err != nil {
+				t.Fatalf("%s on %s: %v", name, css, err)
+			}
+			return v
+		}
+		if msg := onEl("#name", "fill", ""); msg != "" {
 			t.Errorf("fill with an empty value: %s", msg)
 		}
-		if o := call[observation](t, tab, h, "observe", expectation{What: "value", Spec: &spec{CSS: "#name"}, Want: ""}); !o.OK {
-			t.Errorf("after fill the value is %s", o.Seen)
+		if v := onEl("#name", "value"); v != "" {
+			t.Errorf("after fill the value is %q", v)
 		}
-		if msg := call[string](t, tab, h, "fill", css("#greeting"), nil, "x"); msg != "not a form field" {
+		if msg := onEl("#greeting", "fill", "x"); msg != "not a form field" {
 			t.Errorf("fill a paragraph: %q", msg)
 		}
-		if msg := call[string](t, tab, h, "choose", css("#colour"), nil, "Green", ""); msg != "" {
+		// A custom element's own value property, defined by the page's
+		// class, is what fill sets and value reads.
+		if msg := onEl("#fancy", "fill", "Grace"); msg != "" {
+			t.Errorf("fill a custom field: %s", msg)
+		}
+		if v := onEl("#fancy", "value"); v != "Grace" {
+			t.Errorf("the custom field's value is %q", v)
+		}
+		if msg := onEl("#colour", "choose", "Green", ""); msg != "" {
 			t.Errorf("choose Green: %s", msg)
 		}
-		if msg := call[string](t, tab, h, "choose", css("#colour"), nil, "", "r"); msg != "" {
+		if msg := onEl("#colour", "choose", "", "r"); msg != "" {
 			t.Errorf("choose value r: %s", msg)
 		}
-		if msg := call[string](t, tab, h, "choose", css("#colour"), nil, "Blue", ""); !strings.Contains(msg, `options: "Red", "Green"`) {
+		if msg := onEl("#colour", "choose", "Blue", ""); !strings.Contains(msg, `options: "Red", "Green"`) {
 			t.Errorf("choose a missing option: %q", msg)
 		}
-		if !call[bool](t, tab, h, "checked", css("#agree"), nil) || call[bool](t, tab, h, "checked", css("#plain"), nil) {
-			t.Error("checked")
+		c, cancel := context.WithTimeout(tab, 30*time.Second)
+		defer cancel()
+		for css, want := range map[string]bool{"#agree": true, "#plain": false, "#fancy-check": true} {
+			if got, err := callOnElement[bool](c, h, scripts.Target{CSS: css}, "checked"); err != nil || got != want {
+				t.Errorf("checked %s = %v, %v", css, got, err)
+			}
+		}
+		if _, err := callOnElement[bool](c, h, scripts.Target{CSS: "#nothing"}, "checked"); !errors.Is(err, errGone) {
+			t.Errorf("checked of a missing element: %v", err)
 		}
 		obj := call[*runtime.RemoteObject](t, tab, h, "element", css("#hidden"), nil)
 		if obj == nil || obj.ObjectID == "" || obj.ClassName != "HTMLButtonElement" {
@@ -233,14 +276,18 @@ func TestPageHelpers(t *testing.T) {
 	})
 
 	t.Run("scroll", func(t *testing.T) {
-		st := call[*scrollState](t, tab, h, "scrollState", nil, nil, css("#far"))
+		st := call[*scrollState](t, tab, h, "scrollState", nil, nil, css("#far"), nil)
 		if st == nil || st.MaxY <= 0 {
 			t.Fatalf("scrollState: %+v", st)
 		}
 		if !call[bool](t, tab, h, "scrollSettled", nil, nil) {
 			t.Error("scrollSettled")
 		}
-		if gone := call[*scrollState](t, tab, h, "scrollState", css("#nothing"), nil, nil); gone != nil {
+		pane := call[*scrollState](t, tab, h, "scrollState", css("#pane"), nil, css("#deep"), nil)
+		if pane == nil || pane.Y != 0 || pane.DY < 500 || pane.DY > 700 {
+			t.Errorf("scrollState of #deep in #pane: %+v, want dy about 600 (from the pane's middle)", pane)
+		}
+		if gone := call[*scrollState](t, tab, h, "scrollState", css("#nothing"), nil, nil, nil); gone != nil {
 			t.Errorf("scrollState of a missing scroller: %+v", gone)
 		}
 	})
@@ -255,8 +302,8 @@ func TestHelpersInstalledOncePerDocument(t *testing.T) {
 	for range 5 {
 		call[bool](t, tab, h, "hasText", "Fixture")
 	}
-	if h.world != first || first == 0 {
-		t.Fatalf("world %d after five calls, first %d", h.world, first)
+	if h.world != first || first == "" {
+		t.Fatalf("world %q after five calls, first %q", h.world, first)
 	}
 	if err := Navigate(tab, site+"/second.html"); err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func (r *run) drag(ctx context.Context, tab *Tab, a scripts.Drag, rec *timeline.
 		c, cancel := afterwards(ctx)
 		_ = tab.pointer.Up(c) // never leave the button down
 		cancel()
-		return err
+		return dispatched(err)
 	}
 	return tab.pointer.Up(ctx)
 }
@@ -111,6 +111,9 @@ func (p *Pointer) MoveToAs(ctx context.Context, x, y float64, arrive string) err
 			p.cursor = arrive
 		}
 		if err := sleep(ctx, time.Until(start.Add(pt.At))); err != nil {
+			if i > 0 {
+				return dispatched(err)
+			}
 			return undispatched(err)
 		}
 		if err := p.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, pt.X, pt.Y, "", 0, 0); err != nil {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/clapper-dev/clapper/scripts"
@@ -40,6 +41,10 @@ func (r *run) zoom(ctx context.Context, tab *Tab, a scripts.Zoom, rec *timeline.
 	switch {
 	case a.Target != nil:
 		rec.Target = a.Target.String()
+		if tab.held != "" {
+			// Finding the element runs script, which a held page does not.
+			return undispatched(fmt.Errorf("tab %q is held: zoom toward the element before the hold, or toward a region {x, y, w, h}", tab.Name))
+		}
 		_, err := r.actionable(ctx, tab, *a.Target, forLook, rec)
 		return err
 	case a.Region != nil:

@@ -146,7 +146,7 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 	}()
 
 	if err := r.start(ctx, log); err != nil {
-		r.tl.Error = err.Error()
+		r.tl.Error = r.s.Mask(err.Error())
 		return nil, err
 	}
 	res = &Result{}
@@ -158,7 +158,7 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 		return res, context.Cause(ctx)
 	case res.Failed != nil:
 		r.tl.Outcome = timeline.RunFailed
-		r.tl.Error = res.Failed.Error()
+		r.tl.Error = r.s.Mask(res.Failed.Error())
 	default:
 		r.tl.Outcome = timeline.RunOK
 	}
@@ -378,9 +378,11 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	if tab == nil {
 		return undispatched(errors.New("no tab"))
 	}
-	sctx, cancel := context.WithTimeoutCause(tab.ctx, timeout, fmt.Errorf("timeout %v", timeout))
-	defer cancel()
-	stop := context.AfterFunc(ctx, cancel)
+	run, cancelRun := context.WithCancelCause(tab.ctx)
+	defer cancelRun(nil)
+	stop := context.AfterFunc(ctx, func() { cancelRun(context.Cause(ctx)) }) // an interrupt says why
 	defer stop()
+	sctx, cancel := context.WithTimeoutCause(run, timeout, fmt.Errorf("timeout %v", timeout))
+	defer cancel()
 	return r.exec(sctx, tab, st, rec)
 }

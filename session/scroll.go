@@ -42,11 +42,12 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 		in, inNth = specOf(*a.In), nthArg(*a.In)
 	}
 	var to any
+	var toNth *int
 	if a.ToTarget != nil {
 		rec.Target = a.ToTarget.String()
-		to = specOf(*a.ToTarget)
+		to, toNth = specOf(*a.ToTarget), nthArg(*a.ToTarget)
 	}
-	st, err := callHelper[*scrollState](ctx, tab.helpers, "scrollState", in, inNth, to)
+	st, err := callHelper[*scrollState](ctx, tab.helpers, "scrollState", in, inNth, to, toNth)
 	if err != nil {
 		return undispatched(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/debugger"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/recorder"
@@ -65,6 +66,12 @@ func (e *tabEvents) listen(ev any) {
 		if ev.FrameID == e.mainFrame {
 			e.navs++
 		}
+	case *runtime.EventExecutionContextCreated:
+		e.helpers.contextCreated(ev.Context)
+	case *runtime.EventExecutionContextDestroyed:
+		e.helpers.contextDestroyed(ev.ExecutionContextUniqueID)
+	case *runtime.EventExecutionContextsCleared:
+		e.helpers.contextsCleared()
 	case *debugger.EventPaused:
 		e.paused = true
 	case *debugger.EventResumed:
@@ -109,7 +116,9 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 		cancel()
 		return nil, r.gone(fmt.Errorf("open tab %q: %w", name, err))
 	}
+	ev.mu.Lock()
 	ev.mainFrame = tree.FrameTree.Frame.ID
+	ev.mu.Unlock()
 	b := r.s.Browser
 	if err := SetViewport(c, b.Width, b.Height, b.Scale); err != nil {
 		cancel()
@@ -173,16 +182,22 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 		if err != nil {
 			return undispatched(err)
 		}
+		// The new tab is current, and filmed once it has loaded (no blank
+		// lead-in), whether or not the load succeeded.
 		r.current = t
+		var nerr error
 		if a.URL != "" {
 			c, stop := onTab(ctx, t.ctx)
-			err := navErr(c, chromedp.Do(c, chromedp.Navigate(a.URL)))
+			nerr = navErr(c, chromedp.Do(c, chromedp.Navigate(a.URL)))
 			stop()
-			if err != nil {
-				return err
-			}
 		}
-		return undispatched(r.film(t, r.urlOf(ctx, t)))
+		uctx, cancel := afterwards(ctx) // the address is read even when the load timed out
+		url := r.urlOf(uctx, t)
+		cancel()
+		if err := r.film(t, url); err != nil && nerr == nil {
+			return undispatched(err)
+		}
+		return nerr
 	case scripts.TabSwitch:
 		t, ok := r.tabs[a.Name]
 		if !ok {
@@ -209,15 +224,15 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 }
 
 // urlOf returns the address a tab shows, "" when it cannot be read before
-// ctx ends.
+// ctx ends. It asks the browser, not the page, so a held tab answers too.
 func (r *run) urlOf(ctx context.Context, t *Tab) string {
 	c, stop := onTab(ctx, t.ctx)
 	defer stop()
-	d, err := callHelper[docState](c, t.helpers, "doc")
-	if err != nil {
+	h, err := chromedp.Call(c, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil || h.CurrentIndex < 0 || int(h.CurrentIndex) >= len(h.Entries) {
 		return ""
 	}
-	return d.URL
+	return h.Entries[h.CurrentIndex].URL
 }
 
 // docState is clapper.doc's answer.

@@ -46,8 +46,8 @@ type probe struct {
 type needs struct {
 	Visible bool // clapper.visible, and stable across two frames
 	Enabled bool // not disabled
-	Hit     bool // the pointer at its centre reaches it
-	Scroll  bool // scroll it into view first
+	Hit     bool // its centre is in the viewport, and the pointer there reaches it
+	Scroll  bool // scroll it into view first when its centre is outside
 }
 
 var (
@@ -82,6 +82,8 @@ func verdict(p probe, n needs, t scripts.Target) (ok bool, failed string, final 
 		return false, "failed check stable: the element is still moving", nil
 	case n.Enabled && !p.Enabled:
 		return false, "failed check enabled: the element is disabled", nil
+	case n.Hit && !p.InViewport:
+		return false, "failed check in viewport: the element's centre is outside the viewport", nil
 	case n.Hit && !p.Receives:
 		return false, "failed check receives pointer: " + p.Hit + " covers the element's centre", nil
 	}
@@ -105,7 +107,7 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 	err := poll(ctx, t.String()+" not actionable", pollEvery, func(ctx context.Context) (bool, string, error) {
 		p, err := callHelper[probe](ctx, tab.helpers, "probe", specOf(t), nthArg(t), n.Scroll)
 		if err != nil {
-			return false, "", err
+			return isException(err), "", err // an exception (an invalid selector) is final
 		}
 		ok, failed, final := verdict(p, n, t)
 		if final != nil {

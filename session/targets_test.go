@@ -16,7 +16,7 @@ func TestVerdictExhaustive(t *testing.T) {
 	box := &timeline.Rect{W: 10, H: 10}
 	one, nth := scripts.Target{CSS: "#a"}, 1
 	for mask := 0; mask < 1<<5; mask++ {
-		p := probe{Count: 1, Box: box, Visible: mask&1 != 0, Stable: mask&2 != 0, Enabled: mask&4 != 0, Receives: mask&8 != 0, Hit: "div#cover"}
+		p := probe{Count: 1, Box: box, Visible: mask&1 != 0, Stable: mask&2 != 0, Enabled: mask&4 != 0, Receives: mask&8 != 0, InViewport: mask&16 != 0, Hit: "div#cover"}
 		for _, n := range []needs{forPointer, forHover, forField, forLook, forUpload} {
 			want := ""
 			switch {
@@ -26,6 +26,8 @@ func TestVerdictExhaustive(t *testing.T) {
 				want = "failed check stable"
 			case n.Enabled && !p.Enabled:
 				want = "failed check enabled"
+			case n.Hit && !p.InViewport:
+				want = "failed check in viewport"
 			case n.Hit && !p.Receives:
 				want = "failed check receives pointer: div#cover covers"
 			}
@@ -43,7 +45,7 @@ func TestVerdictExhaustive(t *testing.T) {
 		t.Errorf("three matches without nth: %v", final)
 	}
 	picked := scripts.Target{CSS: "#a", Nth: &nth}
-	if ok, _, final := verdict(probe{Count: 3, Box: box, Visible: true, Stable: true, Enabled: true, Receives: true}, forPointer, picked); !ok || final != nil {
+	if ok, _, final := verdict(probe{Count: 3, Box: box, Visible: true, Stable: true, Enabled: true, Receives: true, InViewport: true}, forPointer, picked); !ok || final != nil {
 		t.Errorf("three matches with nth: %v %v", ok, final)
 	}
 }

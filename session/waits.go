@@ -99,7 +99,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 func helperCheck(t *Tab, name string, args ...any) check {
 	return func(ctx context.Context) (bool, string, error) {
 		ok, err := callHelper[bool](ctx, t.helpers, name, args...)
-		return ok && err == nil, "the page says not yet", err
+		return (ok && err == nil) || isException(err), "the page says not yet", err
 	}
 }
 
@@ -183,22 +183,28 @@ func (q netQuiet) idleFor(now time.Time, quiet time.Duration) bool {
 
 // evalTruthy evaluates a script author's expression in the page's own
 // world, exactly as written (a trailing comment is fine), awaiting a
-// promise, and reports whether its value is truthy.
+// promise, and reports whether its value is truthy. It evaluates the way
+// the DevTools console does (REPL mode), so an expression that declares a
+// const can be evaluated again on the next look.
 func evalTruthy(ctx context.Context, expr string) (bool, error) {
 	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: expr, AwaitPromise: ptr(true), Silent: ptr(true), ObjectGroup: "clapper-wait",
+		Expression: expr, AwaitPromise: ptr(true), Silent: ptr(true), ReplMode: ptr(true), ObjectGroup: waitGroup,
 	})
 	if err != nil {
 		return false, err
 	}
+	if res.ExceptionDetails != nil || res.Result.ObjectID != "" {
+		defer func() { _, _ = chromedp.Call(ctx, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: waitGroup}) }()
+	}
 	if res.ExceptionDetails != nil {
 		return false, &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails}
 	}
-	if res.Result.ObjectID != "" {
-		_, _ = chromedp.Call(ctx, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: "clapper-wait"})
-	}
 	return truthy(res.Result), nil
 }
+
+// waitGroup holds the remote objects a wait's expression made, released
+// after each look.
+const waitGroup = "clapper-wait"
 
 // truthy is JavaScript's truthiness of a remote value. Pure.
 func truthy(v *runtime.RemoteObject) bool {

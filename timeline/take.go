@@ -120,12 +120,15 @@ func Open(dir string) (*Take, error) {
 	if err := json.Unmarshal(b, &probe); err != nil {
 		return nil, fmt.Errorf("%s: timeline.json is not valid JSON: %w", dir, err)
 	}
-	if probe.Version != Version {
-		return nil, fmt.Errorf("%s: timeline version %d is not supported (this clapper reads version %d)", dir, probe.Version, Version)
+	if probe.Version != Version && probe.Version != 1 {
+		return nil, fmt.Errorf("%s: timeline version %d is not supported (this clapper reads versions 1 to %d)", dir, probe.Version, Version)
 	}
 	var t Timeline
 	if err := json.Unmarshal(b, &t); err != nil {
 		return nil, fmt.Errorf("%s: timeline.json: %w", dir, err)
+	}
+	if t.Version == 1 {
+		upgradeV1(&t)
 	}
 	if !t.Capture.Frames.Balanced() {
 		a := t.Capture.Frames

@@ -277,3 +277,28 @@ func TestTakeRefusesSymlinks(t *testing.T) {
 		})
 	}
 }
+
+// A take written before steps recorded their traits (version 1) opens
+// with the traits its steps had then; other versions are refused.
+func TestOpenVersion1Take(t *testing.T) {
+	dir := t.TempDir()
+	v1 := `{"version": 1, "name": "old", "tool": "clapper", "outcome": "ok",
+ "capture": {"frames": {"received": 0, "delivered": 0, "upstream": "unknown"}},
+ "steps": [{"index": 0, "line": 3, "col": 5, "kind": "expect", "outcome": "ok"}, {"index": 1, "line": 4, "col": 5, "kind": "click", "outcome": "ok"}]}`
+	if err := os.WriteFile(filepath.Join(dir, TimelineFile), []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := tk.Timeline.Steps; !st[0].Traits.Expectation || !st[1].Traits.Focus || tk.Timeline.Version != Version {
+		t.Errorf("version 1 steps read as %+v (version %d)", st, tk.Timeline.Version)
+	}
+	if err := os.WriteFile(filepath.Join(dir, TimelineFile), []byte(`{"version": 99}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "version 99 is not supported") {
+		t.Errorf("version 99: %v", err)
+	}
+}

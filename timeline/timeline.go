@@ -2,9 +2,32 @@ package timeline
 
 import "time"
 
-// Version is the schema version of timeline.json this package writes. Readers
-// refuse other versions with an error saying which they found.
-const Version = 1
+// Version is the schema version of timeline.json this package writes.
+// Version 2 records each step's traits; version 1 takes are read with the
+// traits their steps had then (upgradeV1). Readers refuse other versions
+// with an error saying which they found.
+const Version = 2
+
+// v1Traits are the traits each kind of step had when takes did not record
+// them (version 1). Frozen: version 2 takes carry their own.
+var v1Traits = map[string]Traits{
+	"goto": {ChangesPage: true, Waits: true}, "back": {ChangesPage: true, Waits: true},
+	"forward": {ChangesPage: true, Waits: true}, "reload": {ChangesPage: true, Waits: true},
+	"click": {ChangesPage: true, Focus: true}, "type": {ChangesPage: true, Focus: true}, "fill": {ChangesPage: true, Focus: true},
+	"drag": {ChangesPage: true}, "press": {ChangesPage: true}, "select": {ChangesPage: true}, "check": {ChangesPage: true},
+	"uncheck": {ChangesPage: true}, "scroll": {ChangesPage: true}, "upload": {ChangesPage: true}, "eval": {ChangesPage: true},
+	"wait": {Waits: true}, "expect": {Waits: true, Expectation: true},
+	"pause": {Presentation: true}, "chapter": {Presentation: true}, "caption": {Presentation: true}, "cursor": {Presentation: true},
+	"zoom": {Presentation: true}, "hold": {Presentation: true}, "resume": {Presentation: true}, "tab": {ChangesPage: true, Presentation: true},
+}
+
+// upgradeV1 brings a version 1 timeline to this version in memory.
+func upgradeV1(t *Timeline) {
+	for i := range t.Steps {
+		t.Steps[i].Traits = v1Traits[t.Steps[i].Kind]
+	}
+	t.Version = Version
+}
 
 // Timeline is the content of timeline.json. Frames live beside it in
 // frames.jsonl; everything else is here.

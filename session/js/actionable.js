@@ -10,6 +10,15 @@ clapper.hitAt = function (x, y) {
   return hit;
 };
 
+// enabled reports whether an element takes input: neither it nor the
+// control it is part of (a text target inside a <button>) matches
+// :disabled (which knows a disabled fieldset's rules, and custom form
+// elements), and no ancestor says aria-disabled="true".
+clapper.enabled = function (el) {
+  const control = el.closest('button,input,select,textarea,option,optgroup') || el;
+  return !control.matches(':disabled') && !el.matches(':disabled') && !el.closest('[aria-disabled="true"]');
+};
+
 // probe reports on a target for the actionability checks before input:
 // how many elements match, and for the chosen one (nth, or the only one)
 // its box after two animation frames, whether it was stable across them,
@@ -27,8 +36,10 @@ clapper.probe = async function (spec, nth, scroll) {
     return out;
   }
   if (scroll && clapper.visible(el)) {
+    // Scrolled when its centre is outside the viewport: the pointer aims there.
     const r = el.getBoundingClientRect();
-    if (r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth) el.scrollIntoView({block: 'center', inline: 'center'});
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) el.scrollIntoView({block: 'center', inline: 'center'});
   }
   const box = () => {
     const r = el.getBoundingClientRect();
@@ -40,7 +51,7 @@ clapper.probe = async function (spec, nth, scroll) {
   out.box = b;
   out.stable = a.x === b.x && a.y === b.y && a.w === b.w && a.h === b.h;
   out.visible = clapper.visible(el);
-  out.enabled = !(el.disabled || el.closest('fieldset[disabled]') || el.getAttribute('aria-disabled') === 'true');
+  out.enabled = clapper.enabled(el);
   const cx = b.x + b.w / 2, cy = b.y + b.h / 2;
   const hit = clapper.hitAt(cx, cy);
   out.receives = !!hit && (clapper.contains(el, hit) || (!!el.labels && Array.from(el.labels).some((l) => clapper.contains(l, hit))));

@@ -1,6 +1,7 @@
 // observe checks one expectation and says what it saw: {ok, seen}. e is
 // {what, spec, nth, want, count}: what is visible, hidden, text (on the
-// page, or in spec's element), value, url, title or count.
+// page, or in spec's element), url, title or count. (A field's value is
+// read in the page's own world: js/main/value.js.)
 clapper.observe = function (e) {
   const norm = clapper.norm;
   switch (e.what) {
@@ -19,12 +20,6 @@ clapper.observe = function (e) {
       }
       t = norm(t);
       return {ok: t.includes(norm(e.want)), seen: JSON.stringify(t.slice(0, 200))};
-    }
-    case 'value': {
-      const el = clapper.pick(e.spec, e.nth);
-      if (!el) return {ok: false, seen: 'no element'};
-      const v = String(el.value == null ? '' : el.value);
-      return {ok: v === e.want, seen: JSON.stringify(v)};
     }
     case 'url':
       return {ok: clapper.urlIs(e.want), seen: location.href};

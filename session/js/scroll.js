@@ -3,17 +3,25 @@ clapper.scroller = function (inSpec, inNth) {
   return inSpec ? clapper.pick(inSpec, inNth) : document.scrollingElement;
 };
 
-// scrollState reports the scroll offsets and their limits, and, when to is
-// a target, how far down to scroll to bring it to the middle of the
-// viewport. null when the scrolling element is gone.
-clapper.scrollState = function (inSpec, inNth, to) {
+// scrollState reports the scroll offsets and their limits, and, when to
+// is a target (picked by toNth), how far to scroll to bring it to the
+// middle of the scrolling element's view (the viewport for the page).
+// null when the scrolling element is gone.
+clapper.scrollState = function (inSpec, inNth, to, toNth) {
   const s = clapper.scroller(inSpec, inNth);
   if (!s) return null;
   const o = {x: s.scrollLeft, y: s.scrollTop, maxX: s.scrollWidth - s.clientWidth, maxY: s.scrollHeight - s.clientHeight, dx: 0, dy: 0};
-  const t = to ? clapper.pick(to, null) : null;
+  const t = to ? clapper.pick(to, toNth) : null;
   if (t) {
     const r = t.getBoundingClientRect();
-    o.dy = r.top + r.height / 2 - innerHeight / 2;
+    let cx = innerWidth / 2, cy = innerHeight / 2;
+    if (s !== document.scrollingElement) {
+      const v = s.getBoundingClientRect();
+      cx = v.left + s.clientLeft + s.clientWidth / 2;
+      cy = v.top + s.clientTop + s.clientHeight / 2;
+    }
+    o.dx = r.left + r.width / 2 - cx;
+    o.dy = r.top + r.height / 2 - cy;
   }
   return o;
 };
@@ -24,11 +32,12 @@ clapper.scrollSettled = function (inSpec, inNth) {
   const s = clapper.scroller(inSpec, inNth);
   if (!s) return Promise.resolve(true);
   return new Promise((res) => {
-    let last = -1, same = 0;
+    let lastX = NaN, lastY = NaN, same = 0;
     const f = () => {
-      const y = s.scrollTop + s.scrollLeft;
-      same = y === last ? same + 1 : 0;
-      last = y;
+      const x = s.scrollLeft, y = s.scrollTop;
+      same = x === lastX && y === lastY ? same + 1 : 0;
+      lastX = x;
+      lastY = y;
       if (same >= 3) res(true); else requestAnimationFrame(f);
     };
     f();
