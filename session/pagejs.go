@@ -94,9 +94,9 @@ const callHelperJS = `function(name, args) { return clapper[name](...JSON.parse(
 // the tab's listener reports contexts made and destroyed.
 type helpers struct {
 	mu     sync.Mutex
-	world  string            // unique context id of the current world, "" for none
-	gen    int               // counts forgets, so a world made meanwhile is not kept
-	unique map[int64]string  // clapper's worlds by context id, from the listener
+	world  string           // unique context id of the current world, "" for none
+	gen    int              // counts forgets, so a world made meanwhile is not kept
+	unique map[int64]string // clapper's worlds by context id, from the listener
 }
 
 // contextCreated, contextDestroyed and contextsCleared are called by the

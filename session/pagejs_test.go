@@ -134,8 +134,8 @@ func TestPageHelpers(t *testing.T) {
 			{"shadow-btn", "", forPointer},
 			{"hidden", "", forUpload},
 			{"nothing", "failed check attached", forUpload},
-			{"far", "", forLook}, // scrolled into view first
-			{"in-legend", "", forPointer},                      // a disabled fieldset's first legend stays enabled
+			{"far", "", forLook},                                // scrolled into view first
+			{"in-legend", "", forPointer},                       // a disabled fieldset's first legend stays enabled
 			{"in-fieldset", "failed check enabled", forPointer}, // the rest of it does not
 			{"span-in-disabled", "failed check enabled", forPointer},
 			{"aria-off", "failed check enabled", forPointer},

@@ -194,7 +194,9 @@ func evalTruthy(ctx context.Context, expr string) (bool, error) {
 		return false, err
 	}
 	if res.ExceptionDetails != nil || res.Result.ObjectID != "" {
-		defer func() { _, _ = chromedp.Call(ctx, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: waitGroup}) }()
+		defer func() {
+			_, _ = chromedp.Call(ctx, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: waitGroup})
+		}()
 	}
 	if res.ExceptionDetails != nil {
 		return false, &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails}
