@@ -201,7 +201,20 @@ func evalTruthy(ctx context.Context, expr string) (bool, error) {
 	if res.ExceptionDetails != nil {
 		return false, &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails}
 	}
-	return truthy(res.Result), nil
+	v := res.Result
+	if v.Subtype == runtime.RemoteObjectSubtypePromise && v.ObjectID != "" {
+		// REPL mode awaits only an explicit await: a promise the
+		// expression returns is awaited here.
+		r, err := chromedp.Call(ctx, runtime.AwaitPromise, runtime.AwaitPromiseParams{PromiseObjectID: v.ObjectID})
+		if err != nil {
+			return false, err
+		}
+		if r.ExceptionDetails != nil {
+			return false, &chromedp.ExceptionError{ExceptionDetails: r.ExceptionDetails}
+		}
+		v = r.Result
+	}
+	return truthy(v), nil
 }
 
 // waitGroup holds the remote objects a wait's expression made, released
