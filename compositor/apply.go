@@ -57,7 +57,9 @@ func (s *Settings) Apply(opts map[string]any) error {
 		case "background":
 			s.Background, err = asString(key, v)
 		case "ffmpeg":
-			s.FFmpeg, err = asString(key, v)
+			// Settings are presentation only: a script or a take never
+			// chooses a program to run.
+			err = fmt.Errorf("%s: the ffmpeg program is chosen on the command line (--ffmpeg) or with CLAPPER_FFMPEG, never by a script or a take", key)
 		case "keys":
 			s.Keys, err = asBool(key, v)
 		case "captions":
@@ -107,7 +109,7 @@ type OptionError struct {
 func (e *OptionError) Error() string { return e.Err.Error() }
 func (e *OptionError) Unwrap() error { return e.Err }
 
-var knownOutputKeys = []string{"background", "captions", "chapters", "crf", "cursor", "cuts", "ffmpeg", "fit", "fps", "frame", "gif", "keys", "preset", "size", "speedup", "step_labels", "video", "x264_preset", "zoom"}
+var knownOutputKeys = []string{"background", "captions", "chapters", "crf", "cursor", "cuts", "fit", "fps", "frame", "gif", "keys", "preset", "size", "speedup", "step_labels", "video", "x264_preset", "zoom"}
 
 func (s *Settings) applyCursor(key string, v any) error {
 	if b, ok := v.(bool); ok {

@@ -1,12 +1,15 @@
 package compositor
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 )
 
 // RenderFile is a take's copy of its script's output settings, so that a
@@ -45,8 +48,30 @@ func ReadRenderConfig(takeDir string) (RenderConfig, error) {
 	if err != nil {
 		return rc, fmt.Errorf("read the take's render settings: %w", err)
 	}
-	if err := json.Unmarshal(b, &rc); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rc); err != nil {
 		return RenderConfig{}, fmt.Errorf("%s is corrupt (%v): fix or delete it to render with the defaults", path, err)
 	}
+	if err := rc.check(); err != nil {
+		return RenderConfig{}, fmt.Errorf("%s: %w (a take holds presentation settings only)", path, err)
+	}
 	return rc, nil
+}
+
+// videoName is what an output of a take may be called: a plain file name
+// beside the take, never a path.
+var videoName = regexp.MustCompile(`^[^/\\]+\.(mp4|webm|gif|png)$`)
+
+// check refuses what a take may not hold: an output that is a path, and
+// any option that is not a presentation setting (a program to run, a
+// path to write). A take is data, never code.
+func (rc RenderConfig) check() error {
+	for _, v := range rc.Video {
+		if !videoName.MatchString(v) || v == ".." || strings.HasPrefix(v, ".") {
+			return fmt.Errorf("video %q is not a plain file name ending in .mp4, .webm, .gif or .png", v)
+		}
+	}
+	s := DefaultSettings()
+	return s.Apply(rc.Options)
 }

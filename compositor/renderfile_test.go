@@ -27,3 +27,25 @@ func TestRenderConfigFile(t *testing.T) {
 		t.Fatalf("a corrupt render.json: %v", err)
 	}
 }
+
+// A take is data: render.json may not name a program, a path, or anything
+// that is not a presentation setting.
+func TestRenderConfigRefusesWhatIsNotPresentation(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"video": ["a.mp4"], "options": {"ffmpeg": "/tmp/evil"}}`:    "output.ffmpeg: the ffmpeg program is chosen on the command line",
+		`{"video": ["a.mp4"], "ffmpeg": "/tmp/evil"}`:                 `unknown field "ffmpeg"`,
+		`{"video": ["../outside.mp4"]}`:                               `video "../outside.mp4" is not a plain file name`,
+		`{"video": ["/etc/x.mp4"]}`:                                   `video "/etc/x.mp4" is not a plain file name`,
+		`{"video": ["a.sh"]}`:                                         `video "a.sh" is not a plain file name`,
+		`{"video": ["a.mp4"], "options": {"cursor": {"evil": true}}}`: "output.cursor.evil",
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, RenderFile), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadRenderConfig(dir)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", body, err, want)
+		}
+	}
+}

@@ -12,7 +12,7 @@ func TestApply(t *testing.T) {
 	err := s.Apply(map[string]any{
 		"preset": "docs", "video": []any{"a.mp4"}, "fps": 50, "size": "1280x720", "fit": "cover", "crf": uint64(18),
 		"x264_preset": "fast", "background": "#101010", "keys": true, "captions": "both", "step_labels": true,
-		"chapters": false, "cuts": false, "ffmpeg": "/opt/ffmpeg",
+		"chapters": false, "cuts": false,
 		"cursor": map[string]any{"smoothing": "spring", "size": 1.5, "click": false, "shapes": false, "hide_idle": "2s"},
 		"zoom":   map[any]any{"auto": true, "scale": 2, "max": 4, "ease": "300ms"},
 		"frame":  map[string]any{"padding": 32, "background": "#111..#222", "radius": 8, "shadow": false, "bar": true},
@@ -23,7 +23,7 @@ func TestApply(t *testing.T) {
 	}
 	want := DefaultSettings()
 	want.FPS, want.Width, want.Height, want.Fit, want.CRF, want.X264Preset = 50, 1280, 720, "cover", 18, "fast"
-	want.Background, want.Keys, want.Captions, want.StepLabels, want.Chapters, want.Cuts, want.FFmpeg = "#101010", true, "both", true, false, false, "/opt/ffmpeg"
+	want.Background, want.Keys, want.Captions, want.StepLabels, want.Chapters, want.Cuts = "#101010", true, "both", true, false, false
 	want.Cursor = CursorSettings{Enabled: true, Smoothing: "spring", Size: 1.5, Click: false, Shapes: false, HideIdle: 2 * time.Second}
 	want.Zoom = ZoomSettings{Auto: true, Scale: 2, MaxScale: 4, Ease: 300 * time.Millisecond}
 	want.Frame = FrameSettings{Enabled: true, Padding: 32, Background: "#111..#222", Radius: 8, Shadow: false, Bar: true}
@@ -45,6 +45,7 @@ func TestApply(t *testing.T) {
 		msg  string
 	}{
 		{map[string]any{"fsp": 30}, "output.fsp: unknown option"},
+		{map[string]any{"ffmpeg": "/tmp/evil"}, "output.ffmpeg: the ffmpeg program is chosen on the command line"},
 		{map[string]any{"fps": "fast"}, "output.fps: want a number"},
 		{map[string]any{"fps": 29.5}, "output.fps: want a whole number"},
 		{map[string]any{"fps": 1000}, "fps 1000"},

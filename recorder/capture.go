@@ -64,6 +64,9 @@ type Options struct {
 	BufferBytes  int64
 	// InitialURL is the first document's address.
 	InitialURL string
+	// Mask, when set, rewrites every address before it is recorded (a
+	// run's secrets masker). It is called on the capture's goroutine.
+	Mask func(string) string
 	// FirstSeq and FirstDocument number this capture's first frame and
 	// document, so a take filmed across several captures (one per tab the
 	// run switches to) keeps one sequence and one document numbering.
@@ -259,7 +262,7 @@ func newCapture(ctx context.Context, opts Options) *Capture {
 	c.started = c.clock.Now()
 	c.seq, c.doc = opts.FirstSeq, opts.FirstDocument
 	c.docs.Store(int64(c.doc))
-	c.bounds = []timeline.Boundary{{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(opts.InitialURL), At: c.started}}
+	c.bounds = []timeline.Boundary{{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(c.mask(opts.InitialURL)), At: c.started}}
 	c.cancel = func() {}
 	c.loopWG.Add(1)
 	go c.loop()
@@ -596,4 +599,12 @@ func Join(rs ...Result) Result {
 		out.NextSeq, out.NextDocument = r.NextSeq, r.NextDocument
 	}
 	return out
+}
+
+// mask applies the Mask option to an address.
+func (c *Capture) mask(u string) string {
+	if c.opts.Mask == nil {
+		return u
+	}
+	return c.opts.Mask(u)
 }

@@ -71,7 +71,7 @@ func (c *Capture) handle(e event) {
 	case evNav:
 		c.doc++
 		c.docs.Store(int64(c.doc))
-		c.bounds = append(c.bounds, timeline.Boundary{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(e.url), At: e.at})
+		c.bounds = append(c.bounds, timeline.Boundary{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(c.mask(e.url)), At: e.at})
 		return
 	case evEnd:
 		c.end(e.at, e.err)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -108,7 +109,7 @@ func (l *loader) load(path string) (*Script, error) {
 
 	// Secrets: flag what holds them, mask what is shown.
 	s.Secrets = sortedKeys(l.secretNames)
-	s.secretValues = l.secrets
+	s.masker = newMasker(l.secrets)
 	s.Steps = make([]Step, len(items))
 	for i, it := range items {
 		st := it.step
@@ -244,6 +245,8 @@ func (d *decoder) secrets(e entry) {
 			d.errorf(list.at[i], "secret %s has no value: set it in the environment or pass -e %s=VALUE", name, name)
 		case v == "":
 			d.errorf(list.at[i], "secret %s is empty", name)
+		case utf8.RuneCountInString(v) < MinSecret:
+			d.errorf(list.at[i], "secret %s is %d characters long: masking a value shorter than %d would hide ordinary text too; use a longer value, or make it no secret", name, utf8.RuneCountInString(v), MinSecret)
 		default:
 			d.l.addSecret(v)
 		}

@@ -26,8 +26,8 @@ type Script struct {
 	Output   Output
 	Defaults Defaults
 	Steps    []Step
-	// secretValues are the values of the secret variables, masked by Mask.
-	secretValues []string
+	// masker hides the secret variables' values (Mask).
+	masker masker
 }
 
 // Browser is the script's browser section.
@@ -386,12 +386,14 @@ const (
 // ServeVar is the variable that holds the sample site's address.
 const ServeVar = "${serve.url}"
 
-// Mask replaces every secret value in s with "•••".
-func (s *Script) Mask(str string) string {
-	for _, v := range s.secretValues {
-		if v != "" {
-			str = strings.ReplaceAll(str, v, "•••")
-		}
-	}
-	return str
-}
+// Mask replaces every secret's value in str, and each form the value
+// takes in a URL, HTML or JSON, with "•••". Everything a run writes or
+// prints that could hold a secret passes through it.
+func (s *Script) Mask(str string) string { return s.masker.mask(str) }
+
+// Masked is the mask a secret's value is replaced with.
+const Masked = "•••"
+
+// MinSecret is the shortest secret value accepted: a shorter one would
+// mask ordinary text too.
+const MinSecret = 4

@@ -225,15 +225,8 @@ func (l *loader) addSecret(v string) {
 	sort.SliceStable(l.secrets, func(i, j int) bool { return len(l.secrets[i]) > len(l.secrets[j]) })
 }
 
-// mask replaces secret values in s.
-func mask(s string, secrets []string) string {
-	for _, v := range secrets {
-		if v != "" {
-			s = strings.ReplaceAll(s, v, "•••")
-		}
-	}
-	return s
-}
+// mask replaces secret values, in all their forms, in s.
+func mask(s string, secrets []string) string { return newMasker(secrets).mask(s) }
 
 func hasSecret(s string, secrets []string) bool {
 	for _, v := range secrets {

@@ -103,13 +103,17 @@ type run struct {
 // ctx (Ctrl-C). It returns an error only for problems outside the steps
 // (launch, take folder); a failing step is reported in Result.Failed.
 func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err error) {
-	r := &run{s: s, o: o, clock: recorder.NewClock(), tabs: map[string]*Tab{}, logf: o.Logf}
-	if r.logf == nil {
-		r.logf = func(string, ...any) {}
+	r := &run{s: s, o: o, clock: recorder.NewClock(), tabs: map[string]*Tab{}}
+	// Everything the run says leaves through the script's masker.
+	r.logf = func(format string, args ...any) {
+		if o.Logf != nil {
+			o.Logf("%s", s.Mask(fmt.Sprintf(format, args...)))
+		}
 	}
+	defer func() { err = r.masked(err) }()
 	r.journal = NewJournal(r.clock)
 	r.tl = &timeline.Timeline{
-		Name: s.Name, Script: s.File, Tool: o.Tool, Outcome: timeline.RunError,
+		Name: s.Mask(s.Name), Script: s.File, Tool: o.Tool, Outcome: timeline.RunError,
 		Viewport: timeline.Viewport{Width: s.Browser.Width, Height: s.Browser.Height, Scale: s.Browser.Scale},
 		Steps:    []timeline.Step{}, Receipts: []timeline.Receipt{}, Boundaries: []timeline.Boundary{}, Holds: []timeline.Hold{},
 	}
@@ -276,7 +280,32 @@ func (r *run) finish() {
 		r.tl.Cleanup = &c
 	}
 	r.tl.Receipts = r.journal.Receipts()
+	for i := range r.tl.Receipts {
+		rc := &r.tl.Receipts[i]
+		rc.Key, rc.Error = r.s.Mask(rc.Key), r.s.Mask(rc.Error)
+	}
 }
+
+// masked returns err with the run's secrets masked in its text; it still
+// unwraps to err, so errors.Is and errors.As see through it.
+func (r *run) masked(err error) error {
+	if err == nil {
+		return nil
+	}
+	if m := r.s.Mask(err.Error()); m != err.Error() {
+		return &maskedError{msg: m, err: err}
+	}
+	return err
+}
+
+// maskedError is an error whose text had secrets masked.
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e *maskedError) Error() string { return e.msg }
+func (e *maskedError) Unwrap() error { return e.err }
 
 // saveScript keeps the script with secrets masked in the take.
 func (r *run) saveScript() {
@@ -299,7 +328,7 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 			if r.capture != nil {
 				snap = r.capture.Snapshot()
 			}
-			r.o.Progress(Progress{Step: i + 1, Steps: len(r.s.Steps), Kind: st.Kind, Label: st.Label, Capture: snap})
+			r.o.Progress(Progress{Step: i + 1, Steps: len(r.s.Steps), Kind: st.Kind, Label: r.s.Mask(st.Label), Capture: snap})
 		}
 		rec, err := r.step(ctx, i, st)
 		r.tl.Steps = append(r.tl.Steps, rec)
@@ -319,7 +348,7 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 			r.logf("step %d (%s) failed, optional: %v", i+1, st.Kind, err)
 			continue
 		}
-		return &StepFailure{Index: i, Pos: st.Pos, Kind: st.Kind, Label: st.Label, Outcome: rec.Outcome, Err: err}
+		return &StepFailure{Index: i, Pos: st.Pos, Kind: st.Kind, Label: r.s.Mask(st.Label), Outcome: rec.Outcome, Err: r.masked(err)}
 	}
 	return nil
 }
@@ -366,8 +395,11 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	if err != nil {
 		err = r.gone(err)
 		rec.Outcome = outcomeOf(err)
-		rec.Error = r.s.Mask(err.Error())
+		rec.Error = err.Error()
 	}
+	// The step's record is made here, and masked here: executors fill it
+	// with what they acted on.
+	rec.Target, rec.Label, rec.Error, rec.Text = r.s.Mask(rec.Target), r.s.Mask(rec.Label), r.s.Mask(rec.Error), r.s.Mask(rec.Text)
 	return rec, err
 }
 

@@ -103,3 +103,24 @@ func TestRenderFailureExitCode(t *testing.T) {
 		t.Errorf("left after a failed render: %v", ents)
 	}
 }
+
+// A hostile take that names a program in render.json is refused by
+// render, and nothing is executed.
+func TestRenderRefusesATakeThatNamesAProgram(t *testing.T) {
+	dir := t.TempDir()
+	takeDir := writeTestTake(t, dir)
+	marker := filepath.Join(dir, "ran")
+	evil := filepath.Join(dir, "evil")
+	os.WriteFile(evil, []byte("#!/bin/sh\ntouch "+marker+"\nexec ffmpeg \"$@\"\n"), 0o755)
+	os.WriteFile(filepath.Join(takeDir, "render.json"), []byte(`{"video": ["v.mp4"], "options": {"ffmpeg": "`+evil+`"}}`), 0o644)
+	_, stderr, code := runCLI(t, "render", takeDir, "-q")
+	if code == exitOK || !strings.Contains(stderr, "output.ffmpeg: the ffmpeg program is chosen on the command line") {
+		t.Errorf("render of a take naming a program: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the program the take named was run")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "v.mp4")); err == nil {
+		t.Error("a video was made from a refused take")
+	}
+}
