@@ -19,12 +19,13 @@ var arrows = map[string][]string{
 	"samples":            {},
 	"internal/size":      {},
 	"internal/procfs":    {},
+	"internal/ownerlock": {"internal/procfs"},
 	"internal/testenv":   {"internal/procfs"},
 	"internal/benchpage": {"timeline"},
 	"compositor":         {"timeline", "internal/size"},
 	"recorder":           {"timeline"},
-	"session":            {"recorder", "scripts", "timeline", "internal/procfs"},
-	"cmd/clapper":        {"compositor", "internal/benchpage", "internal/procfs", "internal/size", "recorder", "scripts", "session", "timeline"},
+	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock"},
+	"cmd/clapper":        {"compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "recorder", "scripts", "session", "timeline"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.

@@ -67,6 +67,9 @@ type Options struct {
 	// Mask, when set, rewrites every address before it is recorded (a
 	// run's secrets masker). It is called on the capture's goroutine.
 	Mask func(string) string
+	// Journal, when set, receives each document boundary as it is
+	// recorded (the take's write-ahead journal).
+	Journal *timeline.Journal
 	// FirstSeq and FirstDocument number this capture's first frame and
 	// document, so a take filmed across several captures (one per tab the
 	// run switches to) keeps one sequence and one document numbering.
@@ -119,6 +122,8 @@ func (o *Options) defaults() {
 // capturing. Received - Delivered - Discarded frames are still queued for
 // the spool writer.
 type Snapshot struct {
+	// Started is when the capture began, on the take clock.
+	Started                        timeline.Time
 	Received, Delivered, Discarded int64
 	// The four disjoint discard buckets.
 	Overflow, Late, Duplicates, Rejected int64
@@ -263,6 +268,7 @@ func newCapture(ctx context.Context, opts Options) *Capture {
 	c.seq, c.doc = opts.FirstSeq, opts.FirstDocument
 	c.docs.Store(int64(c.doc))
 	c.bounds = []timeline.Boundary{{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(c.mask(opts.InitialURL)), At: c.started}}
+	opts.Journal.Append(timeline.JournalBoundary, c.bounds[0])
 	c.cancel = func() {}
 	c.loopWG.Add(1)
 	go c.loop()
@@ -395,7 +401,7 @@ func (c *Capture) seed(final bool) error {
 // snapshot never shows more delivered and discarded frames than received.
 func (c *Capture) Snapshot() Snapshot {
 	s := Snapshot{
-		Delivered: c.delivered.Load(), Overflow: c.overflow.Load(), Late: c.late.Load(), Duplicates: c.dups.Load(),
+		Started: c.started, Delivered: c.delivered.Load(), Overflow: c.overflow.Load(), Late: c.late.Load(), Duplicates: c.dups.Load(),
 		Rejected: c.rejected.Load() + c.spoolDropped.Load(), Documents: int(c.docs.Load()) + 1,
 	}
 	s.Received = c.received.Load()

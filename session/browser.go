@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
+	"github.com/clapper-dev/clapper/internal/ownerlock"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -29,6 +31,8 @@ import (
 // own process group, with a fresh profile) or attached (someone else's,
 // never killed).
 type Browser struct {
+	// Swept are the profiles of runs that were gone, removed at launch.
+	Swept   []string
 	owned   bool
 	cmd     *exec.Cmd
 	profile string
@@ -59,8 +63,17 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 		return nil, err
 	}
 	becomeSubreaper()
-	profile, err := os.MkdirTemp("", "clapper-profile-")
+	swept := sweepProfiles(os.TempDir())
+	profile, err := os.MkdirTemp("", strings.TrimSuffix(profilePattern, "*"))
 	if err != nil {
+		return nil, fmt.Errorf("create browser profile: %w", err)
+	}
+	if _, _, err := ownerlock.Acquire(filepath.Join(profile, ownerFile), "clapper's browser profile"); err != nil {
+		os.RemoveAll(profile)
+		return nil, fmt.Errorf("create browser profile: %w", err)
+	}
+	if err := os.Mkdir(filepath.Join(profile, "tmp"), 0o700); err != nil {
+		os.RemoveAll(profile)
 		return nil, fmt.Errorf("create browser profile: %w", err)
 	}
 	cmd := exec.Command(path, ChromiumArgs(o, profile)...)
@@ -68,7 +81,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 	// Keep everything Chromium writes outside the profile flag (crash
 	// database, caches) inside the profile too, so cleanup removes it and
 	// its helpers can be found by the profile path.
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+profile+"/config", "XDG_CACHE_HOME="+profile+"/cache")
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+profile+"/config", "XDG_CACHE_HOME="+profile+"/cache", "TMPDIR="+profile+"/tmp")
 	cmd.Stdout = nil // /dev/null: a Go pipe here would make Wait wait for every helper
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -79,7 +92,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 		os.RemoveAll(profile)
 		return nil, fmt.Errorf("start chromium %s: %w", path, err)
 	}
-	b := &Browser{owned: true, cmd: cmd, profile: profile, stderr: newTail(8 << 10), exited: make(chan struct{})}
+	b := &Browser{owned: true, cmd: cmd, profile: profile, stderr: newTail(8 << 10), exited: make(chan struct{}), Swept: swept}
 	found := make(chan string, 1)
 	go func() { // owned by b: ends when Chromium closes its stderr
 		sc := bufio.NewScanner(pipe)

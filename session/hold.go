@@ -59,6 +59,7 @@ func (r *run) hold(ctx context.Context, name string, rec *timeline.Step) error {
 	t.held = hex.EncodeToString(b[:])
 	t.rate = rate.PlaybackRate
 	r.tl.Holds = append(r.tl.Holds, timeline.Hold{Tab: name, Receipt: t.held, Start: r.clock.Now(), End: -1})
+	r.jr.Append(timeline.JournalHold, r.tl.Holds[len(r.tl.Holds)-1])
 	return nil
 }
 
@@ -100,6 +101,7 @@ func (r *run) resume(ctx context.Context, name string, rec *timeline.Step) error
 	for i := range r.tl.Holds {
 		if h := &r.tl.Holds[i]; h.Receipt == t.held {
 			h.End = r.clock.Now()
+			r.jr.Append(timeline.JournalHoldEnd, timeline.HoldEnd{Receipt: h.Receipt, End: h.End})
 		}
 	}
 	t.held = ""

@@ -13,6 +13,10 @@ type Journal struct {
 	clock    *recorder.Clock
 	receipts []timeline.Receipt
 	step     int
+	// take, when set, receives each receipt as it is made (the take's
+	// write-ahead journal); mask, when set, masks its strings first.
+	take *timeline.Journal
+	mask func(string) string
 }
 
 // NewJournal returns an empty journal on clock.
@@ -39,9 +43,13 @@ func (j *Journal) send(r timeline.Receipt, do func() error) error {
 	if err != nil {
 		r.Error = err.Error()
 	}
+	if j.mask != nil { // the receipt is masked where it is made
+		r.Key, r.Error = j.mask(r.Key), j.mask(r.Error)
+	}
 	j.mu.Lock()
 	j.receipts = append(j.receipts, r)
 	j.mu.Unlock()
+	j.take.Append(timeline.JournalReceipt, r)
 	if err != nil {
 		return dispatchErr(err)
 	}

@@ -2,11 +2,13 @@ package session
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/clapper-dev/clapper/internal/ownerlock"
 	"github.com/clapper-dev/clapper/internal/procfs"
 
 	"golang.org/x/sys/unix"
@@ -26,11 +28,12 @@ func becomeSubreaper() {
 // group, or a command line naming its profile (helpers that left the group
 // keep their dump folder inside the profile).
 func ofBrowser(p procfs.Proc, pgid int, profile string) bool {
-	return p.Pgid == pgid || (profile != "" && strings.Contains(p.Cmdline, profile))
+	return (pgid > 0 && p.Pgid == pgid) || (profile != "" && strings.Contains(p.Cmdline, profile))
 }
 
-// killAndReap SIGKILLs the browser's processes and reaps those that are
-// this process's children, waiting up to d for them to go.
+// killAndReap SIGKILLs the browser's processes (its group when pgid > 0,
+// and whatever names its profile) and reaps those that are this process's
+// children, waiting up to d for them to go.
 func killAndReap(pgid int, profile string, d time.Duration) (killed int) {
 	// Note the pids first: a zombie's command line is empty, so helpers
 	// found by profile are remembered before they die.
@@ -40,7 +43,9 @@ func killAndReap(pgid int, profile string, d time.Duration) (killed int) {
 			seen[p.Pid] = true
 		}
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	if pgid > 0 { // 0 would be this process's own group
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
 	deadline := time.Now().Add(d)
 	self := os.Getpid()
 	hit := map[int]bool{}
@@ -71,4 +76,32 @@ func killAndReap(pgid int, profile string, d time.Duration) (killed int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// ownerFile, in an owned profile, names the run that made it (pid and
+// start time); the next launch sweeps a profile whose owner is gone.
+const ownerFile = "clapper-owner.json"
+
+// profilePattern matches owned profiles in the temporary folder.
+const profilePattern = "clapper-profile-*"
+
+// sweepProfiles removes the profiles in tmp left by runs that are gone
+// (killed before their cleanup ran), with the Chromium temporary folders
+// inside them, after killing any process still running from one. A
+// profile whose owner lives, or that names no owner yet (being made), is
+// never touched. It returns the profiles removed.
+func sweepProfiles(tmp string) []string {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, profilePattern))
+	var removed []string
+	for _, dir := range dirs {
+		o, err := ownerlock.Read(filepath.Join(dir, ownerFile))
+		if err != nil || o.Alive() {
+			continue
+		}
+		killAndReap(0, dir, 3*time.Second)
+		if os.RemoveAll(dir) == nil {
+			removed = append(removed, dir)
+		}
+	}
+	return removed
 }

@@ -93,8 +93,11 @@ type run struct {
 	filmed        *Tab
 	filmedResults []recorder.Result
 	log           *timeline.FrameLog
-	tl            *timeline.Timeline
-	logf          func(string, ...any)
+	// jr is the take's journal: what the timeline will hold, as it
+	// happens, so a killed run leaves a take that can be recovered.
+	jr   *timeline.Journal
+	tl   *timeline.Timeline
+	logf func(string, ...any)
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,
@@ -134,6 +137,13 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 	if err != nil {
 		return nil, err
 	}
+	if r.jr, err = timeline.CreateJournal(o.TakeDir, r.clock.Now); err != nil {
+		log.Close()
+		return nil, err
+	}
+	r.journal.take, r.journal.mask = r.jr, s.Mask
+	r.jr.Append(timeline.JournalRun, timeline.JournalHeader{Name: r.tl.Name, Script: s.File, Served: r.tl.Served, Tool: o.Tool,
+		Viewport: r.tl.Viewport, Clock: r.clock.Info(timeline.MappingMonotonic), Started: r.clock.Now()})
 	r.saveScript()
 	// From here on the timeline is written whatever happens.
 	defer func() {
@@ -143,6 +153,9 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 		}
 		if werr := timeline.WriteTimeline(o.TakeDir, r.tl); werr != nil && err == nil {
 			err = werr
+		}
+		if jerr := r.jr.Close(); jerr != nil && err == nil {
+			err = fmt.Errorf("journal: %w", jerr)
 		}
 		if res != nil {
 			res.Timeline = r.tl
@@ -188,6 +201,9 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	}
 	if err != nil {
 		return err
+	}
+	for _, p := range r.browser.Swept {
+		r.logf("removed %s, left by a run that is gone", p)
 	}
 	r.logf("chromium up (pid %d)", r.browser.Pid())
 	if r.o.OnLaunch != nil {
@@ -280,10 +296,33 @@ func (r *run) finish() {
 		r.tl.Cleanup = &c
 	}
 	r.tl.Receipts = r.journal.Receipts()
-	for i := range r.tl.Receipts {
-		rc := &r.tl.Receipts[i]
-		rc.Key, rc.Error = r.s.Mask(rc.Key), r.s.Mask(rc.Error)
+}
+
+// journalCapture writes the capture's accounting so far to the journal:
+// the captures of tabs filmed before, and the current one.
+func (r *run) journalCapture() {
+	var st timeline.JournalCaptureState
+	st.At = r.clock.Now()
+	a := &st.Frames
+	for i, res := range r.filmedResults {
+		if i == 0 {
+			st.Started = res.Capture.Started
+		}
+		f := res.Capture.Frames
+		a.Received, a.Delivered, a.Overflow, a.Late, a.Duplicates, a.Rejected = a.Received+f.Received, a.Delivered+f.Delivered,
+			a.Overflow+f.Overflow, a.Late+f.Late, a.Duplicates+f.Duplicates, a.Rejected+f.Rejected
 	}
+	if r.capture != nil {
+		snap := r.capture.Snapshot()
+		if len(r.filmedResults) == 0 {
+			st.Started = snap.Started
+		}
+		st.Tab = r.filmed.Name
+		a.Received, a.Delivered, a.Overflow, a.Late, a.Duplicates, a.Rejected = a.Received+snap.Received, a.Delivered+snap.Delivered,
+			a.Overflow+snap.Overflow, a.Late+snap.Late, a.Duplicates+snap.Duplicates, a.Rejected+snap.Rejected
+	}
+	a.Upstream = "unknown"
+	r.jr.Append(timeline.JournalCapture, st)
 }
 
 // masked returns err with the run's secrets masked in its text; it still
@@ -363,6 +402,7 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	r.journal.setStep(i)
 	rec := timeline.Step{Index: i, File: st.Pos.File, Line: st.Pos.Line, Col: st.Pos.Col, Kind: st.Kind,
 		Traits: timeline.Traits(st.Traits), Label: r.s.Mask(st.Label), Optional: st.Optional, Hidden: st.Hidden, Start: r.clock.Now()}
+	r.jr.Append(timeline.JournalStepStart, rec)
 	tab := r.current
 	if st.Tab != "" {
 		if t, ok := r.tabs[st.Tab]; ok {
@@ -400,6 +440,9 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	// The step's record is made here, and masked here: executors fill it
 	// with what they acted on.
 	rec.Target, rec.Label, rec.Error, rec.Text = r.s.Mask(rec.Target), r.s.Mask(rec.Label), r.s.Mask(rec.Error), r.s.Mask(rec.Text)
+	r.jr.Append(timeline.JournalStep, rec)
+	r.journalCapture()
+	_ = r.jr.Flush() // a step boundary: what happened so far is on disk
 	return rec, err
 }
 

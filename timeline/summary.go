@@ -18,6 +18,7 @@ type Summary struct {
 	ByKind     map[string]int    `json:"receipts_by_kind"`
 	Holds      []HoldSummary     `json:"holds"`
 	Cleanup    *Cleanup          `json:"cleanup,omitempty"`
+	Recovered  *Recovery         `json:"recovered,omitempty"`
 }
 
 // FrameSummary is the accounting plus the rate frames were received at,
@@ -66,7 +67,7 @@ func Summarize(t *Timeline) Summary {
 		Clock: t.Clock.Mapping, Viewport: t.Viewport, EndReason: t.Capture.EndReason,
 		Frames:     FrameSummary{Accounting: a},
 		Boundaries: []BoundarySummary{}, Steps: []StepSummary{}, Holds: []HoldSummary{},
-		Receipts: len(t.Receipts), ByKind: map[string]int{}, Cleanup: t.Cleanup,
+		Receipts: len(t.Receipts), ByKind: map[string]int{}, Cleanup: t.Cleanup, Recovered: t.Recovered,
 	}
 	if d := (t.Capture.Ended - t.Capture.Started).Seconds(); d > 0 {
 		s.Frames.PerSecond = float64(a.Received) / d

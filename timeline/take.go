@@ -35,7 +35,7 @@ type FrameLog struct {
 // CreateTake makes the take folder dir (and frames/) and opens its frame log.
 // An existing take in dir is replaced.
 func CreateTake(dir string) (*FrameLog, error) {
-	for _, name := range []string{TimelineFile, FramesFile} {
+	for _, name := range []string{TimelineFile, FramesFile, JournalFile} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("clear old take: %w", err)
 		}
@@ -109,6 +109,14 @@ type Take struct {
 func Open(dir string) (*Take, error) {
 	b, err := os.ReadFile(filepath.Join(dir, TimelineFile))
 	if errors.Is(err, os.ErrNotExist) {
+		if _, jerr := os.Stat(filepath.Join(dir, JournalFile)); jerr == nil {
+			// The run ended before it wrote its record: rebuild it, in memory.
+			t, err := Recover(dir)
+			if err != nil {
+				return nil, err
+			}
+			return &Take{Dir: dir, Timeline: t}, nil
+		}
 		return nil, fmt.Errorf("%s: %w (pass the take folder, e.g. out/quickstart/take)", dir, ErrNotTake)
 	}
 	if err != nil {

@@ -54,6 +54,9 @@ type Timeline struct {
 	// Outcome is how the run ended; Error says why when it is not ok.
 	Outcome RunOutcome `json:"outcome"`
 	Error   string     `json:"error,omitempty"`
+	// Recovered is set when the timeline was rebuilt from the take's
+	// journal (the run never wrote timeline.json), and says why.
+	Recovered *Recovery `json:"recovered,omitempty"`
 }
 
 // Viewport is the page's size in CSS pixels and its device scale factor.
@@ -213,6 +216,9 @@ const (
 	RunInterrupted RunOutcome = "interrupted"
 	// RunError: the run could not start or broke outside the steps.
 	RunError RunOutcome = "error"
+	// RunAborted: the run ended abruptly (killed), before it finished its
+	// record; the timeline was recovered from the journal.
+	RunAborted RunOutcome = "aborted"
 )
 
 // Rect is a rectangle in CSS pixels.

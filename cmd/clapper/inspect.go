@@ -56,6 +56,12 @@ func printSummary(w io.Writer, s timeline.Summary) {
 	if s.Error != "" {
 		fmt.Fprintf(w, "  error: %s\n", s.Error)
 	}
+	if r := s.Recovered; r != nil {
+		fmt.Fprintf(w, "  recovered: %s; the timeline was rebuilt from the take's journal (clapper recover writes it)\n", r.Reason)
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "    %s\n", n)
+		}
+	}
 	f := s.Frames
 	fmt.Fprintf(w, "\nframes: %d received = %d delivered + %d overflow + %d late + %d duplicates + %d rejected (upstream drops: %s); %.1f/s; capture %s\n",
 		f.Received, f.Delivered, f.Overflow, f.Late, f.Duplicates, f.Rejected, f.Upstream, f.PerSecond, s.EndReason)

@@ -16,9 +16,9 @@ import (
 )
 
 // Exit codes. A run ended by a signal exits as shells report a process
-// killed by it, 128 + the signal's number: 130 for SIGINT (Ctrl-C), 143
-// for SIGTERM (kill, a CI job's timeout, docker stop), so a caller can tell
-// the two apart.
+// killed by it, 128 + the signal's number: 129 for SIGHUP (its terminal
+// closed), 130 for SIGINT (Ctrl-C), 143 for SIGTERM (kill, a CI job's
+// timeout, docker stop), so a caller can tell them apart.
 const (
 	exitOK          = 0
 	exitFailed      = 1                          // a step or expectation failed, or the run broke
@@ -49,7 +49,7 @@ func newApp() *cli.App {
 		Usage:   "turn a YAML run script into browser footage you can trust",
 		Version: version,
 		Commands: []*cli.Command{
-			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), benchCommand(),
+			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), recoverCommand(), benchCommand(),
 		},
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main maps errors to codes
@@ -103,18 +103,21 @@ func (s *signalled) Error() string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
 	}
 	return s.sig.String()
 }
 
-// signalContext returns a context cancelled on SIGINT or SIGTERM, with the
+// signalContext returns a context cancelled on SIGINT, SIGTERM or SIGHUP
+// (the terminal closed), with the
 // signal as its cause (context.Cause), and the function that stops
 // listening. Its goroutine is owned by stop, which waits for it; later
 // signals are ignored until stop, so clean-up runs once.
 func signalContext(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	quit := make(chan struct{})
 	ended := make(chan struct{})
 	go func() { // owned by stop: ends on the first signal or when stop is called
@@ -141,7 +144,7 @@ func (e *quietError) Error() string { return e.err.Error() }
 func (e *quietError) Unwrap() error { return e.err }
 
 // exitCode maps an error to the process's exit code, in one place: a run
-// ended by a signal exits 128 + its number (130, 143), any other
+// ended by a signal exits 128 + its number (129, 130, 143), any other
 // cancellation 130.
 func exitCode(ctx context.Context, err error) int {
 	if err == nil {

@@ -85,6 +85,16 @@ func renderCommand() *cli.Command {
 			} else {
 				outDir = ""
 			}
+			// A folder a run is writing is that run's.
+			for _, o := range outs {
+				dir := outDir
+				if dir == "" || filepath.IsAbs(o) {
+					dir = filepath.Dir(o)
+				}
+				if holder, busy := folderInUse(dir); busy {
+					return usageErr("%s is in use by %s: wait for it to end, or render with -o elsewhere", dir, holder)
+				}
+			}
 			return renderOutputs(c.Context, takeDir, outDir, outs, s, newUI(c.Bool("quiet")))
 		},
 	}
@@ -157,6 +167,9 @@ func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, s
 	}
 	if tk.Timeline.Capture.Frames.Delivered == 0 {
 		return fmt.Errorf("the take in %s has no frames to render", takeDir)
+	}
+	if r := tk.Timeline.Recovered; r != nil {
+		fmt.Fprintf(os.Stderr, "clapper: the take in %s was recovered (%s): the video ends where its run did\n", takeDir, r.Reason)
 	}
 	paths := make([]string, len(outs))
 	for i, o := range outs {

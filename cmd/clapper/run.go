@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/compositor"
+	"github.com/clapper-dev/clapper/internal/ownerlock"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/session"
 	"github.com/clapper-dev/clapper/timeline"
@@ -100,6 +101,23 @@ func runScript(ctx context.Context, o runOptions) error {
 		fmt.Fprintln(os.Stderr, err)
 		return &exitError{code: exitUsage, err: &quietError{err}}
 	}
+	// One writer per take: the run holds its output folder for its whole
+	// life, and a second run given the same folder is refused before
+	// anything launches.
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("create output folder: %w", err)
+	}
+	lock, stale, err := ownerlock.Acquire(filepath.Join(out, lockFile), "clapper run "+o.script)
+	var held *ownerlock.HeldError
+	switch {
+	case errors.As(err, &held):
+		return usageErr("output folder %s is in use by %s: wait for it to end, or pass another -o", out, held.Owner)
+	case err != nil:
+		return err
+	case stale != nil:
+		fmt.Fprintf(os.Stderr, "clapper: took over %s from %s, which is gone\n", out, stale)
+	}
+	defer lock.Release()
 	takeDir := filepath.Join(out, "take")
 	if err := os.MkdirAll(takeDir, 0o755); err != nil {
 		return fmt.Errorf("create output folder: %w", err)
@@ -147,4 +165,13 @@ func runScript(ctx context.Context, o runOptions) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("capture ended early: %s (the take so far is in %s)", tl.Capture.EndReason, takeDir)}
 	}
 	return renderErr
+}
+
+// lockFile, in an output folder, names the run writing it.
+const lockFile = ".clapper.lock"
+
+// folderInUse says whether a live run holds dir, and who.
+func folderInUse(dir string) (ownerlock.Owner, bool) {
+	o, err := ownerlock.Read(filepath.Join(dir, lockFile))
+	return o, err == nil && o.Alive()
 }

@@ -123,12 +123,12 @@ func waitGone(t *testing.T, what string, live func() []string) {
 	}
 }
 
-// signals are the two a run can be stopped by, and the exit code each
+// signals are the three a run can be stopped by, and the exit code each
 // gives: 128 + the signal's number, as a shell reports it.
 var signals = []struct {
 	sig  syscall.Signal
 	code int
-}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}}
+}{{syscall.SIGHUP, 129}, {syscall.SIGINT, 130}, {syscall.SIGTERM, 143}}
 
 // A run stopped by SIGINT or SIGTERM during a step exits 130 or 143, keeps
 // the take as interrupted, and leaves no browser or profile behind.

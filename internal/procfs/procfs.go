@@ -20,6 +20,9 @@ type Proc struct {
 	Cmdline         string // arguments joined with spaces; empty for zombies
 	// CPU is the user + system time it has used.
 	CPU time.Duration
+	// Start is when it started, in clock ticks since boot: with the pid,
+	// it names a process even after the pid is reused.
+	Start uint64
 }
 
 // Zombie reports whether the process has exited and waits to be reaped.
@@ -59,7 +62,7 @@ func Read(pid int) (Proc, bool) {
 		return Proc{}, false
 	}
 	f := strings.Fields(string(stat[close+2:]))
-	if len(f) < 13 {
+	if len(f) < 20 {
 		return Proc{}, false
 	}
 	p := Proc{Pid: pid, State: f[0][0], Comm: string(stat[open+1 : close])}
@@ -68,6 +71,7 @@ func Read(pid int) (Proc, bool) {
 	u, _ := strconv.ParseInt(f[11], 10, 64)
 	s, _ := strconv.ParseInt(f[12], 10, 64)
 	p.CPU = time.Duration(u+s) * clockTick
+	p.Start, _ = strconv.ParseUint(f[19], 10, 64)
 	cmd, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
 	p.Cmdline = strings.TrimSpace(string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
 	return p, true

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+func recoverCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "recover",
+		Usage:     "write the timeline of a take whose run was killed, rebuilt from its journal",
+		ArgsUsage: "TAKE",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("recover takes one take folder, e.g. clapper recover out/demo/take")
+			}
+			dir := c.Args().First()
+			path := filepath.Join(dir, timeline.TimelineFile)
+			if _, err := os.Stat(path); err == nil {
+				return usageErr("%s already has its timeline: nothing to recover", dir)
+			} else if !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			if holder, busy := folderInUse(filepath.Dir(filepath.Clean(dir))); busy {
+				return usageErr("%s is being written by %s: it is not a take to recover", dir, holder)
+			}
+			t, err := timeline.Recover(dir)
+			if err != nil {
+				return err
+			}
+			if err := timeline.WriteTimeline(dir, t); err != nil {
+				return err
+			}
+			fmt.Printf("%s: recovered (%s): %d steps, %d frames\n", dir, t.Recovered.Reason, len(t.Steps), t.Capture.Frames.Delivered)
+			for _, n := range t.Recovered.Notes {
+				fmt.Println("  " + n)
+			}
+			return nil
+		},
+	}
+}

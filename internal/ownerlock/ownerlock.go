@@ -1,0 +1,139 @@
+// Package ownerlock names the owner of a folder in a lock file: a run's
+// output folder, a browser profile. The file is made exclusively, so two
+// claims cannot both win; it names the owner's process (pid and start
+// time, so a reused pid is not mistaken for it), host and start. A lock
+// whose owner is gone may be taken over; a live owner's never is.
+package ownerlock
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/clapper-dev/clapper/internal/procfs"
+)
+
+// Owner is who holds a lock.
+type Owner struct {
+	Pid   int       `json:"pid"`
+	Start uint64    `json:"start_ticks"` // the process's start, from /proc
+	Host  string    `json:"host"`
+	Since time.Time `json:"since"`
+	Label string    `json:"label,omitempty"` // what the owner is doing, for people
+}
+
+// Self is this process as an owner.
+func Self(label string) Owner {
+	host, _ := os.Hostname()
+	o := Owner{Pid: os.Getpid(), Host: host, Since: time.Now().UTC().Truncate(time.Second), Label: label}
+	if p, ok := procfs.Read(o.Pid); ok {
+		o.Start = p.Start
+	}
+	return o
+}
+
+// Alive reports whether the owner's process still runs. An owner on
+// another host cannot be checked and counts as alive.
+func (o Owner) Alive() bool {
+	if host, _ := os.Hostname(); o.Host != host {
+		return true
+	}
+	p, ok := procfs.Read(o.Pid)
+	return ok && !p.Zombie() && (o.Start == 0 || p.Start == o.Start)
+}
+
+func (o Owner) String() string {
+	s := fmt.Sprintf("pid %d on %s since %s", o.Pid, o.Host, o.Since.Format(time.RFC3339))
+	if o.Label != "" {
+		s = o.Label + " (" + s + ")"
+	}
+	return s
+}
+
+// HeldError says a lock is held by a live owner.
+type HeldError struct {
+	Path  string
+	Owner Owner
+}
+
+func (e *HeldError) Error() string { return fmt.Sprintf("%s is held by %s", e.Path, e.Owner) }
+
+// Lock is a lock this process holds.
+type Lock struct {
+	path  string
+	owner Owner
+}
+
+// Acquire takes the lock at path for this process. When the file names an
+// owner that is gone, the lock is taken over and that owner returned; a
+// live owner gives a *HeldError; an unreadable lock file is an error,
+// never taken as free.
+func Acquire(path, label string) (*Lock, *Owner, error) {
+	me := Self(label)
+	b, err := json.Marshal(me)
+	if err != nil {
+		return nil, nil, err
+	}
+	var stale *Owner
+	for range 3 {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			_, werr := f.Write(append(b, '\n'))
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				os.Remove(path)
+				return nil, nil, fmt.Errorf("write lock %s: %w", path, werr)
+			}
+			return &Lock{path: path, owner: me}, stale, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		o, rerr := Read(path)
+		if rerr != nil {
+			return nil, nil, rerr
+		}
+		if o.Alive() {
+			return nil, nil, &HeldError{Path: path, Owner: o}
+		}
+		// Gone: take it over (another claimant may win the race; then
+		// the next round sees it alive).
+		stale = &o
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("take over lock %s: %w", path, err)
+		}
+	}
+	return nil, nil, fmt.Errorf("lock %s: taken and released by others while claiming it; try again", path)
+}
+
+// Read reads who holds the lock at path.
+func Read(path string) (Owner, error) {
+	var o Owner
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return o, fmt.Errorf("read lock %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, &o); err != nil || o.Pid <= 0 {
+		return o, fmt.Errorf("lock %s is unreadable (%v): remove it only if no run is using this folder", path, err)
+	}
+	return o, nil
+}
+
+// Release gives the lock back, if this process still holds it.
+func (l *Lock) Release() error {
+	if l == nil {
+		return nil
+	}
+	o, err := Read(l.path)
+	if err != nil {
+		return err
+	}
+	if o.Pid != l.owner.Pid || o.Start != l.owner.Start {
+		return fmt.Errorf("lock %s was taken over by %s", l.path, o)
+	}
+	return os.Remove(l.path)
+}
