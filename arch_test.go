@@ -22,7 +22,7 @@ var arrows = map[string][]string{
 	"internal/ownerlock": {"internal/procfs"},
 	"internal/testenv":   {"internal/procfs"},
 	"internal/benchpage": {"timeline"},
-	"compositor":         {"timeline", "internal/size"},
+	"compositor":         {"timeline", "internal/ownerlock", "internal/size"},
 	"recorder":           {"timeline"},
 	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock"},
 	"cmd/clapper":        {"compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "recorder", "scripts", "session", "timeline"},

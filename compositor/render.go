@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clapper-dev/clapper/internal/ownerlock"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -182,11 +183,15 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 		}
 	}
 
-	work, err := os.MkdirTemp("", "clapper-render-")
+	SweepWorkDirs(os.TempDir())
+	work, err := os.MkdirTemp("", strings.TrimSuffix(workPattern, "*"))
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
 	defer os.RemoveAll(work)
+	if _, _, err := ownerlock.Acquire(filepath.Join(work, workOwner), "clapper render"); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
 	pub := &publisher{}
 	defer pub.abort()
 
@@ -425,4 +430,18 @@ func feedFrames(ctx context.Context, tk *timeline.Take, sched *Schedule, w io.Wr
 		return write(run)
 	}
 	return nil
+}
+
+// workPattern matches the renders' working folders in the temporary
+// folder; workOwner, in each, names the process rendering.
+const (
+	workPattern = "clapper-render-*"
+	workOwner   = "clapper-owner.json"
+)
+
+// SweepWorkDirs removes the working folders in tmp of renders whose
+// process is gone (killed before it could clean up), and returns them.
+// A live render's folder is never touched.
+func SweepWorkDirs(tmp string) []string {
+	return ownerlock.Sweep(filepath.Join(tmp, workPattern), workOwner, nil)
 }

@@ -91,17 +91,5 @@ const profilePattern = "clapper-profile-*"
 // profile whose owner lives, or that names no owner yet (being made), is
 // never touched. It returns the profiles removed.
 func sweepProfiles(tmp string) []string {
-	dirs, _ := filepath.Glob(filepath.Join(tmp, profilePattern))
-	var removed []string
-	for _, dir := range dirs {
-		o, err := ownerlock.Read(filepath.Join(dir, ownerFile))
-		if err != nil || o.Alive() {
-			continue
-		}
-		killAndReap(0, dir, 3*time.Second)
-		if os.RemoveAll(dir) == nil {
-			removed = append(removed, dir)
-		}
-	}
-	return removed
+	return ownerlock.Sweep(filepath.Join(tmp, profilePattern), ownerFile, func(dir string) { killAndReap(0, dir, 3*time.Second) })
 }

@@ -118,6 +118,9 @@ func runScript(ctx context.Context, o runOptions) error {
 		fmt.Fprintf(os.Stderr, "clapper: took over %s from %s, which is gone\n", out, stale)
 	}
 	defer lock.Release()
+	// What killed runs left in the temporary folder goes (the browser's
+	// profiles are swept when it launches).
+	compositor.SweepWorkDirs(os.TempDir())
 	takeDir := filepath.Join(out, "take")
 	if err := os.MkdirAll(takeDir, 0o755); err != nil {
 		return fmt.Errorf("create output folder: %w", err)

@@ -138,7 +138,9 @@ func TestKilledRunLeavesATake(t *testing.T) {
 			if _, stderr, code := runCLI(t, append([]string{"run", quick, "-o", filepath.Join(dir, "next"), "--no-video"}, sandboxArgs()...)...); code != 0 {
 				t.Fatalf("the next run: exit %d: %s", code, stderr)
 			}
-			if rest := testenv.Profiles(); len(rest) != 0 {
+			rest := testenv.Profiles()
+			work, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-render-*"))
+			if rest = append(rest, work...); len(rest) != 0 {
 				t.Errorf("left after the next run: %v", rest)
 			}
 			waitGone(t, "the killed run's browser", testenv.LiveBrowsers)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/clapper-dev/clapper/internal/procfs"
@@ -136,4 +137,27 @@ func (l *Lock) Release() error {
 		return fmt.Errorf("lock %s was taken over by %s", l.path, o)
 	}
 	return os.Remove(l.path)
+}
+
+// Sweep removes the folders matching pattern whose lock file (name,
+// inside each) names an owner that is gone, calling before(dir) first
+// (to end what still runs from it). A folder whose owner lives, or that
+// names no owner yet (being made), is never touched. It returns the
+// folders removed.
+func Sweep(pattern, name string, before func(dir string)) []string {
+	dirs, _ := filepath.Glob(pattern)
+	var removed []string
+	for _, dir := range dirs {
+		o, err := Read(filepath.Join(dir, name))
+		if err != nil || o.Alive() {
+			continue
+		}
+		if before != nil {
+			before(dir)
+		}
+		if os.RemoveAll(dir) == nil {
+			removed = append(removed, dir)
+		}
+	}
+	return removed
 }

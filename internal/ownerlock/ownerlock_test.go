@@ -72,3 +72,37 @@ func TestTakeOverFromTheDead(t *testing.T) {
 		t.Error("an owner on another host counts as dead")
 	}
 }
+
+// Sweep removes the folders of owners that are gone, and only those.
+func TestSweep(t *testing.T) {
+	tmp := t.TempDir()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, o *Owner) string {
+		dir := filepath.Join(tmp, name)
+		os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+		if o != nil {
+			b := []byte(`{"pid":` + strconv.Itoa(o.Pid) + `,"start_ticks":` + strconv.FormatUint(o.Start, 10) + `,"host":"` + o.Host + `","since":"2026-01-01T00:00:00Z"}`)
+			os.WriteFile(filepath.Join(dir, "owner"), b, 0o644)
+		}
+		return dir
+	}
+	dead, live := Self("dead"), Self("live")
+	dead.Pid = cmd.Process.Pid
+	deadDir, liveDir, bareDir := mk("w-dead", &dead), mk("w-live", &live), mk("w-bare", nil)
+	var before []string
+	removed := Sweep(filepath.Join(tmp, "w-*"), "owner", func(dir string) { before = append(before, dir) })
+	if len(removed) != 1 || removed[0] != deadDir || len(before) != 1 || before[0] != deadDir {
+		t.Errorf("removed %v (before %v), want only %s", removed, before, deadDir)
+	}
+	for _, d := range []string{liveDir, bareDir} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was swept: %v", d, err)
+		}
+	}
+	if _, err := os.Stat(deadDir); !os.IsNotExist(err) {
+		t.Errorf("%s is still there", deadDir)
+	}
+}
