@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +127,47 @@ func TestOpenRecoversATakeWithoutTimeline(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, TimelineFile)); err == nil {
 		t.Error("opening a take wrote its timeline")
 	}
+}
+
+// journalHour writes d of a busy run's events (ten receipts and an alive
+// record a second, a step every ten seconds) and returns the journal's size
+// and the live heap it leaves.
+func journalHour(t testing.TB, d time.Duration) (size int64, heap uint64) {
+	dir := t.TempDir()
+	j, err := CreateJournal(dir, func() Time { return 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Append(JournalRun, JournalHeader{Name: "long"})
+	for s := 0; s < int(d/time.Second); s++ {
+		at := Time(time.Duration(s) * time.Second)
+		for k := 0; k < 10; k++ {
+			j.Append(JournalReceipt, Receipt{Kind: InputMove, Tab: "main", X: float64(k), Y: 2, Sent: at, Acked: at})
+		}
+		j.Append(JournalAlive, JournalAliveAt{At: at})
+		if s%10 == 0 {
+			j.Append(JournalStep, Step{Index: s / 10, Kind: "click", Start: at, End: at, Outcome: OutcomeOK})
+		}
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(filepath.Join(dir, JournalFile))
+	return st.Size(), m.HeapAlloc
+}
+
+// The journal's memory does not grow with the take: an hour of events
+// leaves the same live heap as a minute (its buffer is fixed), and its
+// size grows with the events (it records no frames).
+func TestJournalMemoryBounded(t *testing.T) {
+	_, minute := journalHour(t, time.Minute)
+	size, hour := journalHour(t, time.Hour)
+	if hour > minute+1<<20 {
+		t.Errorf("an hour of journal left %d KiB live, a minute %d KiB", hour>>10, minute>>10)
+	}
+	t.Logf("an hour of events: journal %d KiB (%d bytes an event), live heap %d KiB after an hour, %d KiB after a minute",
+		size>>10, size/(3600*11+360), hour>>10, minute>>10)
 }
