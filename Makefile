@@ -4,6 +4,12 @@ BIN := bin/clapper
 # Tests run go themselves (building the CLI, listing imports): keep it on PATH.
 export PATH := $(dir $(GO)):$(PATH)
 
+# clapper --version reads Go's build info. Go records no VCS data in a git
+# worktree or with -buildvcs=false, so the same facts are passed here; the
+# build info wins where it has them.
+VCS_LDFLAGS := $(shell TZ=UTC git log -1 --format='-X main.vcsRevision=%H -X main.vcsTime=%cd' --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
+	$(if $(shell git status --porcelain 2>/dev/null),-X main.vcsModified=true)
+
 .PHONY: setup build demo test bench clean schema
 
 # setup installs what clapper needs on a Debian machine (Chromium, ffmpeg)
@@ -15,7 +21,7 @@ setup:
 	$(GO) mod download
 
 build:
-	$(GO) build -o $(BIN) ./cmd/clapper
+	$(GO) build -ldflags "$(VCS_LDFLAGS)" -o $(BIN) ./cmd/clapper
 
 # demo runs the quickstart on the sample site clapper serves itself.
 # As root, Chromium's sandbox cannot start: the no-sandbox choice is made

@@ -27,9 +27,6 @@ const (
 	exitTerminated  = 128 + int(syscall.SIGTERM) // 143
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // exitError carries an exit code with its error.
 type exitError struct {
 	code int
