@@ -26,6 +26,7 @@ type runOptions struct {
 	noVideo   bool
 	quiet     bool
 	junit     string
+	ffmpeg    string
 }
 
 func runCommand() *cli.Command {
@@ -41,6 +42,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-video", Usage: "record the take only; render later with clapper render"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
+			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -53,6 +55,7 @@ func runCommand() *cli.Command {
 			return runScript(c.Context, runOptions{
 				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
 				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"), junit: c.String("junit"),
+				ffmpeg: c.String("ffmpeg"),
 			})
 		},
 	}
@@ -91,11 +94,14 @@ func runScript(ctx context.Context, o runOptions) error {
 	}
 	// Render settings are checked before anything launches, too.
 	rc := configOf(s.Output)
-	settings, err := renderSettings(rc, renderFlags{})
+	settings, err := renderSettings(rc, renderFlags{ffmpeg: o.ffmpeg})
 	if err != nil {
 		err = outputError(o.script, s, err)
 		fmt.Fprintln(os.Stderr, err)
 		return &exitError{code: exitUsage, err: &quietError{err}}
+	}
+	if err := preflight(needsOf(s, o, settings.FFmpeg), os.Geteuid(), findChromium, lookFFmpeg); err != nil {
+		return err
 	}
 	takeDir := filepath.Join(out, "take")
 	if err := os.MkdirAll(takeDir, 0o755); err != nil {
