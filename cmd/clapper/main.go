@@ -46,7 +46,7 @@ func newApp() *cli.App {
 		Usage:   "turn a YAML run script into browser footage you can trust",
 		Version: version,
 		Commands: []*cli.Command{
-			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), benchCommand(), doctorCommand(),
+			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), benchCommand(), doctorCommand(), newCommand(),
 		},
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main maps errors to codes
