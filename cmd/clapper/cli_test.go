@@ -115,13 +115,23 @@ func TestExitCodes(t *testing.T) {
 // usage errors (an unknown flag) to exit 2.
 func TestApp(t *testing.T) {
 	app := newApp()
-	for _, name := range []string{"run", "validate", "schema", "inspect", "render", "bench"} {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"run", "validate", "schema", "inspect", "render", "bench", "doctor", "new"} {
 		if app.Command(name) == nil {
 			t.Errorf("no %s command", name)
 		}
 	}
+	// Every command is in the README's table of commands.
+	for _, c := range app.Commands {
+		if !strings.Contains(string(readme), "| `clapper "+c.Name+" ") && !strings.Contains(string(readme), "| `clapper "+c.Name+"` |") {
+			t.Errorf("the README's commands do not list %s", c.Name)
+		}
+	}
 	app.Writer, app.ErrWriter = io.Discard, io.Discard
-	err := app.RunContext(t.Context(), []string{"clapper", "inspect", "--no-such-flag", "x"})
+	err = app.RunContext(t.Context(), []string{"clapper", "inspect", "--no-such-flag", "x"})
 	if exitCode(t.Context(), err) != exitUsage {
 		t.Errorf("unknown flag: %v (exit %d), want a usage error", err, exitCode(t.Context(), err))
 	}
