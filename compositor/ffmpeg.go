@@ -73,14 +73,16 @@ func (t *tailBuffer) String() string {
 	return string(b)
 }
 
-// lookFFmpeg resolves the ffmpeg binary, with an error that says what to do.
-func lookFFmpeg(name string) (string, error) {
+// LookFFmpeg resolves the ffmpeg binary ("" for ffmpeg on PATH), with an
+// error that says what to do: the advice clapper run, render and doctor
+// give alike.
+func LookFFmpeg(name string) (string, error) {
 	if name == "" {
 		name = "ffmpeg"
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", fmt.Errorf("%w (%s): install it with \"apt-get install ffmpeg\" or pass its path (--ffmpeg PATH)", ErrNoFFmpeg, name)
+		return "", fmt.Errorf("%w (%s): install it with \"apt-get install ffmpeg\" or pass its path (--ffmpeg PATH, or CLAPPER_FFMPEG=PATH)", ErrNoFFmpeg, name)
 	}
 	return p, nil
 }

@@ -145,7 +145,7 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 			videos = append(videos, spec)
 		}
 	}
-	bin, err := lookFFmpeg(s.FFmpeg)
+	bin, err := LookFFmpeg(s.FFmpeg)
 	if err != nil {
 		return err
 	}

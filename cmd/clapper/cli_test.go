@@ -115,13 +115,23 @@ func TestExitCodes(t *testing.T) {
 // usage errors (an unknown flag) to exit 2.
 func TestApp(t *testing.T) {
 	app := newApp()
-	for _, name := range []string{"run", "validate", "schema", "inspect", "render", "bench"} {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"run", "validate", "schema", "inspect", "render", "bench", "doctor", "new"} {
 		if app.Command(name) == nil {
 			t.Errorf("no %s command", name)
 		}
 	}
+	// Every command is in the README's table of commands.
+	for _, c := range app.Commands {
+		if !strings.Contains(string(readme), "| `clapper "+c.Name+" ") && !strings.Contains(string(readme), "| `clapper "+c.Name+"` |") {
+			t.Errorf("the README's commands do not list %s", c.Name)
+		}
+	}
 	app.Writer, app.ErrWriter = io.Discard, io.Discard
-	err := app.RunContext(t.Context(), []string{"clapper", "inspect", "--no-such-flag", "x"})
+	err = app.RunContext(t.Context(), []string{"clapper", "inspect", "--no-such-flag", "x"})
 	if exitCode(t.Context(), err) != exitUsage {
 		t.Errorf("unknown flag: %v (exit %d), want a usage error", err, exitCode(t.Context(), err))
 	}
@@ -234,9 +244,10 @@ func TestFailingExpectation(t *testing.T) {
 	}
 }
 
-// TestReadmeCommands keeps the README's two commands true: they are the
-// make targets that set up and run the demo, and run the tests, and
-// .ci/run calls the test command.
+// TestReadmeCommands keeps the README's commands true: they are the make
+// targets that set up, check the machine, run the demo and run the tests;
+// setup installs the Debian package list, and .ci/run installs it too,
+// runs the doctor, then the test command.
 func TestReadmeCommands(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -254,7 +265,7 @@ func TestReadmeCommands(t *testing.T) {
 			cmds = append(cmds, l)
 		}
 	}
-	if want := []string{"make demo", "make test"}; !reflect.DeepEqual(cmds, want) {
+	if want := []string{"make setup", "make doctor", "make demo", "make test"}; !reflect.DeepEqual(cmds, want) {
 		t.Fatalf("README commands %q, want %q", cmds, want)
 	}
 	for _, c := range cmds {
@@ -265,10 +276,16 @@ func TestReadmeCommands(t *testing.T) {
 		if c == "make demo" && !strings.Contains(string(out), "run samples/quickstart.yaml") {
 			t.Errorf("make demo does not run the quickstart:\n%s", out)
 		}
+		if c == "make setup" && !strings.Contains(string(out), ".ci/install-packages") {
+			t.Errorf("make setup does not install .ci/debian-packages:\n%s", out)
+		}
+		if c == "make doctor" && !strings.Contains(string(out), "bin/clapper doctor") {
+			t.Errorf("make doctor does not run the doctor:\n%s", out)
+		}
 	}
 	ci, err := os.ReadFile("../../.ci/run")
-	if err != nil || !strings.Contains(string(ci), "\nmake test\n") {
-		t.Errorf(".ci/run does not call `make test`: %v", err)
+	if err != nil || !strings.Contains(string(ci), "\n.ci/install-packages make git\n") || !strings.Contains(string(ci), "\nmake doctor\nmake test\n") {
+		t.Errorf(".ci/run does not install the packages, then call `make doctor` and `make test`: %v", err)
 	}
 }
 

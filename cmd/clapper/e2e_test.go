@@ -20,7 +20,14 @@ import (
 // runCLI runs the built clapper and returns its output and exit code.
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runCLIEnv(t, nil, args...)
+}
+
+// runCLIEnv runs the built clapper with env added to the test's.
+func runCLIEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(clapperBin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -239,7 +246,7 @@ func darkPixels(rgb []byte, w, x, y, bw, bh int) int {
 // directly when the test runs as that user (root or not), otherwise in a
 // new user namespace that maps it to the test's own user. ok is false when
 // this machine allows no user namespaces.
-func asUID(t *testing.T, root bool, args ...string) (stderr string, code int, ok bool) {
+func asUID(t *testing.T, root bool, args ...string) (stdout, stderr string, code int, ok bool) {
 	t.Helper()
 	cmd := exec.Command(clapperBin, args...)
 	if (os.Geteuid() == 0) != root {
@@ -250,11 +257,11 @@ func asUID(t *testing.T, root bool, args ...string) (stderr string, code int, ok
 		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: os.Getuid(), Size: 1}}}
 	}
-	var e bytes.Buffer
-	cmd.Stderr = &e
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Start()
 	if err != nil && cmd.SysProcAttr != nil {
-		return "", 0, false
+		return "", "", 0, false
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +271,7 @@ func asUID(t *testing.T, root bool, args ...string) (stderr string, code int, ok
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	return e.String(), cmd.ProcessState.ExitCode(), true
+	return o.String(), e.String(), cmd.ProcessState.ExitCode(), true
 }
 
 // The real root check of a run, with no skip where user namespaces exist:
@@ -285,7 +292,7 @@ func TestRunRefusesRootWithoutSandboxChoice(t *testing.T) {
 		t.Helper()
 		os.Remove(launched)
 		args := append([]string{"run", script, "-o", filepath.Join(t.TempDir(), "out"), "--chromium", fake, "-q"}, extra...)
-		stderr, code, ok := asUID(t, root, args...)
+		_, stderr, code, ok := asUID(t, root, args...)
 		if !ok {
 			if req, _ := testenv.Required(); req {
 				t.Fatalf("cannot run clapper as root=%v: this machine gives no user namespaces, and %s=1 requires this test", root, testenv.RequireEnv)

@@ -27,9 +27,6 @@ const (
 	exitTerminated  = 128 + int(syscall.SIGTERM) // 143
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // exitError carries an exit code with its error.
 type exitError struct {
 	code int
@@ -49,7 +46,7 @@ func newApp() *cli.App {
 		Usage:   "turn a YAML run script into browser footage you can trust",
 		Version: version,
 		Commands: []*cli.Command{
-			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), recoverCommand(), benchCommand(),
+			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), recoverCommand(), benchCommand(), doctorCommand(), newCommand(),
 		},
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main maps errors to codes

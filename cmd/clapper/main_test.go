@@ -17,9 +17,10 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata")
 // clapperBin is the CLI built once for the tests that run it as a user does.
 var clapperBin string
 
-// TestMain builds the CLI inside testenv's private temporary folder and
-// removes it after the tests, before the leak checks, which would report
-// it otherwise; testenv.Main removes that folder and exits.
+// TestMain builds the CLI as the Makefile does (make build, so with the
+// version it stamps) inside testenv's private temporary folder and removes
+// it after the tests, before the leak checks, which would report it
+// otherwise; testenv.Main removes that folder and exits.
 func TestMain(m *testing.M) { testenv.Main(withCLI{m}) }
 
 type withCLI struct{ m *testing.M }
@@ -32,7 +33,7 @@ func (w withCLI) Run() int {
 	}
 	defer os.RemoveAll(dir)
 	clapperBin = filepath.Join(dir, "clapper")
-	if out, err := exec.Command("go", "build", "-o", clapperBin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("make", "-s", "-C", "../..", "build", "BIN="+clapperBin).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build clapper: %v\n%s", err, out)
 		return 1
 	}

@@ -101,6 +101,9 @@ func runScript(ctx context.Context, o runOptions) error {
 		fmt.Fprintln(os.Stderr, err)
 		return &exitError{code: exitUsage, err: &quietError{err}}
 	}
+	if err := preflight(needsOf(s, o, settings.FFmpeg), os.Geteuid(), findChromium, lookFFmpeg); err != nil {
+		return err
+	}
 	// One writer per take: the run holds its output folder for its whole
 	// life, and a second run given the same folder is refused before
 	// anything launches.

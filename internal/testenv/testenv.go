@@ -50,9 +50,9 @@ func Need(t testing.TB, bins ...string) {
 	for _, b := range bins {
 		if _, err := lookBinary(b, exec.LookPath); err != nil {
 			if req {
-				t.Fatalf("%s is required (%s=1) but not found: %v; install it with \"apt-get install chromium ffmpeg\"", b, RequireEnv, err)
+				t.Fatalf("%s is required (%s=1) but not found: %v; install what the tests need with \"make setup\" (the packages of .ci/debian-packages)", b, RequireEnv, err)
 			}
-			t.Skipf("%s not found (install chromium and ffmpeg to run integration tests): %v", b, err)
+			t.Skipf("%s not found (\"make setup\" installs what the integration tests need): %v", b, err)
 		}
 	}
 }
