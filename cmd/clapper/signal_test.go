@@ -73,6 +73,20 @@ func startCLI(t *testing.T, env []string, args ...string) *cliProc {
 	return p
 }
 
+// startPaused starts clapper run of a script that loads about:blank and
+// then runs pause (a pause step's text), with its output in dir/out, and
+// waits until the pause has begun (its progress line is printed as it
+// starts).
+func startPaused(t *testing.T, dir, pause string) (p *cliProc, out string) {
+	t.Helper()
+	path := filepath.Join(dir, "long.yaml")
+	os.WriteFile(path, []byte("name: long\nsteps:\n  - goto: about:blank\n  - "+pause+"\n"), 0o644)
+	out = filepath.Join(dir, "out")
+	p = startCLI(t, nil, append([]string{"run", path, "-o", out, "--no-video"}, sandboxArgs()...)...)
+	p.waitFor(t, "step 2 starting", func() bool { return strings.Contains(p.stderr.String(), "step 2/2 pause") })
+	return p, out
+}
+
 // waitFor waits until cond holds, or fails the test when the process
 // exits first or the wait reaches hang.
 func (p *cliProc) waitFor(t *testing.T, what string, cond func() bool) {
@@ -136,15 +150,9 @@ func TestSignalsStopRun(t *testing.T) {
 	testenv.Need(t, "chromium")
 	for _, s := range signals {
 		t.Run(s.sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "long.yaml")
-			os.WriteFile(path, []byte("name: long\nsteps:\n  - goto: about:blank\n  - pause: 9s\n"), 0o644)
 			profiles := len(testenv.Profiles())
-			out := filepath.Join(dir, "out")
-			p := startCLI(t, nil, append([]string{"run", path, "-o", out, "--no-video"}, sandboxArgs()...)...)
-			// The signal comes while the pause runs: the progress line
-			// for step 2 is printed when it starts.
-			p.waitFor(t, "step 2 starting", func() bool { return strings.Contains(p.stderr.String(), "step 2/2 pause") })
+			// The signal comes while the pause runs.
+			p, out := startPaused(t, t.TempDir(), "pause: 9s")
 			if err := p.cmd.Process.Signal(s.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -219,12 +227,7 @@ func TestSignalsStopRender(t *testing.T) {
 // the pause only has to outlast that).
 func TestCaptureEndedEarly(t *testing.T) {
 	testenv.Need(t, "chromium")
-	dir := t.TempDir()
-	path := filepath.Join(dir, "crash.yaml")
-	os.WriteFile(path, []byte("name: crash\nsteps:\n  - goto: about:blank\n  - pause: 10s\n    timeout: 30s\n"), 0o644)
-	out := filepath.Join(dir, "out")
-	p := startCLI(t, nil, append([]string{"run", path, "-o", out, "--no-video"}, sandboxArgs()...)...)
-	p.waitFor(t, "step 2 starting", func() bool { return strings.Contains(p.stderr.String(), "step 2/2 pause") })
+	p, out := startPaused(t, t.TempDir(), "pause: 10s\n    timeout: 30s")
 	killed := killRenderers(t)
 	if killed == 0 {
 		t.Fatal("no renderer of clapper's browser found")

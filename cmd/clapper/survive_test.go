@@ -154,11 +154,8 @@ func TestKilledRunLeavesATake(t *testing.T) {
 func TestOneWriterPerTake(t *testing.T) {
 	testenv.Need(t, "chromium")
 	dir := t.TempDir()
+	a, out := startPaused(t, dir, "pause: 20s")
 	long := filepath.Join(dir, "long.yaml")
-	os.WriteFile(long, []byte("name: long\nsteps:\n  - goto: about:blank\n  - pause: 20s\n"), 0o644)
-	out := filepath.Join(dir, "out")
-	a := startCLI(t, nil, append([]string{"run", long, "-o", out, "--no-video"}, sandboxArgs()...)...)
-	a.waitFor(t, "the pause", func() bool { return strings.Contains(a.stderr.String(), "step 2/2 pause") })
 	profiles := testenv.Profiles()
 	if len(profiles) != 1 {
 		t.Fatalf("profiles while one run lives: %v", profiles)
