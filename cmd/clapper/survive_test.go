@@ -71,8 +71,9 @@ func TestKilledRunLeavesATake(t *testing.T) {
 		when   func(p *cliProc, take string) bool
 		frames bool // frames were flowing by then
 	}{
-		{"launching", func(p *cliProc, take string) bool {
-			return fileHas(filepath.Join(take, timeline.JournalFile), `"k":"run"`)
+		{"launching", func(p *cliProc, take string) bool { // the profile is made and named, the browser starting
+			owned, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-profile-*", "clapper-owner.json"))
+			return len(owned) > 0
 		}, false},
 		{"mid-typing", func(p *cliProc, take string) bool {
 			return fileHas(filepath.Join(take, timeline.JournalFile), `"kind":"key"`)
