@@ -83,18 +83,28 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 	// its helpers can be found by the profile path.
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+profile+"/config", "XDG_CACHE_HOME="+profile+"/cache", "TMPDIR="+profile+"/tmp")
 	cmd.Stdout = nil // /dev/null: a Go pipe here would make Wait wait for every helper
-	pipe, err := cmd.StderrPipe()
+	// Stderr is a pipe of our own, not exec's: Wait would close exec's as
+	// soon as the process exits, losing what it wrote last (the reason it
+	// would not start).
+	pipe, pw, err := os.Pipe()
 	if err != nil {
 		os.RemoveAll(profile)
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stderr = pw
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pipe.Close()
 		os.RemoveAll(profile)
 		return nil, fmt.Errorf("start chromium %s: %w", path, err)
 	}
 	b := &Browser{owned: true, cmd: cmd, profile: profile, stderr: newTail(8 << 10), exited: make(chan struct{}), Swept: swept}
 	found := make(chan string, 1)
-	go func() { // owned by b: ends when Chromium closes its stderr
+	stderrDone := make(chan struct{})
+	go func() { // owned by b: ends when every Chromium process has closed its stderr
+		defer close(stderrDone)
+		defer pipe.Close()
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		sent := false
@@ -117,6 +127,10 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 	select {
 	case b.wsURL = <-found:
 	case <-b.exited:
+		select { // what it wrote before exiting, read to the end (helpers may hold the pipe: bounded)
+		case <-stderrDone:
+		case <-time.After(2 * time.Second):
+		}
 		b.Close()
 		return nil, fmt.Errorf("chromium exited at start (%v); its last output:\n%s", b.waitErr, b.stderr.String())
 	case <-startCtx.Done():
