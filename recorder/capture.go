@@ -409,6 +409,12 @@ func (c *Capture) Snapshot() Snapshot {
 	return s
 }
 
+// Accounting is the snapshot as the timeline counts frames.
+func (s Snapshot) Accounting() timeline.Accounting {
+	return timeline.Accounting{Received: s.Received, Delivered: s.Delivered, Overflow: s.Overflow, Late: s.Late,
+		Duplicates: s.Duplicates, Rejected: s.Rejected, Upstream: "unknown"}
+}
+
 // Done is closed when the capture interval ends: early (a crash, a closed
 // tab, a dead browser, a full disk, a clock error) or by Stop. Stop still
 // has to be called to drain the buffer and get the record.
@@ -584,13 +590,7 @@ func Join(rs ...Result) Result {
 	out := rs[0]
 	out.Boundaries = append([]timeline.Boundary(nil), rs[0].Boundaries...)
 	for _, r := range rs[1:] {
-		a, b := &out.Capture.Frames, r.Capture.Frames
-		a.Received += b.Received
-		a.Delivered += b.Delivered
-		a.Overflow += b.Overflow
-		a.Late += b.Late
-		a.Duplicates += b.Duplicates
-		a.Rejected += b.Rejected
+		out.Capture.Frames.Add(r.Capture.Frames)
 		out.Capture.Ended = r.Capture.Ended
 		if out.Capture.Tab != r.Capture.Tab {
 			out.Capture.Tab = ""

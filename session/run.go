@@ -302,16 +302,12 @@ func (r *run) finish() {
 // journalCapture writes the capture's accounting so far to the journal:
 // the captures of tabs filmed before, and the current one.
 func (r *run) journalCapture() {
-	var st timeline.JournalCaptureState
-	st.At = r.clock.Now()
-	a := &st.Frames
+	st := timeline.JournalCaptureState{At: r.clock.Now(), Frames: timeline.Accounting{Upstream: "unknown"}}
 	for i, res := range r.filmedResults {
 		if i == 0 {
 			st.Started = res.Capture.Started
 		}
-		f := res.Capture.Frames
-		a.Received, a.Delivered, a.Overflow, a.Late, a.Duplicates, a.Rejected = a.Received+f.Received, a.Delivered+f.Delivered,
-			a.Overflow+f.Overflow, a.Late+f.Late, a.Duplicates+f.Duplicates, a.Rejected+f.Rejected
+		st.Frames.Add(res.Capture.Frames)
 	}
 	if r.capture != nil {
 		snap := r.capture.Snapshot()
@@ -319,10 +315,8 @@ func (r *run) journalCapture() {
 			st.Started = snap.Started
 		}
 		st.Tab = r.filmed.Name
-		a.Received, a.Delivered, a.Overflow, a.Late, a.Duplicates, a.Rejected = a.Received+snap.Received, a.Delivered+snap.Delivered,
-			a.Overflow+snap.Overflow, a.Late+snap.Late, a.Duplicates+snap.Duplicates, a.Rejected+snap.Rejected
+		st.Frames.Add(snap.Accounting())
 	}
-	a.Upstream = "unknown"
 	r.jr.Append(timeline.JournalCapture, st)
 }
 

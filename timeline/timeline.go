@@ -104,6 +104,17 @@ type Accounting struct {
 	Upstream string `json:"upstream"`
 }
 
+// Add counts b's frames into a (the captures of one take, one after
+// another); Upstream stays a's.
+func (a *Accounting) Add(b Accounting) {
+	a.Received += b.Received
+	a.Delivered += b.Delivered
+	a.Overflow += b.Overflow
+	a.Late += b.Late
+	a.Duplicates += b.Duplicates
+	a.Rejected += b.Rejected
+}
+
 // Discarded returns the sum of the four discard buckets.
 func (a Accounting) Discarded() int64 { return a.Overflow + a.Late + a.Duplicates + a.Rejected }
 
