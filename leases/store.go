@@ -340,3 +340,23 @@ func nonce() (string, error) {
 	}
 	return hex.EncodeToString(b), nil
 }
+
+// Peek checks, without changing anything, whether c could claim or use
+// tab (url is its address now, for the error): nil when it is free, c's,
+// or stale; the typed refusal otherwise. The claim or use that follows
+// checks again, atomically.
+func (s *Store) Peek(tab, url string, c Caller) error {
+	cur, err := s.read(tab)
+	if err != nil {
+		return err
+	}
+	alive := cur != nil && s.Alive(cur.Pid, cur.Start)
+	if Decide(cur, true, alive, c, s.Now().UTC()) == Conflict {
+		e := conflict(tab, cur).(*ConflictError)
+		if url != "" {
+			e.URL = url
+		}
+		return e
+	}
+	return nil
+}
