@@ -59,11 +59,14 @@ func (b *Browser) Pages(ctx context.Context) ([]leases.Page, error) {
 	return pages, nil
 }
 
-// OpenPage opens a blank tab and returns its id.
+// OpenPage opens a blank tab in a window of its own and returns its id:
+// a tab sharing a window is hidden behind the active one, and a hidden
+// page paints no frames (runs side by side each film their own).
 func (b *Browser) OpenPage(ctx context.Context) (string, error) {
 	var id target.ID
+	newWindow := true
 	err := b.onBrowser(ctx, func(c context.Context) error {
-		res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
+		res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: &newWindow})
 		id = res.TargetID
 		return err
 	})
