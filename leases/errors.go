@@ -1,6 +1,9 @@
 package leases
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ConflictError refuses a tab another holder has: it names the tab, its
 // address and the holder. Nothing was sent to the tab.
@@ -14,9 +17,13 @@ type ConflictError struct {
 func (e *ConflictError) Error() string {
 	url := e.URL
 	if url == "" {
-		url = "(address unknown)"
+		url = "address unknown"
 	}
-	return fmt.Sprintf("tab %s (%s) is leased by %s (pid %d): wait for it to finish, or use another tab; clapper leases shows who holds what", e.Tab, url, e.Holder, e.Pid)
+	holder := e.Holder
+	if pid := fmt.Sprintf("pid %d", e.Pid); e.Pid > 0 && !strings.Contains(holder, pid) {
+		holder += " (" + pid + ")"
+	}
+	return fmt.Sprintf("tab %s (%s) is leased by %s: wait for it to finish, or use another tab; clapper leases shows who holds what", e.Tab, url, holder)
 }
 
 // UnreadableError refuses a tab whose lease file cannot be read: it is

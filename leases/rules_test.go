@@ -2,6 +2,7 @@ package leases
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -206,6 +207,21 @@ func TestSweep(t *testing.T) {
 		}
 		if ids != c.close || ob != c.openBlank {
 			t.Errorf("%s: close %q openBlank %v, want %q %v", c.name, ids, ob, c.close, c.openBlank)
+		}
+	}
+}
+
+func TestConflictMessage(t *testing.T) {
+	for _, c := range []struct {
+		e    ConflictError
+		want string
+	}{
+		{ConflictError{Tab: "T", URL: "https://a/", Holder: "checkout", Pid: 12}, "tab T (https://a/) is leased by checkout (pid 12):"},
+		{ConflictError{Tab: "T", URL: "https://a/", Holder: "demo.yaml (pid 12)", Pid: 12}, "is leased by demo.yaml (pid 12):"},
+		{ConflictError{Tab: "T", Holder: "x", Pid: 3}, "tab T (address unknown)"},
+	} {
+		if got := c.e.Error(); !strings.Contains(got, c.want) {
+			t.Errorf("%q does not contain %q", got, c.want)
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/leases"
 )
 
 // browserCommand is "clapper browser start|status|stop": the long-lived
@@ -150,8 +152,17 @@ func hostStatus(dir string) error {
 		}
 		return &exitError{code: exitFailed, err: &quietError{errors.New("no browser host")}}
 	}
-	fmt.Printf("browser host running in %s\n  endpoint: %s\n  pid: %d (chromium %d), since %s\n  idle timeout: %s\n",
-		dir, rec.Endpoint, rec.Pid, rec.ChromiumPid, rec.Started.Format(time.RFC3339), rec.IdleTimeout)
+	clients := 0
+	if st, err := leases.Open(dir); err == nil {
+		rows, _ := st.List()
+		for _, r := range rows {
+			if r.Unreadable == "" && r.Alive && r.Stale == "" {
+				clients++
+			}
+		}
+	}
+	fmt.Printf("browser host running in %s\n  endpoint: %s\n  pid: %d (chromium %d), since %s\n  idle timeout: %s\n  clients: %d (runs holding a tab; clapper leases lists them)\n",
+		dir, rec.Endpoint, rec.Pid, rec.ChromiumPid, rec.Started.Format(time.RFC3339), rec.IdleTimeout, clients)
 	return nil
 }
 

@@ -226,6 +226,9 @@ func rowOf(r leases.Row, known bool, open map[string]bool, urls map[string]strin
 }
 
 func releaseTab(ctx context.Context, stateFlag, browserFlag, sel string, override *bool) error {
+	if _, err := leases.ParseSelector(sel); err != nil {
+		return usageErr("%v", err)
+	}
 	st, b, err := openShared(ctx, stateFlag, browserFlag)
 	if err != nil {
 		return err

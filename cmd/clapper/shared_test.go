@@ -380,3 +380,43 @@ func TestHostIdleReaper(t *testing.T) {
 		return len(pages) == 1 && pages[0].URL == "about:blank"
 	})
 }
+
+// A run for a shared browser that cannot be is refused before anything
+// launches, saying what to do: no host, a remote or credentialed
+// endpoint, a claim without a browser to claim in.
+func TestSharedRefusedBeforeLaunch(t *testing.T) {
+	dir := t.TempDir()
+	s := writeFile(t, dir, "s.yaml", "name: s\nsteps:\n  - goto: about:blank\n")
+	claim := writeFile(t, dir, "c.yaml", "name: c\nbrowser: {claim: active}\nsteps:\n  - goto: about:blank\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", s, "--browser", "shared"}, "no browser host is running in " + dir},
+		{[]string{"run", s, "--browser", "ws://192.168.1.2:9222/devtools/browser/x"}, "only loopback hosts"},
+		{[]string{"run", s, "--browser", "ws://u:p@127.0.0.1:9222/devtools/browser/x"}, "credentials"},
+		{[]string{"run", s, "--browser", "ws://127.0.0.1:9222/devtools/browser/x?t=1"}, "queries"},
+		{[]string{"run", claim}, "browser.claim takes over a tab of a shared browser"},
+		{[]string{"run", s, "--browser", "shared", "--lease-ttl", "0s"}, "--lease-ttl"},
+		{[]string{"release", "first"}, "tab selector"},
+	} {
+		args := append(c.args, "--state-dir", dir, "-o", filepath.Join(dir, "out"), "--no-video")
+		if c.args[0] == "release" {
+			args = append(c.args, "--state-dir", dir)
+		}
+		_, stderr, code := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q\n%s", c.args, code, exitUsage, c.want, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
+		t.Error("a refused run made its output folder")
+	}
+	// Nothing runs: status says so, stop has nothing to do.
+	if out, _, code := runCLI(t, "browser", "status", "--state-dir", dir); code != exitFailed || !strings.Contains(out, "no browser host") {
+		t.Errorf("status: %d %s", code, out)
+	}
+	if out, _, code := runCLI(t, "browser", "stop", "--state-dir", dir); code != 0 || !strings.Contains(out, "no browser host") {
+		t.Errorf("stop: %d %s", code, out)
+	}
+}
