@@ -420,3 +420,30 @@ func TestSharedRefusedBeforeLaunch(t *testing.T) {
 		t.Errorf("stop: %d %s", code, out)
 	}
 }
+
+// A run that fails, and one stopped by Ctrl-C, give their leases back and
+// close the tabs they opened, like one that passes; the host stays.
+func TestSharedRunEndingsRelease(t *testing.T) {
+	h := startHost(t, "15m")
+	dir := t.TempDir()
+	failing := writeFile(t, dir, "failing.yaml", "name: failing\nsteps:\n  - goto: \"data:text/html,<title>failing</title>\"\n  - wait: {text: never there}\n    timeout: 1s\n")
+	p := h.run(t, failing, filepath.Join(dir, "failing"), "failing-run")
+	if c := p.exit(t); c != exitFailed {
+		t.Errorf("failing run exited %d\n%s", c, p.stderr.String())
+	}
+	long := writeFile(t, dir, "long.yaml", "name: long\nsteps:\n  - goto: \"data:text/html,<title>long</title>\"\n  - pause: 120s\n")
+	p = h.run(t, long, filepath.Join(dir, "long"), "long-run")
+	tab := h.leased(t, p, "long-run", "long")
+	p.cmd.Process.Signal(syscall.SIGINT)
+	if c := p.exit(t); c != exitInterrupted {
+		t.Errorf("interrupted run exited %d\n%s", c, p.stderr.String())
+	}
+	eventually(t, "the interrupted run's tab closed", func() bool { _, ok := h.page(t, tab); return !ok })
+	eventually(t, "only the host's first page left", func() bool { return len(h.pages(t)) == 1 })
+	if out, _, _ := runCLI(t, "leases", "--state-dir", h.dir); !strings.Contains(out, "no leases") {
+		t.Errorf("leases left:\n%s", out)
+	}
+	if _, _, code := runCLI(t, "browser", "status", "--state-dir", h.dir); code != 0 {
+		t.Error("the host is gone after the runs")
+	}
+}
