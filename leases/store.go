@@ -231,6 +231,9 @@ func (s *Store) Drop(tab, nonce string) error {
 	if err != nil || cur == nil || cur.Nonce != nonce {
 		return err
 	}
+	if Staleness(*cur, s.Alive(cur.Pid, cur.Start), s.Now().UTC()) == "" {
+		return nil // used again since it was judged stale
+	}
 	return os.Remove(s.path(tab))
 }
 
@@ -359,4 +362,20 @@ func (s *Store) Peek(tab, url string, c Caller) error {
 		return e
 	}
 	return nil
+}
+
+// DropOthers removes the stale leases of browsers other than browser: a
+// new host's browser has none of their tabs, so they can never be
+// reaped or used again. Healthy ones (a live run attached to another
+// browser with this state folder) and unreadable ones stay. It returns
+// how many went.
+func (s *Store) DropOthers(browser string) int {
+	rows, _ := s.List()
+	n := 0
+	for _, r := range rows {
+		if r.Unreadable == "" && r.Lease.Browser != browser && r.Stale != "" && s.Drop(r.Lease.Tab, r.Lease.Nonce) == nil {
+			n++
+		}
+	}
+	return n
 }

@@ -314,3 +314,39 @@ func TestOrigins(t *testing.T) {
 		t.Error("an unreadable origin counts as opened")
 	}
 }
+
+// Drop removes only a lease still stale with the nonce it was judged by;
+// DropOthers only other browsers' stale leases.
+func TestDrop(t *testing.T) {
+	s := store(t)
+	alive := map[int]bool{1: true, 2: false, 3: false, 4: true}
+	s.Alive = func(pid int, _ uint64) bool { return alive[pid] }
+	claim := func(tab, browser string, pid int) Lease {
+		l, _, err := s.Claim(Lease{Tab: tab, Browser: browser, Label: tab, Tier: Automatic}, Caller{Pid: pid, Start: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	healthy := claim("HEALTHY", "B", 1)
+	dead := claim("DEAD", "B", 2)
+	claim("OTHERDEAD", "A", 3)
+	claim("OTHERLIVE", "A", 4)
+	s.Drop("HEALTHY", healthy.Nonce)
+	s.Drop("DEAD", "wrong nonce")
+	if rows, _ := s.List(); len(rows) != 4 {
+		t.Fatalf("Drop removed a healthy lease or one by a wrong nonce: %+v", rows)
+	}
+	s.Drop("DEAD", dead.Nonce)
+	if n := s.DropOthers("B"); n != 1 {
+		t.Errorf("DropOthers removed %d, want 1", n)
+	}
+	var left []string
+	rows, _ := s.List()
+	for _, r := range rows {
+		left = append(left, r.Lease.Tab)
+	}
+	if strings.Join(left, ",") != "HEALTHY,OTHERLIVE" {
+		t.Errorf("left %v", left)
+	}
+}

@@ -111,6 +111,7 @@ func runHost(ctx context.Context, o hostOptions, out io.Writer) error {
 		}
 		return err
 	}
+	st.DropOthers(b.ID())
 	rec := hostRecord{Endpoint: b.Endpoint(), Pid: os.Getpid(), ChromiumPid: b.Pid(), Profile: b.Profile(),
 		Started: time.Now().UTC().Truncate(time.Second), IdleTimeout: o.idleTimeout.String()}
 	werr := writeJSON(filepath.Join(o.stateDir, hostFile), rec)
