@@ -447,3 +447,50 @@ func TestSharedRunEndingsRelease(t *testing.T) {
 		t.Error("the host is gone after the runs")
 	}
 }
+
+// As a new user does: start a host in the background, run against it,
+// stop it; nothing is left behind.
+func TestSharedDetachedHost(t *testing.T) {
+	testenv.Need(t, "chromium")
+	dir := t.TempDir()
+	env := []string{"CLAPPER_STATE_DIR=" + dir}
+	out, stderr, code := runCLIEnv(t, env, append([]string{"browser", "start", "--detach"}, sandboxArgs()...)...)
+	if code != 0 || !strings.HasPrefix(out, "ws://127.0.0.1:") {
+		t.Fatalf("browser start --detach: %d\n%s%s", code, out, stderr)
+	}
+	rec, _, ok := liveHost(dir)
+	if !ok || rec.Endpoint != strings.TrimSpace(out) {
+		t.Fatalf("host record %+v, %v", rec, ok)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			runCLIEnv(t, env, "browser", "stop")
+		}
+	})
+	if _, stderr, code := runCLIEnv(t, env, append([]string{"browser", "start", "--detach"}, sandboxArgs()...)...); code != exitUsage || !strings.Contains(stderr, "already runs") {
+		t.Errorf("a second host in the same folder: %d\n%s", code, stderr)
+	}
+	s := writeFile(t, t.TempDir(), "s.yaml", "name: s\nsteps:\n  - goto: \"data:text/html,<title>s</title>\"\n")
+	if out, stderr, code := runCLIEnv(t, env, "run", s, "--browser", "shared", "-o", filepath.Join(t.TempDir(), "out"), "--no-video"); code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, stderr)
+	}
+	if out, _, code := runCLIEnv(t, env, "browser", "status"); code != 0 || !strings.Contains(out, rec.Endpoint) || !strings.Contains(out, "clients: 0") {
+		t.Errorf("status: %d\n%s", code, out)
+	}
+	out, stderr, code = runCLIEnv(t, env, "browser", "stop")
+	stopped = true
+	if code != 0 || !strings.Contains(out, "process exited") || !strings.Contains(out, "profile removed") {
+		t.Errorf("stop: %d\n%s%s", code, out, stderr)
+	}
+	waitGone(t, "the host", func() []string { return naming(rec.Profile) })
+	if _, err := os.Stat(rec.Profile); !os.IsNotExist(err) {
+		t.Errorf("profile left: %v", err)
+	}
+	if p, ok := procfs.Read(rec.Pid); ok && !p.Zombie() && strings.Contains(p.Cmdline, "browser start") {
+		t.Errorf("host pid %d still runs", rec.Pid)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, hostLogFile)); !strings.Contains(string(log), `"host_stopped"`) {
+		t.Errorf("host log:\n%s", log)
+	}
+}
