@@ -147,16 +147,7 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 	// only when it is still open).
 	var reaped []reapedTab
 	if b != nil {
-		for _, r := range leases.Abandoned(rows, bid, open, opened) {
-			if err := b.ClosePage(ctx, r.Lease.Tab); err != nil {
-				fmt.Fprintf(os.Stderr, "clapper: could not close abandoned tab %s (lease kept, tried again next time): %v\n", r.Lease.Tab, err)
-				continue
-			}
-			_ = st.Drop(r.Lease.Tab, r.Lease.Nonce)
-			st.Forget(r.Lease.Tab)
-			delete(open, r.Lease.Tab)
-			reaped = append(reaped, reapedTab{Tab: r.Lease.Tab, URL: urls[r.Lease.Tab], Label: r.Lease.Label, Reason: r.Stale})
-		}
+		reaped = reap(st, rows, bid, open, urls, opened, func(id string) error { return b.ClosePage(ctx, id) })
 		st.PruneOrigins(bid, open)
 	}
 	isReaped := map[string]bool{}
@@ -204,6 +195,24 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%v\t%s\n", r.Tab, r.URL, r.Label, r.Pid, r.Tier, r.Alive, stale)
 	}
 	return w.Flush()
+}
+
+// reap closes the abandoned tabs among rows and drops their leases and
+// origin records; a close that fails leaves both, so the next read tries
+// again, and is not reported as done. Closed tabs leave open.
+func reap(st *leases.Store, rows []leases.Row, bid string, open map[string]bool, urls map[string]string, opened map[string]bool, closeTab func(id string) error) []reapedTab {
+	var reaped []reapedTab
+	for _, r := range leases.Abandoned(rows, bid, open, opened) {
+		if err := closeTab(r.Lease.Tab); err != nil {
+			fmt.Fprintf(os.Stderr, "clapper: could not close abandoned tab %s (lease kept, tried again next time): %v\n", r.Lease.Tab, err)
+			continue
+		}
+		_ = st.Drop(r.Lease.Tab, r.Lease.Nonce)
+		st.Forget(r.Lease.Tab)
+		delete(open, r.Lease.Tab)
+		reaped = append(reaped, reapedTab{Tab: r.Lease.Tab, URL: urls[r.Lease.Tab], Label: r.Lease.Label, Reason: r.Stale})
+	}
+	return reaped
 }
 
 func rowOf(r leases.Row, known bool, open map[string]bool, urls map[string]string, opened map[string]bool) leaseRow {
