@@ -22,10 +22,11 @@ var arrows = map[string][]string{
 	"internal/ownerlock": {"internal/procfs"},
 	"internal/testenv":   {"internal/procfs"},
 	"internal/benchpage": {"timeline"},
+	"leases":             {"internal/procfs"},
 	"compositor":         {"timeline", "internal/ownerlock", "internal/size"},
 	"recorder":           {"timeline"},
-	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock"},
-	"cmd/clapper":        {"compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "recorder", "scripts", "session", "timeline"},
+	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock", "leases"},
+	"cmd/clapper":        {"compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.

@@ -302,13 +302,19 @@ func (d *decoder) browser(x *val) Browser {
 	}
 	if y := v["attach"]; y != nil {
 		b.Attach = y.v.(string)
-		if msg := checkAttach(b.Attach); msg != "" {
+		if msg := checkAttach(b.Attach); b.Attach != AttachShared && msg != "" {
 			d.errorf(y.at, "browser.attach: %s", msg)
 		}
 		for _, k := range []string{"chromium", "args", "sandbox"} {
 			if z := v[k]; z != nil {
 				d.errorf(z.key, "browser.%s has no effect with browser.attach: clapper does not launch a browser it attaches to", k)
 			}
+		}
+	}
+	if y := v["claim"]; y != nil {
+		b.Claim = y.v.(string)
+		if msg := checkClaim(b.Claim); msg != "" {
+			d.errorf(y.at, "browser.claim: %s", msg)
 		}
 	}
 	return b

@@ -38,7 +38,8 @@ type Browser struct {
 	Headless  bool    // default true
 	Chromium  string  // executable path, "" to search
 	Args      []string
-	Attach    string // loopback ws:// endpoint of a running browser
+	Attach    string // loopback ws:// endpoint of a running browser, or AttachShared
+	Claim     string // a tab already open in the attached browser, taken over (active, index:N, url:…, title:…, an id)
 	NoSandbox bool   // explicit choice; never inferred
 }
 

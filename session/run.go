@@ -37,6 +37,12 @@ type RunOptions struct {
 	OnLaunch func(b *Browser)
 	// Tool is the version string recorded in the timeline.
 	Tool string
+	// Attach, when set, is the endpoint of a browser to run against,
+	// over the script's browser.attach (--browser, or the shared host's).
+	Attach string
+	// Leases, when set, makes the run lease the tabs it drives in an
+	// attached browser others share (shared.go).
+	Leases *LeaseOptions
 }
 
 // Progress reports a run's advance.
@@ -98,6 +104,8 @@ type run struct {
 	jr   *timeline.Journal
 	tl   *timeline.Timeline
 	logf func(string, ...any)
+	// shared holds the run's tab leases when the browser is shared.
+	shared *sharedTabs
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,
@@ -188,8 +196,14 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	b := r.s.Browser
 	var err error
-	if b.Attach != "" {
-		r.browser, err = Attach(ctx, b.Attach)
+	if endpoint := r.o.Attach; endpoint != "" || b.Attach != "" {
+		if endpoint == "" {
+			endpoint = b.Attach
+		}
+		if endpoint == scripts.AttachShared {
+			return ErrNeedsHost
+		}
+		r.browser, err = Attach(ctx, endpoint)
 	} else {
 		path := b.Chromium
 		if r.o.Chromium != "" {
@@ -209,6 +223,12 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	r.logf("chromium up (pid %d)", r.browser.Pid())
 	if r.o.OnLaunch != nil {
 		r.o.OnLaunch(r.browser)
+	}
+	if r.o.Leases != nil && r.browser.owned {
+		return errors.New("tab leases are for a shared browser: attach to one (--browser shared)")
+	}
+	if r.o.Leases != nil {
+		r.shared = newSharedTabs(*r.o.Leases, r.browser, r.s, r.logf)
 	}
 	tab, err := r.openTab(ctx, scripts.FirstTab)
 	if err != nil {
@@ -447,6 +467,11 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout time.Duration, rec *timeline.Step) error {
 	if tab == nil {
 		return undispatched(errors.New("no tab"))
+	}
+	if r.shared != nil {
+		if err := r.shared.use(tab.Name); err != nil { // the lease check: a refused step sends nothing
+			return undispatched(err)
+		}
 	}
 	run, cancelRun := context.WithCancelCause(tab.ctx)
 	defer cancelRun(nil)

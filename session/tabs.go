@@ -99,7 +99,7 @@ func (e *tabEvents) network() netQuiet {
 
 // openTab opens a tab at the script's viewport, bounded by ctx.
 func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
-	tctx, cancel, err := r.browser.NewTab(ctx)
+	tctx, cancel, err := r.newTab(ctx, name)
 	if err != nil {
 		return nil, r.gone(err)
 	}

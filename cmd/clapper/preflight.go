@@ -23,7 +23,7 @@ type runNeeds struct {
 
 func needsOf(s *scripts.Script, o runOptions, ffmpeg string) runNeeds {
 	n := runNeeds{
-		launch:    s.Browser.Attach == "",
+		launch:    s.Browser.Attach == "" && o.shared.browser == "",
 		chromium:  s.Browser.Chromium,
 		noSandbox: o.noSandbox || s.Browser.NoSandbox,
 		render:    !o.noVideo && len(s.Output.Video) > 0,

@@ -28,6 +28,7 @@ type runOptions struct {
 	quiet     bool
 	junit     string
 	ffmpeg    string
+	shared    sharedFlags
 }
 
 func runCommand() *cli.Command {
@@ -35,7 +36,7 @@ func runCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "run a script: the take goes to DIR/take/, videos to DIR/",
 		ArgsUsage: "SCRIPT",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output folder (default out/<script name>)"},
 			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
 			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
@@ -44,7 +45,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
-		},
+		}, sharedRunFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErr("run takes one script, e.g. clapper run samples/quickstart.yaml")
@@ -56,7 +57,7 @@ func runCommand() *cli.Command {
 			return runScript(c.Context, runOptions{
 				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
 				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"), junit: c.String("junit"),
-				ffmpeg: c.String("ffmpeg"),
+				ffmpeg: c.String("ffmpeg"), shared: sharedFlagsOf(c),
 			})
 		},
 	}
@@ -101,6 +102,10 @@ func runScript(ctx context.Context, o runOptions) error {
 		fmt.Fprintln(os.Stderr, err)
 		return &exitError{code: exitUsage, err: &quietError{err}}
 	}
+	attach, leased, err := sharedRun(s, o.shared)
+	if err != nil {
+		return err
+	}
 	if err := preflight(needsOf(s, o, settings.FFmpeg), os.Geteuid(), findChromium, lookFFmpeg); err != nil {
 		return err
 	}
@@ -135,7 +140,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	started := time.Now()
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version,
-		Progress: ui.step, Logf: ui.logf,
+		Progress: ui.step, Logf: ui.logf, Attach: attach, Leases: leased,
 	})
 	ui.doneSteps()
 	if runErr != nil && res == nil {

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/leases"
+)
+
+// browserCommand is "clapper browser start|status|stop": the long-lived
+// browser host many runs share (--browser shared).
+func browserCommand() *cli.Command {
+	stateFlag := &cli.StringFlag{Name: "state-dir", EnvVars: []string{"CLAPPER_STATE_DIR"}, Usage: "state folder of the host and its leases (default $XDG_STATE_HOME/clapper or ~/.local/state/clapper)"}
+	return &cli.Command{
+		Name:  "browser",
+		Usage: "a browser host many runs share: start, status, stop",
+		Subcommands: []*cli.Command{{
+			Name:  "start",
+			Usage: "launch a long-lived Chromium for runs with --browser shared, and stay until stopped",
+			Flags: []cli.Flag{
+				stateFlag,
+				&cli.DurationFlag{Name: "idle-timeout", Value: 15 * time.Minute, Usage: "close leftover http(s) pages after this long with no client (0 never)"},
+				&cli.BoolFlag{Name: "detach", Usage: "run the host in the background; its log goes to the state folder"},
+				&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
+				&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
+			},
+			Action: func(c *cli.Context) error {
+				dir, err := resolveStateDir(c.String("state-dir"))
+				if err != nil {
+					return err
+				}
+				if c.Duration("idle-timeout") < 0 {
+					return usageErr("--idle-timeout %v: give a duration like 15m, or 0 to never reap", c.Duration("idle-timeout"))
+				}
+				o := hostOptions{stateDir: dir, idleTimeout: c.Duration("idle-timeout"), noSandbox: c.Bool("no-sandbox"), chromium: c.String("chromium")}
+				if c.Bool("detach") {
+					return detachHost(c.Context, o)
+				}
+				return runHost(c.Context, o, os.Stdout)
+			},
+		}, {
+			Name:  "status",
+			Usage: "say whether a host runs, its endpoint and who holds its tabs",
+			Flags: []cli.Flag{stateFlag},
+			Action: func(c *cli.Context) error {
+				dir, err := resolveStateDir(c.String("state-dir"))
+				if err != nil {
+					return err
+				}
+				return hostStatus(dir)
+			},
+		}, {
+			Name:  "stop",
+			Usage: "end the host: its Chromium, profile and temporary folders go; prints the cleanup receipt",
+			Flags: []cli.Flag{stateFlag},
+			Action: func(c *cli.Context) error {
+				dir, err := resolveStateDir(c.String("state-dir"))
+				if err != nil {
+					return err
+				}
+				return stopHost(c.Context, dir)
+			},
+		}},
+	}
+}
+
+// detachHost starts the host as a process of its own (a new session, so
+// the terminal's signals do not reach it), logging to the state folder,
+// and returns once it has recorded its endpoint.
+func detachHost(ctx context.Context, o hostOptions) error {
+	if err := os.MkdirAll(o.stateDir, 0o700); err != nil {
+		return fmt.Errorf("state folder: %w", err)
+	}
+	if rec, owner, ok := liveHost(o.stateDir); ok {
+		return usageErr("a browser host already runs in %s (%s, at %s): use it with --browser shared, or stop it with clapper browser stop", o.stateDir, owner, rec.Endpoint)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logPath := filepath.Join(o.stateDir, hostLogFile)
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("host log: %w", err)
+	}
+	defer log.Close()
+	args := []string{"browser", "start", "--state-dir", o.stateDir, "--idle-timeout", o.idleTimeout.String()}
+	if o.noSandbox {
+		args = append(args, "--no-sandbox")
+	}
+	if o.chromium != "" {
+		args = append(args, "--chromium", o.chromium)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the host: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }() // owned by this call while it waits; the process outlives it once up
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(60 * time.Second)
+	for {
+		if rec, _, ok := liveHost(o.stateDir); ok && rec.Pid == cmd.Process.Pid {
+			fmt.Printf("%s\n", rec.Endpoint)
+			fmt.Fprintf(os.Stderr, "clapper: browser host up (pid %d), log in %s; stop it with clapper browser stop\n", rec.Pid, logPath)
+			return nil
+		}
+		select {
+		case err := <-exited:
+			return fmt.Errorf("the host exited at start (%v); its log, %s:\n%s", err, logPath, tailOf(logPath))
+		case <-deadline:
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			return fmt.Errorf("the host did not come up within 60s; its log, %s:\n%s", logPath, tailOf(logPath))
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			<-exited
+			return context.Cause(ctx)
+		case <-tick.C:
+		}
+	}
+}
+
+func tailOf(path string) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 10 {
+		lines = lines[len(lines)-10:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// hostStatus prints whether a host runs.
+func hostStatus(dir string) error {
+	rec, owner, ok := liveHost(dir)
+	if !ok {
+		if owner != nil {
+			fmt.Printf("no browser host is running in %s (the last one, pid %d, is gone)\n", dir, owner.Pid)
+		} else {
+			fmt.Printf("no browser host is running in %s\n", dir)
+		}
+		return &exitError{code: exitFailed, err: &quietError{errors.New("no browser host")}}
+	}
+	clients := 0
+	if st, err := leases.Open(dir); err == nil {
+		rows, _ := st.List()
+		for _, r := range rows {
+			if r.Unreadable == "" && r.Alive && r.Stale == "" {
+				clients++
+			}
+		}
+	}
+	fmt.Printf("browser host running in %s\n  endpoint: %s\n  pid: %d (chromium %d), since %s\n  idle timeout: %s\n  clients: %d (runs holding a tab; clapper leases lists them)\n",
+		dir, rec.Endpoint, rec.Pid, rec.ChromiumPid, rec.Started.Format(time.RFC3339), rec.IdleTimeout, clients)
+	return nil
+}
+
+// stopHost asks the host to end, waits for it, and prints its cleanup
+// receipt. Nothing running is not an error: a CI job's cleanup may run
+// twice.
+func stopHost(ctx context.Context, dir string) error {
+	_, owner, ok := liveHost(dir)
+	if !ok {
+		if owner != nil && !owner.Alive() {
+			os.Remove(filepath.Join(dir, hostFile))
+			os.Remove(filepath.Join(dir, hostLockFile))
+		}
+		fmt.Printf("no browser host is running in %s\n", dir)
+		return nil
+	}
+	if err := syscall.Kill(owner.Pid, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("stop host pid %d: %w", owner.Pid, err)
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(60 * time.Second)
+	for owner.Alive() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return fmt.Errorf("host pid %d did not stop within 60s", owner.Pid)
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	c, err := receiptOf(dir)
+	if err != nil {
+		return fmt.Errorf("host pid %d stopped, but left no cleanup receipt: %w", owner.Pid, err)
+	}
+	os.Remove(filepath.Join(dir, hostReceiptFile))
+	fmt.Printf("browser host stopped: connection %s, process %s, profile %s\n", c.Connection, c.Process, c.Profile)
+	if c.Profile != "removed" || (c.Process != "exited" && !strings.HasPrefix(c.Process, "exited") && c.Process != "killed") {
+		return &exitError{code: exitFailed, err: fmt.Errorf("the host's cleanup was incomplete: process %s, profile %s", c.Process, c.Profile)}
+	}
+	return nil
+}

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/leases"
+	"github.com/clapper-dev/clapper/session"
+)
+
+func leaseFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "state-dir", EnvVars: []string{"CLAPPER_STATE_DIR"}, Usage: "state folder of the host and its leases (default $XDG_STATE_HOME/clapper or ~/.local/state/clapper)"},
+		&cli.StringFlag{Name: "browser", Usage: "the browser: shared (the host, the default) or a loopback ws:// endpoint"},
+	}
+}
+
+// leasesCommand is "clapper leases": who holds which tab, and the reaping
+// of abandoned tabs.
+func leasesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "leases",
+		Usage: "list who holds which tab of the shared browser, and close the tabs abandoned runs left",
+		Flags: append(leaseFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}),
+		Action: func(c *cli.Context) error {
+			return listLeases(c.Context, c.String("state-dir"), c.String("browser"), c.Bool("json"))
+		},
+	}
+}
+
+// releaseCommand is "clapper release TAB".
+func releaseCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "release",
+		Usage:     "give back a tab's lease (one whose holder is gone or expired: a live holder's is refused)",
+		ArgsUsage: "TAB",
+		Flags:     append(leaseFlags(), &cli.StringFlag{Name: "close", Usage: "true or false: close the tab, or leave it open (default: close only a tab clapper opened)"}),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("release takes one tab: an id from clapper leases, or active, index:N, url:…, title:…")
+			}
+			var override *bool
+			switch c.String("close") {
+			case "":
+			case "true", "false":
+				v := c.String("close") == "true"
+				override = &v
+			default:
+				return usageErr("--close %q: say true or false", c.String("close"))
+			}
+			return releaseTab(c.Context, c.String("state-dir"), c.String("browser"), c.Args().First(), override)
+		},
+	}
+}
+
+// openShared opens the lease store and, when a browser is reachable (the
+// host, or the endpoint given), connects to it; b is nil when none runs.
+func openShared(ctx context.Context, stateFlag, browserFlag string) (*leases.Store, *session.Browser, error) {
+	dir, err := resolveStateDir(stateFlag)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := leases.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	endpoint := browserFlag
+	if endpoint == "" || endpoint == "shared" {
+		rec, _, ok := liveHost(dir)
+		if !ok {
+			return st, nil, nil
+		}
+		endpoint = rec.Endpoint
+	}
+	if err := session.CheckEndpoint(endpoint); err != nil {
+		return nil, nil, usageErr("--browser: %v", err)
+	}
+	b, err := session.Attach(ctx, endpoint)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, b, nil
+}
+
+// leaseRow is one lease as clapper leases prints it: never the nonce.
+type leaseRow struct {
+	Tab        string `json:"tab"`
+	URL        string `json:"url,omitempty"`
+	Label      string `json:"label,omitempty"`
+	Pid        int    `json:"pid,omitempty"`
+	Tier       string `json:"tier,omitempty"`
+	Alive      bool   `json:"alive"`
+	Stale      bool   `json:"stale"`
+	Why        string `json:"why,omitempty"` // dead-pid, expired, tab-gone
+	Open       *bool  `json:"open,omitempty"`
+	Opened     bool   `json:"opened_by_clapper"`
+	Unreadable string `json:"unreadable,omitempty"`
+	LastUsed   string `json:"last_used,omitempty"`
+}
+
+// reapedTab is a tab reaping closed.
+type reapedTab struct {
+	Tab    string `json:"tab"`
+	URL    string `json:"url"`
+	Label  string `json:"label"`
+	Reason string `json:"reason"`
+}
+
+func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool) error {
+	st, b, err := openShared(ctx, stateFlag, browserFlag)
+	if err != nil {
+		return err
+	}
+	if b != nil {
+		defer b.Close()
+	}
+	rows, err := st.List()
+	if err != nil {
+		return err
+	}
+	var pages []leases.Page
+	open := map[string]bool{}
+	urls := map[string]string{}
+	bid := ""
+	if b != nil {
+		bid = b.ID()
+		if pages, err = b.Pages(ctx); err != nil {
+			return err
+		}
+		for _, p := range pages {
+			open[p.ID], urls[p.ID] = true, p.URL
+		}
+	}
+	opened := map[string]bool{}
+	for _, r := range rows {
+		opened[r.Lease.Tab] = st.Opened(r.Lease.Tab, bid)
+	}
+	// Reap on read: only with the browser's list in hand (a tab is closed
+	// only when it is still open).
+	var reaped []reapedTab
+	if b != nil {
+		reaped = reap(st, rows, bid, open, urls, opened, func(id string) error { return b.ClosePage(ctx, id) })
+		st.PruneOrigins(bid, open)
+	}
+	isReaped := map[string]bool{}
+	for _, r := range reaped {
+		isReaped[r.Tab] = true
+	}
+	var out []leaseRow
+	for _, r := range rows {
+		if isReaped[r.Lease.Tab] {
+			continue
+		}
+		out = append(out, rowOf(r, b != nil && r.Lease.Browser == bid, open, urls, opened))
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Browser string      `json:"browser,omitempty"`
+			Leases  []leaseRow  `json:"leases"`
+			Reaped  []reapedTab `json:"reaped,omitempty"`
+		}{bid, append([]leaseRow{}, out...), reaped})
+	}
+	for _, r := range reaped {
+		fmt.Printf("reaped tab %s (%s), left by %s: %s\n", r.Tab, r.URL, r.Label, r.Reason)
+	}
+	if b == nil {
+		fmt.Println("no browser host is running: tabs not checked, nothing reaped")
+	}
+	if len(out) == 0 {
+		fmt.Println("no leases")
+		return nil
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TAB\tURL\tLABEL\tPID\tTIER\tALIVE\tSTALE")
+	for _, r := range out {
+		stale := "no"
+		if r.Unreadable != "" {
+			stale = "unreadable: " + r.Unreadable
+		} else if r.Why != "" {
+			stale = r.Why
+			if !r.Stale {
+				stale = "no (" + r.Why + ")"
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%v\t%s\n", r.Tab, r.URL, r.Label, r.Pid, r.Tier, r.Alive, stale)
+	}
+	return w.Flush()
+}
+
+// reap closes the abandoned tabs among rows and drops their leases and
+// origin records; a close that fails leaves both, so the next read tries
+// again, and is not reported as done. Closed tabs leave open.
+func reap(st *leases.Store, rows []leases.Row, bid string, open map[string]bool, urls map[string]string, opened map[string]bool, closeTab func(id string) error) []reapedTab {
+	var reaped []reapedTab
+	for _, r := range leases.Abandoned(rows, bid, open, opened) {
+		if err := closeTab(r.Lease.Tab); err != nil {
+			fmt.Fprintf(os.Stderr, "clapper: could not close abandoned tab %s (lease kept, tried again next time): %v\n", r.Lease.Tab, err)
+			continue
+		}
+		_ = st.Drop(r.Lease.Tab, r.Lease.Nonce)
+		st.Forget(r.Lease.Tab)
+		delete(open, r.Lease.Tab)
+		reaped = append(reaped, reapedTab{Tab: r.Lease.Tab, URL: urls[r.Lease.Tab], Label: r.Lease.Label, Reason: r.Stale})
+	}
+	return reaped
+}
+
+func rowOf(r leases.Row, known bool, open map[string]bool, urls map[string]string, opened map[string]bool) leaseRow {
+	l := r.Lease
+	if r.Unreadable != "" {
+		return leaseRow{Tab: l.Tab, Unreadable: r.Unreadable}
+	}
+	row := leaseRow{Tab: l.Tab, URL: l.URL, Label: l.Label, Pid: l.Pid, Tier: string(l.Tier), Alive: r.Alive,
+		Stale: r.Stale != "", Why: r.Stale, Opened: opened[l.Tab], LastUsed: l.LastUsed.Format(time.RFC3339)}
+	if known {
+		o := open[l.Tab]
+		row.Open = &o
+		if o {
+			row.URL = urls[l.Tab]
+		} else if row.Why == "" {
+			row.Why = leases.TabGone // reported; not what frees it
+		}
+	}
+	return row
+}
+
+func releaseTab(ctx context.Context, stateFlag, browserFlag, sel string, override *bool) error {
+	if _, err := leases.ParseSelector(sel); err != nil {
+		return usageErr("%v", err)
+	}
+	st, b, err := openShared(ctx, stateFlag, browserFlag)
+	if err != nil {
+		return err
+	}
+	if b != nil {
+		defer b.Close()
+	}
+	me := leases.Self("")
+	id := ""
+	if b != nil {
+		page, err := session.ResolveTab(ctx, b, st, sel, me)
+		var none *leases.NoTabError
+		switch {
+		case err == nil:
+			id = page.ID
+		case errors.As(err, &none) && looksLikeID(sel):
+			id = strings.ToUpper(sel) // a lease whose tab is gone
+		default:
+			return refusal(err)
+		}
+	} else if looksLikeID(sel) {
+		id = strings.ToUpper(sel)
+	} else {
+		return usageErr("no browser host is running: name the tab by its id (clapper leases lists them)")
+	}
+	released, was, err := st.Release(id, me)
+	if err != nil {
+		return refusal(err)
+	}
+	if !released {
+		fmt.Printf("tab %s has no lease to give back\n", id)
+		return nil
+	}
+	bid := ""
+	if b != nil {
+		bid = b.ID()
+	}
+	if b == nil || !leases.CloseOnRelease(released, st.Opened(id, bid), override) {
+		fmt.Printf("released tab %s (held by %s); left open\n", id, was.Label)
+		return nil
+	}
+	if err := b.ClosePage(ctx, id); err != nil {
+		return fmt.Errorf("released tab %s, but could not close it: %w", id, err)
+	}
+	st.Forget(id)
+	fmt.Printf("released tab %s (held by %s); closed it (clapper opened it)\n", id, was.Label)
+	return nil
+}
+
+func looksLikeID(s string) bool {
+	sel, err := leases.ParseSelector(s)
+	return err == nil && sel.Kind == "id"
+}
+
+// refusal makes a lease refusal a failure that names the holder, and a
+// bad selector a usage error.
+func refusal(err error) error {
+	var ce *leases.ConflictError
+	var un *leases.UnreadableError
+	var none *leases.NoTabError
+	switch {
+	case errors.As(err, &ce), errors.As(err, &un), errors.As(err, &none):
+		return &exitError{code: exitFailed, err: err}
+	case strings.HasPrefix(err.Error(), "tab selector"):
+		return usageErr("%v", err)
+	}
+	return err
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/clapper-dev/clapper/leases"
+)
+
+// Reaping closes only abandoned tabs; a close that fails keeps the lease
+// and the origin record (the next read tries again) and is not reported.
+func TestReapKeepsWhatItCouldNotClose(t *testing.T) {
+	st, err := leases.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Alive = func(pid int, _ uint64) bool { return pid == 1 }
+	for _, c := range []struct {
+		tab string
+		pid int
+	}{{"GONE", 2}, {"STUCK", 3}, {"LIVE", 1}} {
+		if err := st.RecordOrigin(leases.Origin{Tab: c.tab, Browser: "B"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.Claim(leases.Lease{Tab: c.tab, Browser: "B", Label: c.tab + "-run", Tier: leases.Automatic}, leases.Caller{Pid: c.pid, Start: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, _ := st.List()
+	open := map[string]bool{"GONE": true, "STUCK": true, "LIVE": true}
+	opened := map[string]bool{"GONE": true, "STUCK": true, "LIVE": true}
+	var asked []string
+	got := reap(st, rows, "B", open, map[string]string{"GONE": "https://a/"}, opened, func(id string) error {
+		asked = append(asked, id)
+		if id == "STUCK" {
+			return errors.New("refused")
+		}
+		return nil
+	})
+	if len(got) != 1 || got[0].Tab != "GONE" || got[0].URL != "https://a/" || got[0].Label != "GONE-run" || got[0].Reason != leases.DeadPid {
+		t.Errorf("reaped %+v, want only GONE", got)
+	}
+	if len(asked) != 2 {
+		t.Errorf("closes asked for %v, want the two dead runs' tabs", asked)
+	}
+	left := map[string]bool{}
+	rows, _ = st.List()
+	for _, r := range rows {
+		left[r.Lease.Tab] = true
+	}
+	if left["GONE"] || !left["STUCK"] || !left["LIVE"] {
+		t.Errorf("leases left %v, want STUCK and LIVE", left)
+	}
+	if st.Opened("GONE", "B") || !st.Opened("STUCK", "B") {
+		t.Error("origin records: the closed tab's should go, the stuck one's stay")
+	}
+	if open["GONE"] || !open["STUCK"] {
+		t.Error("the open set should lose only the closed tab")
+	}
+}

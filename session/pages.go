@@ -1,0 +1,123 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/leases"
+)
+
+// ID names the browser: the id in its DevTools endpoint, which a lease
+// records so another browser's leases are never read as this one's.
+func (b *Browser) ID() string { return path.Base(b.wsURL) }
+
+// Endpoint is the browser's ws:// DevTools endpoint.
+func (b *Browser) Endpoint() string { return b.wsURL }
+
+// Pages lists the browser's page targets in the browser's own order: the
+// one used last first (DevTools' /json/list, on the endpoint's loopback
+// host), so "active" and index:N mean what a person sees.
+func (b *Browser) Pages(ctx context.Context) ([]leases.Page, error) {
+	u, err := url.Parse(b.wsURL)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+u.Host+"/json/list", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("list tabs: %w", err)
+	}
+	defer resp.Body.Close()
+	var list []struct {
+		ID    string `json:"id"`
+		Type  string `json:"type"`
+		URL   string `json:"url"`
+		Title string `json:"title"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return nil, fmt.Errorf("list tabs: %w", err)
+	}
+	var pages []leases.Page
+	for _, t := range list {
+		if t.Type == "page" {
+			pages = append(pages, leases.Page{ID: t.ID, URL: t.URL, Title: t.Title})
+		}
+	}
+	return pages, nil
+}
+
+// OpenPage opens a blank tab in a window of its own and returns its id:
+// a tab sharing a window is hidden behind the active one, and a hidden
+// page paints no frames (runs side by side each film their own).
+func (b *Browser) OpenPage(ctx context.Context) (string, error) {
+	var id target.ID
+	newWindow := true
+	err := b.onBrowser(ctx, func(c context.Context) error {
+		res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: &newWindow})
+		id = res.TargetID
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("open tab: %w", err)
+	}
+	return string(id), nil
+}
+
+// ClosePage closes the tab id.
+func (b *Browser) ClosePage(ctx context.Context, id string) error {
+	err := b.onBrowser(ctx, func(c context.Context) error {
+		_, err := chromedp.CallBrowser(c, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(id)})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("close tab %s: %w", id, err)
+	}
+	return nil
+}
+
+// onBrowser runs fn with a context for browser-level commands bounded by
+// ctx and by tabOpenLimit; it is a child of the browser's context, never
+// the context that allocated it.
+func (b *Browser) onBrowser(ctx context.Context, fn func(context.Context) error) error {
+	c, cancel := context.WithTimeout(b.ctx, tabOpenLimit)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	err := fn(c)
+	if err != nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	return err
+}
+
+// AttachTab drives the existing tab id: its context's cancellation
+// detaches and leaves the tab open (closing is the lease's decision).
+// Attaching is bounded like NewTab.
+func (b *Browser) AttachTab(ctx context.Context, id string) (context.Context, context.CancelFunc, error) {
+	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
+	stop := context.AfterFunc(ctx, cancel)
+	err := bounded(tabOpenLimit, cancel, func() error {
+		return chromedp.Do(tctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil }))
+	})
+	if !stop() || err != nil {
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
+		return nil, nil, fmt.Errorf("attach to tab %s: %w", id, err)
+	}
+	return tctx, cancel, nil
+}

@@ -1,0 +1,218 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/clapper-dev/clapper/leases"
+	"github.com/clapper-dev/clapper/scripts"
+)
+
+// LeaseOptions make a run against a browser others share lease the tabs
+// it drives: a tab it opens (automatic lease, recorded in the origin
+// ledger, closed when released) or the tab Claim names (explicit lease,
+// left open when released).
+type LeaseOptions struct {
+	Store *leases.Store
+	// Label names the holder in conflicts and listings ("" for the
+	// script's name and the pid).
+	Label string
+	// TTL is a lease's life without use (0 for leases.DefaultTTL).
+	TTL time.Duration
+	// Claim, when set, overrides the script's browser.claim: a selector of
+	// a tab that is already open, taken over instead of opening one.
+	Claim string
+}
+
+// ErrNeedsHost is returned for a script attaching to the shared browser
+// when no endpoint was given for it.
+var ErrNeedsHost = errors.New(`browser.attach: shared needs a running host: start one with "clapper browser start --detach", then run with --browser shared`)
+
+// LeaseConflict is the typed refusal of a tab another run holds.
+type LeaseConflict = leases.ConflictError
+
+// heldTab is a tab a run holds a lease on.
+type heldTab struct {
+	id     string
+	token  string
+	opened bool // clapper opened it (the origin ledger says so)
+}
+
+// sharedTabs holds a run's leases. Its methods run on the run's goroutine
+// (the release also from finish, on the same goroutine).
+type sharedTabs struct {
+	o     LeaseOptions
+	b     *Browser
+	label string
+	self  leases.Caller
+	held  map[string]heldTab // by tab name
+	logf  func(string, ...any)
+}
+
+func newSharedTabs(o LeaseOptions, b *Browser, s *scripts.Script, logf func(string, ...any)) *sharedTabs {
+	label := o.Label
+	if label == "" {
+		label = fmt.Sprintf("%s (pid %d)", scriptName(s), os.Getpid())
+	}
+	if o.Claim == "" {
+		o.Claim = s.Browser.Claim
+	}
+	return &sharedTabs{o: o, b: b, label: label, self: leases.Self(""), held: map[string]heldTab{}, logf: logf}
+}
+
+func scriptName(s *scripts.Script) string {
+	if s.File != "" {
+		return filepath.Base(s.File)
+	}
+	return s.Name
+}
+
+func (t *sharedTabs) caller(name string) leases.Caller {
+	c := t.self
+	c.Token = t.held[name].token
+	return c
+}
+
+func (t *sharedTabs) lease(id, url string, tier leases.Tier) leases.Lease {
+	return leases.Lease{Tab: id, Browser: t.b.ID(), URL: url, Label: t.label, Tier: tier, TTLMs: t.o.TTL.Milliseconds()}
+}
+
+// newTab is where a run gets its tabs: from the browser when it owns it,
+// else through a lease: the first tab is the one browser.claim names when
+// set, every other one a tab opened, recorded and leased for the run. The
+// returned cancel detaches and gives the lease back.
+func (r *run) newTab(ctx context.Context, name string) (context.Context, context.CancelFunc, error) {
+	if r.shared == nil {
+		return r.browser.NewTab(ctx)
+	}
+	if name == scripts.FirstTab && r.shared.o.Claim != "" {
+		return r.shared.claim(ctx, name, r.shared.o.Claim)
+	}
+	return r.shared.open(ctx, name)
+}
+
+// open opens a tab, records that clapper opened it, leases it and
+// attaches to it. On any failure the tab goes again.
+func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, context.CancelFunc, error) {
+	id, err := t.b.OpenPage(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := t.o.Store
+	undo := func() {
+		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if t.b.ClosePage(c, id) == nil {
+			st.Forget(id)
+		}
+	}
+	if err := st.RecordOrigin(leases.Origin{Tab: id, Browser: t.b.ID(), Label: t.label, Pid: t.self.Pid, Created: time.Now().UTC()}); err != nil {
+		undo()
+		return nil, nil, err
+	}
+	l, _, err := st.Claim(t.lease(id, "about:blank", leases.Automatic), t.self)
+	if err != nil {
+		undo()
+		return nil, nil, err
+	}
+	t.held[name] = heldTab{id: id, token: l.Token(), opened: true}
+	t.logf("opened tab %s, leased as %q", id, t.label)
+	return t.attach(ctx, name, id)
+}
+
+// claim takes over the open tab sel names, through the choke point: a
+// selector that matches nothing is an error (never a new tab), a tab
+// someone else holds is refused with nothing sent to it.
+func (t *sharedTabs) claim(ctx context.Context, name, sel string) (context.Context, context.CancelFunc, error) {
+	page, err := ResolveTab(ctx, t.b, t.o.Store, sel, t.self)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, was, err := t.o.Store.Claim(t.lease(page.ID, page.URL, leases.Explicit), t.self)
+	if err != nil {
+		return nil, nil, fmt.Errorf("claim %s: %w", sel, err)
+	}
+	if was != nil {
+		t.logf("reclaimed tab %s from %s (pid %d, stale)", page.ID, was.Label, was.Pid)
+	}
+	t.held[name] = heldTab{id: page.ID, token: l.Token(), opened: t.o.Store.Opened(page.ID, t.b.ID())}
+	t.logf("claimed tab %s (%s) as %q", page.ID, page.URL, t.label)
+	return t.attach(ctx, name, page.ID)
+}
+
+func (t *sharedTabs) attach(ctx context.Context, name, id string) (context.Context, context.CancelFunc, error) {
+	tctx, detach, err := t.b.AttachTab(ctx, id)
+	if err != nil {
+		t.release(name)
+		return nil, nil, err
+	}
+	return tctx, func() { detach(); t.release(name) }, nil
+}
+
+// release gives a tab's lease back and closes the tab when the rule says
+// so: a tab clapper opened, and only when the release happened.
+func (t *sharedTabs) release(name string) {
+	h, ok := t.held[name]
+	if !ok {
+		return
+	}
+	delete(t.held, name)
+	c := t.self
+	c.Token = h.token
+	released, _, err := t.o.Store.Release(h.id, c)
+	if err != nil {
+		t.logf("release tab %s: %v", h.id, err)
+	}
+	if !released {
+		t.logf("tab %s: lease was no longer ours; left as it is", h.id)
+	}
+	if !leases.CloseOnRelease(released, h.opened, nil) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := t.b.ClosePage(ctx, h.id); err != nil {
+		t.logf("%v", err)
+		return
+	}
+	t.o.Store.Forget(h.id)
+}
+
+// use is the lease check before every step on a tab: the run must still
+// hold it (not reclaimed after expiry), and the use refreshes it.
+func (t *sharedTabs) use(name string) error {
+	h, ok := t.held[name]
+	if !ok {
+		return nil
+	}
+	_, err := t.o.Store.Check(h.id, t.caller(name))
+	return err
+}
+
+// ResolveTab is the one choke point that turns a tab selector into an open
+// tab: it lists the browser's pages, picks the one sel names (no match is
+// an error, never a new tab) and checks its lease for c: a tab another
+// holder has is a *LeaseConflict, an unreadable lease a refusal too.
+// Nothing is sent to the tab.
+func ResolveTab(ctx context.Context, b *Browser, st *leases.Store, sel string, c leases.Caller) (leases.Page, error) {
+	s, err := leases.ParseSelector(sel)
+	if err != nil {
+		return leases.Page{}, err
+	}
+	pages, err := b.Pages(ctx)
+	if err != nil {
+		return leases.Page{}, err
+	}
+	page, err := leases.Pick(pages, s)
+	if err != nil {
+		return leases.Page{}, err
+	}
+	if err := st.Peek(page.ID, page.URL, c); err != nil {
+		return leases.Page{}, err
+	}
+	return page, nil
+}
