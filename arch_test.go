@@ -24,8 +24,9 @@ var arrows = map[string][]string{
 	"internal/benchpage": {"timeline"},
 	"compositor":         {"timeline", "internal/ownerlock", "internal/size"},
 	"recorder":           {"timeline"},
+	"bundle":             {"timeline"},
 	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock"},
-	"cmd/clapper":        {"compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "recorder", "scripts", "session", "timeline"},
+	"cmd/clapper":        {"bundle", "compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "recorder", "scripts", "session", "timeline"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.

@@ -35,8 +35,10 @@ type RunOptions struct {
 	// OnLaunch, when set, is called once the browser is up (tests use it
 	// to inject faults).
 	OnLaunch func(b *Browser)
-	// Tool is the version string recorded in the timeline.
-	Tool string
+	// Tool is the version string recorded in the timeline; Revision is
+	// the tool's VCS revision, recorded in the take's manifest.
+	Tool     string
+	Revision string
 }
 
 // Progress reports a run's advance.
@@ -98,6 +100,8 @@ type run struct {
 	jr   *timeline.Journal
 	tl   *timeline.Timeline
 	logf func(string, ...any)
+	// chromium is the browser's product string, for the manifest.
+	chromium string
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,
@@ -158,6 +162,10 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 		if jerr := r.jr.Close(); jerr != nil && err == nil {
 			err = fmt.Errorf("journal: %w", jerr)
 		}
+		// Last: the manifest's checksums cover everything above.
+		if _, merr := timeline.WriteManifest(o.TakeDir, r.tl, timeline.ManifestInfo{Revision: o.Revision, Chromium: r.chromium}); merr != nil && err == nil {
+			err = merr
+		}
 		if res != nil {
 			res.Timeline = r.tl
 		}
@@ -216,6 +224,9 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	}
 	r.current = tab
 	r.log = log
+	if v, err := Version(tab.ctx); err == nil {
+		r.chromium = v
+	}
 	// The take starts with the capture's first picture (set in finish).
 	return r.film(tab, "about:blank")
 }

@@ -134,7 +134,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	ui := newUI(o.quiet)
 	started := time.Now()
 	res, runErr := session.Run(ctx, s, session.RunOptions{
-		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version,
+		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version, Revision: revision,
 		Progress: ui.step, Logf: ui.logf,
 	})
 	ui.doneSteps()
