@@ -47,7 +47,7 @@ func newApp() *cli.App {
 		Version: version,
 		Commands: []*cli.Command{
 			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), recoverCommand(), benchCommand(), doctorCommand(), newCommand(),
-			verifyCommand(), packCommand(), unpackCommand(),
+			verifyCommand(), packCommand(), unpackCommand(), viewCommand(),
 		},
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main maps errors to codes
