@@ -108,3 +108,23 @@ func openInBrowser(path string) error {
 	}
 	return cmd.Process.Release()
 }
+
+// afterRun writes the take's report when asked (--view).
+func afterRun(takeDir, out string, view bool, ui *ui) error {
+	if !view {
+		return nil
+	}
+	if _, err := writeReport(takeDir, filepath.Join(out, "report.html"), "auto", ui); err != nil {
+		return fmt.Errorf("write the report: %w", err)
+	}
+	return nil
+}
+
+// viewHint tells, after a failed run, where the take is and how to see
+// the failure.
+func viewHint(takeDir, out string, viewed bool) string {
+	if viewed {
+		return fmt.Sprintf("the take is in %s; its report, %s, shows the failure (open it in a browser)", takeDir, filepath.Join(out, "report.html"))
+	}
+	return fmt.Sprintf("the take is in %s; see the failure with: clapper view %s --open", takeDir, takeDir)
+}
