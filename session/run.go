@@ -102,6 +102,8 @@ type run struct {
 	logf func(string, ...any)
 	// chromium is the browser's product string, for the manifest.
 	chromium string
+	// pages records what the tabs' pages say.
+	pages *pageLog
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,
@@ -119,6 +121,7 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 	}
 	defer func() { err = r.masked(err) }()
 	r.journal = NewJournal(r.clock)
+	r.pages = newPageLog(r.clock.Now, s.Mask)
 	r.tl = &timeline.Timeline{
 		Name: s.Mask(s.Name), Script: s.File, Tool: o.Tool, Outcome: timeline.RunError,
 		Viewport: timeline.Viewport{Width: s.Browser.Width, Height: s.Browser.Height, Scale: s.Browser.Scale},
@@ -156,6 +159,7 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 		if cerr := log.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close frame log: %w", cerr)
 		}
+		r.tl.Page = r.pages.take()
 		if werr := timeline.WriteTimeline(o.TakeDir, r.tl); werr != nil && err == nil {
 			err = werr
 		}

@@ -26,6 +26,10 @@ type Data struct {
 	Accounting Accounting        `json:"accounting"`
 	Cleanup    *timeline.Cleanup `json:"cleanup,omitempty"`
 	Recovered  string            `json:"recovered,omitempty"`
+	// Events is what the pages said (nil for a take that does not record
+	// it); EventsDropped what the bounded log did not keep.
+	Events        []Event `json:"events,omitempty"`
+	EventsDropped int64   `json:"events_dropped,omitempty"`
 	// Mode is how frames are carried: "embedded" or "folder".
 	Mode string `json:"mode"`
 	// FramesDir is the folder, relative to the report, of folder mode.
@@ -88,6 +92,23 @@ type Frame struct {
 	Thumb int `json:"thumb"`
 	// Src is the frame's file relative to the report (folder mode).
 	Src string `json:"src,omitempty"`
+}
+
+// Event is a console message, uncaught error or request.
+type Event struct {
+	Kind   string  `json:"kind"`
+	Level  string  `json:"level,omitempty"`
+	Text   string  `json:"text,omitempty"`
+	Source string  `json:"source,omitempty"`
+	Stack  string  `json:"stack,omitempty"`
+	AtMs   float64 `json:"t"`
+	EndMs  float64 `json:"end,omitempty"`
+	Method string  `json:"method,omitempty"`
+	URL    string  `json:"url,omitempty"`
+	Type   string  `json:"type,omitempty"`
+	Status int     `json:"status,omitempty"`
+	Failed string  `json:"failed,omitempty"`
+	Tab    string  `json:"tab,omitempty"`
 }
 
 // Accounting is the capture's frame accounting.
@@ -154,6 +175,20 @@ func Model(t *timeline.Timeline) Data {
 			end = t.End
 		}
 		d.Holds = append(d.Holds, Interval{Tab: h.Tab, StartMs: ms(h.Start, t.Start), EndMs: ms(end, t.Start)})
+	}
+	if p := t.Page; p != nil {
+		d.Events, d.EventsDropped = []Event{}, p.Dropped
+		for _, e := range p.Events {
+			ev := Event{Kind: e.Kind, Level: e.Level, Text: e.Text, Source: e.Source, Stack: e.Stack, AtMs: ms(e.At, t.Start),
+				Method: e.Method, URL: e.URL, Type: e.Type, Status: e.Status, Failed: e.Failed, Tab: e.Tab}
+			if e.End != 0 {
+				ev.EndMs = ms(e.End, t.Start)
+			}
+			if e.Kind == timeline.PageRequest && e.Bad() {
+				ev.Level = "error"
+			}
+			d.Events = append(d.Events, ev)
+		}
 	}
 	for _, r := range t.Receipts {
 		switch r.Kind {

@@ -69,6 +69,7 @@ func printSummary(w io.Writer, s timeline.Summary) {
 			fmt.Fprintf(w, "    %s\n", n)
 		}
 	}
+	printPage(w, s.Page)
 	f := s.Frames
 	fmt.Fprintf(w, "\nframes: %d received = %d delivered + %d overflow + %d late + %d duplicates + %d rejected (upstream drops: %s); %.1f/s; capture %s\n",
 		f.Received, f.Delivered, f.Overflow, f.Late, f.Duplicates, f.Rejected, f.Upstream, f.PerSecond, s.EndReason)

@@ -158,6 +158,7 @@
     r.appendChild(el("span", "lvl", e.level || e.kind));
     r.appendChild(el("span", "msg", secs(e.t) + " " + evText(e)));
     if (e.source) r.appendChild(el("span", "src", e.source));
+    if (e.stack && isBad(e)) r.appendChild(el("pre", "src", e.stack));
     r.addEventListener("click", function () { seek(e.t); });
     evBox.appendChild(r);
   });
