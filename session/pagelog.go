@@ -50,13 +50,18 @@ func (p *pageLog) text(s string) string {
 	return s
 }
 
-// add keeps an event unless the log is full, and returns its index (-1
-// when dropped).
-func (p *pageLog) add(e timeline.PageEvent) int {
+// full counts an event that would not be kept, before any work is spent
+// on it.
+func (p *pageLog) full() bool {
 	if len(p.log.Events) >= timeline.MaxPageEvents {
 		p.log.Dropped++
-		return -1
+		return true
 	}
+	return false
+}
+
+// add keeps an event (the caller checked full) and returns its index.
+func (p *pageLog) add(e timeline.PageEvent) int {
 	p.log.Events = append(p.log.Events, e)
 	return len(p.log.Events) - 1
 }
@@ -71,6 +76,9 @@ func (p *pageLog) observe(tab string, ev any) {
 			p.docs[tab]++
 		}
 	case *runtime.EventConsoleAPICalled:
+		if p.full() {
+			return
+		}
 		e := base
 		e.Kind, e.At, e.Level = timeline.PageConsole, p.now(), consoleLevel(string(ev.Type))
 		parts := make([]string, 0, len(ev.Args))
@@ -82,7 +90,7 @@ func (p *pageLog) observe(tab string, ev any) {
 		p.add(e)
 	case *runtime.EventExceptionThrown:
 		d := ev.ExceptionDetails
-		if d == nil {
+		if d == nil || p.full() {
 			return
 		}
 		e := base
@@ -109,6 +117,10 @@ func (p *pageLog) observe(tab string, ev any) {
 			if i >= 0 {
 				p.log.Events[i].Status, p.log.Events[i].End = int(ev.RedirectResponse.Status), p.now()
 			}
+		}
+		if p.full() {
+			delete(p.reqs, key) // its response and end are not kept either
+			return
 		}
 		e := base
 		e.Kind, e.At, e.Method, e.URL, e.Type = timeline.PageRequest, p.now(), ev.Request.Method, p.text(ev.Request.URL), string(ev.Type)

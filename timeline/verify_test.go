@@ -252,3 +252,35 @@ func TestCheckEntryPath(t *testing.T) {
 		}
 	}
 }
+
+// The kept take records what its page said, errors first in the summary.
+func TestKeptTakePageLog(t *testing.T) {
+	tk, err := Open(keptTake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := SummarizePage(tk.Timeline.Page, tk.Timeline.Start)
+	if s == nil || s.Exceptions != 1 || s.ConsoleErrors != 1 || s.FailedRequests < 1 || len(s.Errors) != s.Exceptions+s.ConsoleErrors+s.FailedRequests {
+		t.Fatalf("page summary %+v", s)
+	}
+	for i := 1; i < len(s.Errors); i++ {
+		if s.Errors[i].AtMs < s.Errors[i-1].AtMs {
+			t.Errorf("errors out of order")
+		}
+	}
+	if SummarizePage(nil, 0) != nil {
+		t.Error("a take without a page log summarises one")
+	}
+}
+
+func TestPageEventBad(t *testing.T) {
+	for e, want := range map[PageEvent]bool{
+		{Kind: PageConsole, Level: "error"}: true, {Kind: PageConsole, Level: "warning"}: false,
+		{Kind: PageException}: true, {Kind: PageRequest, Status: 200}: false, {Kind: PageRequest, Status: 404}: true,
+		{Kind: PageRequest, Failed: "net::ERR"}: true, {Kind: "other"}: false,
+	} {
+		if e.Bad() != want {
+			t.Errorf("%+v.Bad() = %v", e, !want)
+		}
+	}
+}

@@ -134,8 +134,28 @@ func waitFor(t *testing.T, tab context.Context, js string) {
 	}
 }
 
+func msOf(tl *timeline.Timeline, at timeline.Time) float64 { return float64(at-tl.Start) / 1e6 }
+
 func stepStart(tl *timeline.Timeline, n int) int64 {
-	return int64(float64(tl.Steps[n-1].Start-tl.Start)/1e6 + 0.5)
+	return int64(msOf(tl, tl.Steps[n-1].Start) + 0.5)
+}
+
+// frameAt is the sequence number of the frame the player shows at ms, and
+// of the one after it.
+func frameAt(t *testing.T, tk *timeline.Take, ms float64) (string, string) {
+	t.Helper()
+	cur, next := "", ""
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msOf(tk.Timeline, fr.Source) <= ms || cur == "" {
+			cur = fmt.Sprint(fr.Seq)
+		} else if next == "" {
+			next = fmt.Sprint(fr.Seq)
+		}
+	}
+	return cur, next
 }
 
 // The report of the kept take (a page titled <img src=x onerror=alert(1)>,
@@ -174,10 +194,15 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("%d elements came from the page's text", n)
 	}
 	body := eval[string](t, tab, `document.body.innerText`)
-	for _, want := range []string{"next.html?javascript:alert(2)", "<script>alert(4)</script> press", "Second <i>document</i>", "Step 7 failed", "take.yaml:16:5"} {
+	for _, want := range []string{"next.html?javascript:alert(2)", "<script>alert(4)</script> press", "Second <i>document</i>", "Step 7 failed", "take.yaml:16:5",
+		"a console error with <b>markup</b>", "uncaught: Error: boom <u>uncaught</u>", "missing.json → 404", "near it: "} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the report does not show %q as text", want)
 		}
+	}
+	// The page's errors are on their lane, each a mark that seeks.
+	if n := eval[int](t, tab, `document.querySelectorAll("#lanes .mark.err").length`); n != timeline.SummarizePage(tl.Page, tl.Start).ConsoleErrors+timeline.SummarizePage(tl.Page, tl.Start).Exceptions+timeline.SummarizePage(tl.Page, tl.Start).FailedRequests || n == 0 {
+		t.Errorf("%d marks on the errors lane", n)
 	}
 	if eval[string](t, tab, `document.body.dataset.frame`) != "0" {
 		t.Errorf("opened on frame %s, want 0", eval[string](t, tab, `document.body.dataset.frame`))
@@ -188,8 +213,9 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, tab, fmt.Sprintf(`document.body.dataset.t === "%d" && document.body.dataset.step === "5"`, stepStart(tl, 5)))
-	if f := eval[string](t, tab, `document.body.dataset.frame`); f != "6" {
-		t.Errorf("step 5 shows frame %s, want 6", f)
+	want, after := frameAt(t, tk, msOf(tl, tl.Steps[4].Start))
+	if f := eval[string](t, tab, `document.body.dataset.frame`); f != want || want == "0" {
+		t.Errorf("step 5 shows frame %s, want %s", f, want)
 	}
 	if eval[bool](t, tab, `!document.querySelector('#steps li[data-step="5"]').classList.contains("cur")`) {
 		t.Error("step 5 is not highlighted")
@@ -198,13 +224,14 @@ func TestReportInChromium(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, tab, `document.body.dataset.frame === "8"`)
+	waitFor(t, tab, fmt.Sprintf(`document.body.dataset.frame === "%s"`, after))
 
 	// The failure's button shows the frame where the expectation gave up.
 	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`button[data-fail-step="7"]`))); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, tab, `document.body.dataset.step === "7" && document.body.dataset.frame === "11"`)
+	failedAt, _ := frameAt(t, tk, msOf(tl, tl.Steps[6].End))
+	waitFor(t, tab, fmt.Sprintf(`document.body.dataset.step === "7" && document.body.dataset.frame === "%s"`, failedAt))
 
 	// Deep links.
 	load(t, tab, u+"#step=7")
@@ -213,7 +240,8 @@ func TestReportInChromium(t *testing.T) {
 		t.Error("the failed step does not stand out")
 	}
 	load(t, tab, u+"#t=0.5")
-	waitFor(t, tab, `document.body.dataset.t === "500" && document.body.dataset.frame === "3"`)
+	at500, _ := frameAt(t, tk, 500)
+	waitFor(t, tab, fmt.Sprintf(`document.body.dataset.t === "500" && document.body.dataset.frame === "%s"`, at500))
 
 	// Playing moves the time on and the current step with it.
 	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`#play`))); err != nil {
@@ -231,7 +259,8 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatalf("result %+v", res2)
 	}
 	load(t, tab, fileURL(out2)+"#t=0.6")
-	waitFor(t, tab, `document.getElementById("frame").complete && document.getElementById("frame").naturalWidth === 640 && document.body.dataset.frame === "6"`)
+	at600, _ := frameAt(t, tk, 600)
+	waitFor(t, tab, fmt.Sprintf(`document.getElementById("frame").complete && document.getElementById("frame").naturalWidth === 640 && document.body.dataset.frame === "%s"`, at600))
 
 	// The watcher itself sees a dialog and a console error: a probe the
 	// test runs proves it.
