@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -109,7 +110,7 @@ func (p *pageLog) observe(tab string, ev any) {
 		}
 		p.add(e)
 	case *network.EventRequestWillBeSent:
-		if ev.Request == nil || strings.HasPrefix(ev.Request.URL, "data:") {
+		if ev.Request == nil || strings.HasPrefix(ev.Request.URL, "data:") || browsersOwn(ev) {
 			return
 		}
 		key := tab + "/" + string(ev.RequestID)
@@ -181,6 +182,17 @@ func (p *pageLog) stack(st *runtime.StackTrace, full bool) (string, string) {
 		lines = append(lines, loc(f))
 	}
 	return source, p.text(strings.Join(lines, "\n"))
+}
+
+// browsersOwn reports a request the browser makes by itself, not the
+// page: the favicon it fetches for the tab strip. Kept, its 404 would be
+// the first "error" of nearly every take.
+func browsersOwn(ev *network.EventRequestWillBeSent) bool {
+	if ev.Type != network.ResourceTypeOther {
+		return false
+	}
+	u, err := url.Parse(ev.Request.URL)
+	return err == nil && u.Path == "/favicon.ico"
 }
 
 // consoleLevel maps a console call to its level.

@@ -37,6 +37,7 @@ func TestPageLogRecords(t *testing.T) {
 	l(&network.EventRequestWillBeSent{RequestID: "2", Request: &network.Request{Method: "GET", URL: "http://x/gone"}})
 	l(&network.EventLoadingFailed{RequestID: "2", ErrorText: "net::ERR_CONNECTION_REFUSED"})
 	l(&network.EventRequestWillBeSent{RequestID: "3", Request: &network.Request{URL: "data:image/png;base64,AAAA"}})
+	l(&network.EventRequestWillBeSent{RequestID: "4", Request: &network.Request{URL: "http://x/favicon.ico"}, Type: network.ResourceTypeOther})
 	got := p.take()
 	ev := got.Events
 	if len(ev) != 7 {
