@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -117,5 +118,42 @@ func TestResolveRevision(t *testing.T) {
 		if got := resolveRevision(c.st, c.bi); got != c.want {
 			t.Errorf("resolveRevision(%+v, %v) = %q, want %q", c.st, c.bi, got, c.want)
 		}
+	}
+}
+
+// After a failing QA run (the greeted address broken through a variable),
+// the run names its take and the view command, --view writes the report,
+// the take verifies, and its .clap opens in view and verify.
+func TestFailingRunLeavesEvidence(t *testing.T) {
+	testenv.Need(t, "chromium")
+	out := filepath.Join(t.TempDir(), "qa")
+	args := append([]string{"run", "../../samples/qa-check.yaml", "-o", out, "--no-video", "-q", "-e", "WHO=someone@else.example"}, sandboxArgs()...)
+	_, stderr, code := runCLI(t, args...)
+	take := filepath.Join(out, "take")
+	if code != 1 || !strings.Contains(stderr, "the take is in "+take+"; see the failure with: clapper view "+take+" --open") {
+		t.Fatalf("run: code %d\n%s", code, stderr)
+	}
+	if v := timeline.Verify(take); !v.OK() || v.Manifest == nil || v.Manifest.Chromium == "" || v.Manifest.Revision == "" {
+		t.Fatalf("verify: %v, manifest %+v", v.Err(), v.Manifest)
+	}
+	_, stderr, code = runCLI(t, append(args, "--view")...)
+	if code != 1 || !strings.Contains(stderr, "its report, "+filepath.Join(out, "report.html")) {
+		t.Fatalf("run --view: code %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || !strings.Contains(string(b), `someone@else.example`) {
+		t.Errorf("the report does not name the failed expectation: %v", err)
+	}
+	clap := filepath.Join(out, "qa.clap")
+	if _, stderr, code = runCLI(t, "pack", take); code != 0 {
+		t.Fatalf("pack: %d %s", code, stderr)
+	}
+	for _, args := range [][]string{{"verify", clap}, {"view", clap}} {
+		if stdout, stderr, code := runCLI(t, args...); code != 0 {
+			t.Errorf("%v: code %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "qa.html")); err != nil {
+		t.Errorf("view of the .clap wrote no report beside it: %v", err)
 	}
 }
