@@ -255,10 +255,13 @@
     if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
     ctx.clearRect(0, 0, w, h);
     if (!D.viewport.width || !D.pointer.length) return;
+    // Only the pointer of the tab the frame shows is drawn over it.
+    var tab = shownFrame >= 0 ? frames[shownFrame].tab || "" : "";
     var k = w / D.viewport.width, last = null, downs = [];
     for (var i = 0; i < D.pointer.length; i++) {
       var p = D.pointer[i];
       if (p.t > cur) break;
+      if (tab && p.tab && p.tab !== tab) continue;
       last = p;
       if (p.k === "down" && cur - p.t < 700) downs.push(p);
     }
