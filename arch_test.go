@@ -25,8 +25,10 @@ var arrows = map[string][]string{
 	"leases":             {"internal/procfs"},
 	"compositor":         {"timeline", "internal/ownerlock", "internal/size"},
 	"recorder":           {"timeline"},
+	"bundle":             {"timeline"},
+	"viewer":             {"timeline"},
 	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock", "leases"},
-	"cmd/clapper":        {"compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline"},
+	"cmd/clapper":        {"bundle", "compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.

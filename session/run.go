@@ -35,14 +35,16 @@ type RunOptions struct {
 	// OnLaunch, when set, is called once the browser is up (tests use it
 	// to inject faults).
 	OnLaunch func(b *Browser)
-	// Tool is the version string recorded in the timeline.
-	Tool string
 	// Attach, when set, is the endpoint of a browser to run against,
 	// over the script's browser.attach (--browser, or the shared host's).
 	Attach string
 	// Leases, when set, makes the run lease the tabs it drives in an
 	// attached browser others share (shared.go).
 	Leases *LeaseOptions
+	// Tool is the version string recorded in the timeline; Revision is
+	// the tool's VCS revision, recorded in the take's manifest.
+	Tool     string
+	Revision string
 }
 
 // Progress reports a run's advance.
@@ -106,6 +108,10 @@ type run struct {
 	logf func(string, ...any)
 	// shared holds the run's tab leases when the browser is shared.
 	shared *sharedTabs
+	// chromium is the browser's product string, for the manifest.
+	chromium string
+	// pages records what the tabs' pages say.
+	pages *pageLog
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,
@@ -123,6 +129,7 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 	}
 	defer func() { err = r.masked(err) }()
 	r.journal = NewJournal(r.clock)
+	r.pages = newPageLog(r.clock.Now, s.Mask)
 	r.tl = &timeline.Timeline{
 		Name: s.Mask(s.Name), Script: s.File, Tool: o.Tool, Outcome: timeline.RunError,
 		Viewport: timeline.Viewport{Width: s.Browser.Width, Height: s.Browser.Height, Scale: s.Browser.Scale},
@@ -160,11 +167,16 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 		if cerr := log.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close frame log: %w", cerr)
 		}
+		r.tl.Page = r.pages.take()
 		if werr := timeline.WriteTimeline(o.TakeDir, r.tl); werr != nil && err == nil {
 			err = werr
 		}
 		if jerr := r.jr.Close(); jerr != nil && err == nil {
 			err = fmt.Errorf("journal: %w", jerr)
+		}
+		// Last: the manifest's checksums cover everything above.
+		if _, merr := timeline.WriteManifest(o.TakeDir, r.tl, timeline.ManifestInfo{Revision: o.Revision, Chromium: r.chromium}); merr != nil && err == nil {
+			err = merr
 		}
 		if res != nil {
 			res.Timeline = r.tl
@@ -236,6 +248,9 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	}
 	r.current = tab
 	r.log = log
+	if v, err := Version(tab.ctx); err == nil {
+		r.chromium = v
+	}
 	// The take starts with the capture's first picture (set in finish).
 	return r.film(tab, "about:blank")
 }

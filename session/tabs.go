@@ -105,7 +105,11 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 	}
 	h := &helpers{}
 	ev := &tabEvents{helpers: h, net: newNetActivity()}
-	if err := chromedp.Listen(tctx, ev.listen); err != nil {
+	err = chromedp.Listen(tctx, ev.listen)
+	if err == nil {
+		err = chromedp.Listen(tctx, r.pages.listener(name))
+	}
+	if err != nil {
 		cancel()
 		return nil, r.gone(fmt.Errorf("open tab %q: %w", name, err))
 	}

@@ -19,6 +19,7 @@ type Summary struct {
 	Holds      []HoldSummary     `json:"holds"`
 	Cleanup    *Cleanup          `json:"cleanup,omitempty"`
 	Recovered  *Recovery         `json:"recovered,omitempty"`
+	Page       *PageSummary      `json:"page,omitempty"`
 }
 
 // FrameSummary is the accounting plus the rate frames were received at,
@@ -68,6 +69,7 @@ func Summarize(t *Timeline) Summary {
 		Frames:     FrameSummary{Accounting: a},
 		Boundaries: []BoundarySummary{}, Steps: []StepSummary{}, Holds: []HoldSummary{},
 		Receipts: len(t.Receipts), ByKind: map[string]int{}, Cleanup: t.Cleanup, Recovered: t.Recovered,
+		Page: SummarizePage(t.Page, t.Start),
 	}
 	if d := (t.Capture.Ended - t.Capture.Started).Seconds(); d > 0 {
 		s.Frames.PerSecond = float64(a.Received) / d

@@ -51,6 +51,8 @@ type Timeline struct {
 	Boundaries []Boundary `json:"boundaries"`
 	Holds      []Hold     `json:"holds"`
 	Cleanup    *Cleanup   `json:"cleanup,omitempty"`
+	// Page is what the pages said: console, uncaught errors, requests.
+	Page *PageLog `json:"page,omitempty"`
 	// Outcome is how the run ended; Error says why when it is not ok.
 	Outcome RunOutcome `json:"outcome"`
 	Error   string     `json:"error,omitempty"`

@@ -22,14 +22,21 @@ func inspectCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 			&cli.BoolFlag{Name: "check", Usage: "also check every frame file against the index"},
+			&cli.BoolFlag{Name: "verify", Usage: "also verify the take in full, as clapper verify does"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErr("inspect takes one take folder, e.g. clapper inspect out/quickstart/take")
+				return usageErr("inspect takes one take (folder or .clap), e.g. clapper inspect out/quickstart/take")
 			}
-			tk, err := timeline.Open(c.Args().First())
+			tk, done, err := openTakeArg(c.Args().First())
 			if err != nil {
 				return err
+			}
+			defer done()
+			if c.Bool("verify") {
+				if err := timeline.Verify(tk.Dir).Err(); err != nil {
+					return &exitError{code: exitFailed, err: err}
+				}
 			}
 			if c.Bool("check") {
 				if err := tk.Validate(); err != nil {
@@ -62,6 +69,7 @@ func printSummary(w io.Writer, s timeline.Summary) {
 			fmt.Fprintf(w, "    %s\n", n)
 		}
 	}
+	printPage(w, s.Page)
 	f := s.Frames
 	fmt.Fprintf(w, "\nframes: %d received = %d delivered + %d overflow + %d late + %d duplicates + %d rejected (upstream drops: %s); %.1f/s; capture %s\n",
 		f.Received, f.Delivered, f.Overflow, f.Late, f.Duplicates, f.Rejected, f.Upstream, f.PerSecond, s.EndReason)

@@ -48,6 +48,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{
 			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), recoverCommand(), benchCommand(), doctorCommand(), newCommand(),
 			browserCommand(), leasesCommand(), releaseCommand(),
+			verifyCommand(), packCommand(), unpackCommand(), viewCommand(),
 		},
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main maps errors to codes

@@ -37,6 +37,10 @@ func recoverCommand() *cli.Command {
 			if err := timeline.WriteTimeline(dir, t); err != nil {
 				return err
 			}
+			// The take is finished now: its manifest seals what recovery wrote.
+			if _, err := timeline.WriteManifest(dir, t, timeline.ManifestInfo{Revision: revision}); err != nil {
+				return err
+			}
 			fmt.Printf("%s: recovered (%s): %d steps, %d frames\n", dir, t.Recovered.Reason, len(t.Steps), t.Capture.Frames.Delivered)
 			for _, n := range t.Recovered.Notes {
 				fmt.Println("  " + n)

@@ -66,7 +66,13 @@ func renderCommand() *cli.Command {
 				}
 				f.width, f.height = w, h
 			}
-			takeDir := c.Args().First()
+			// Videos go beside the take, or beside the bundle it came in.
+			outDir := filepath.Dir(filepath.Clean(c.Args().First()))
+			takeDir, done, err := takeArg(c.Args().First())
+			if err != nil {
+				return err
+			}
+			defer done()
 			rc, err := compositor.ReadRenderConfig(takeDir)
 			if err != nil {
 				return err
@@ -76,7 +82,6 @@ func renderCommand() *cli.Command {
 				return usageErr("%v", err)
 			}
 			outs := c.StringSlice("out")
-			outDir := filepath.Dir(filepath.Clean(takeDir))
 			if len(outs) == 0 {
 				outs = rc.Video
 				if len(outs) == 0 {

@@ -29,6 +29,7 @@ type runOptions struct {
 	junit     string
 	ffmpeg    string
 	shared    sharedFlags
+	view      bool
 }
 
 func runCommand() *cli.Command {
@@ -45,6 +46,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
+			&cli.BoolFlag{Name: "view", Usage: "write the take's report (DIR/report.html, as clapper view does) when the run ends"},
 		}, sharedRunFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -57,7 +59,7 @@ func runCommand() *cli.Command {
 			return runScript(c.Context, runOptions{
 				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
 				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"), junit: c.String("junit"),
-				ffmpeg: c.String("ffmpeg"), shared: sharedFlagsOf(c),
+				ffmpeg: c.String("ffmpeg"), shared: sharedFlagsOf(c), view: c.Bool("view"),
 			})
 		},
 	}
@@ -139,7 +141,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	ui := newUI(o.quiet)
 	started := time.Now()
 	res, runErr := session.Run(ctx, s, session.RunOptions{
-		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version,
+		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version, Revision: revision,
 		Progress: ui.step, Logf: ui.logf, Attach: attach, Leases: leased,
 	})
 	ui.doneSteps()
@@ -168,14 +170,19 @@ func runScript(ctx context.Context, o runOptions) error {
 	if !o.noVideo {
 		renderErr = renderOutputs(ctx, takeDir, out, s.Output.Video, settings, ui)
 	}
+	viewErr := afterRun(takeDir, out, o.view, ui)
 	switch {
 	case res.Failed != nil:
 		fmt.Fprintln(os.Stderr, res.Failed.Error())
+		fmt.Fprintln(os.Stderr, viewHint(takeDir, out, o.view && viewErr == nil))
 		return &exitError{code: exitFailed, err: &quietError{res.Failed}}
 	case tl.Capture.EndReason != "stopped" && tl.Capture.EndReason != "":
 		return &exitError{code: exitFailed, err: fmt.Errorf("capture ended early: %s (the take so far is in %s)", tl.Capture.EndReason, takeDir)}
 	}
-	return renderErr
+	if renderErr != nil {
+		return renderErr
+	}
+	return viewErr
 }
 
 // lockFile, in an output folder, names the run writing it.

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 func validateCommand() *cli.Command {
@@ -52,8 +53,15 @@ func validateCommand() *cli.Command {
 func schemaCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "schema",
-		Usage: "print the JSON Schema of the run-script language",
+		Usage: "print the JSON Schema of the run-script language (--take: of a take's timeline.json)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "take", Usage: "print the schema of timeline.json instead"},
+		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("take") {
+				_, err := os.Stdout.Write(timeline.Schema())
+				return err
+			}
 			_, err := os.Stdout.Write(scripts.Schema())
 			return err
 		},

@@ -1,0 +1,276 @@
+package bundle
+
+import (
+	"archive/tar"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// Limits bound what unpacking a bundle may write.
+type Limits struct {
+	// MaxBytes bounds the total size of the files, MaxFiles their count.
+	MaxBytes int64
+	MaxFiles int
+	// MaxRatio bounds how many times larger the unpacked bytes may be than
+	// the compressed bytes read so far (after the first Slack bytes): frames
+	// are JPEGs, which do not compress, so a take's ratio is small, and a
+	// bomb's is huge.
+	MaxRatio int64
+	Slack    int64
+}
+
+// DefaultLimits fit an hour-long take with room to spare.
+var DefaultLimits = Limits{MaxBytes: 16 << 30, MaxFiles: 1 << 20, MaxRatio: 50, Slack: 16 << 20}
+
+// ErrRefused wraps every refusal of a bundle's content.
+var ErrRefused = errors.New("bundle refused")
+
+func refuse(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
+}
+
+// countingReader counts the compressed bytes read.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Unpack unpacks the bundle src into the folder dest, which must not exist.
+// It writes into a temporary folder beside dest and renames it into place
+// only when every entry passed, so a refused bundle leaves nothing behind.
+func Unpack(src, dest string, lim Limits) (*timeline.Manifest, error) {
+	if _, err := os.Lstat(dest); err == nil {
+		return nil, fmt.Errorf("%s already exists: pass another -o, or remove it", dest)
+	}
+	parent := filepath.Dir(filepath.Clean(dest))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".unpack-")
+	if err != nil {
+		return nil, fmt.Errorf("unpack: %w", err)
+	}
+	m, err := unpackInto(src, tmp, lim)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("unpack: %w", err)
+	}
+	return m, nil
+}
+
+func unpackInto(src, dir string, lim Limits) (*timeline.Manifest, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := &countingReader{r: f}
+	zr, err := zstd.NewReader(cr, zstd.WithDecoderMaxMemory(256<<20), zstd.WithDecoderMaxWindow(64<<20), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, refuse("not a zstd stream: %v", err)
+	}
+	defer zr.Close()
+	tr := tar.NewReader(zr)
+	var m *timeline.Manifest
+	want := map[string]timeline.Entry{}
+	seen := map[string]bool{}
+	var total int64
+	files := 0
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, refuse("not a .clap (zstd-compressed tar): %v", err)
+		}
+		name, err := entryName(h.Name)
+		if err != nil {
+			return nil, err
+		}
+		if seen[name] {
+			return nil, refuse("%s appears twice", name)
+		}
+		seen[name] = true
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(name)), 0o755); err != nil {
+				return nil, err
+			}
+			continue
+		case tar.TypeReg:
+		case tar.TypeSymlink, tar.TypeLink:
+			return nil, refuse("%s is a link: a take holds only plain files and folders", name)
+		default:
+			return nil, refuse("%s is not a plain file or folder (tar type %q): devices, pipes and links are refused", name, h.Typeflag)
+		}
+		files++
+		if files > lim.MaxFiles {
+			return nil, refuse("more than %d files", lim.MaxFiles)
+		}
+		if h.Size < 0 || total+h.Size > lim.MaxBytes {
+			return nil, refuse("more than %d bytes unpacked", lim.MaxBytes)
+		}
+		if m == nil {
+			if name != timeline.ManifestFile {
+				return nil, refuse("the first entry is %s, not %s: a bundle starts with its manifest", name, timeline.ManifestFile)
+			}
+			if h.Size > 256<<20 {
+				return nil, refuse("%s is %d bytes", name, h.Size)
+			}
+			b, err := io.ReadAll(io.LimitReader(tr, h.Size))
+			if err != nil {
+				return nil, refuse("%s: %v", name, err)
+			}
+			if m, err = parseManifest(b); err != nil {
+				return nil, err
+			}
+			for _, e := range m.Files {
+				if _, err := entryName(e.Path); err != nil || e.Path == timeline.ManifestFile {
+					return nil, refuse("%s lists %q, which is not a path inside the take", timeline.ManifestFile, e.Path)
+				}
+				want[e.Path] = e
+			}
+			if err := os.WriteFile(filepath.Join(dir, timeline.ManifestFile), b, 0o644); err != nil {
+				return nil, err
+			}
+			total += h.Size
+			continue
+		}
+		e, ok := want[name]
+		if !ok {
+			return nil, refuse("%s is not listed in %s", name, timeline.ManifestFile)
+		}
+		if h.Size != e.Size {
+			return nil, refuse("%s has %d bytes, %s says %d", name, h.Size, timeline.ManifestFile, e.Size)
+		}
+		if err := writeEntry(dir, name, tr, e, cr, total, lim); err != nil {
+			return nil, err
+		}
+		delete(want, name)
+		total += h.Size
+	}
+	if m == nil {
+		return nil, refuse("empty: no %s", timeline.ManifestFile)
+	}
+	for p := range want {
+		return nil, refuse("%s lists %s, which the bundle lacks", timeline.ManifestFile, p)
+	}
+	return m, nil
+}
+
+// writeEntry copies one file out of the tar, checking its checksum and the
+// compression ratio as it goes.
+func writeEntry(dir, name string, r io.Reader, e timeline.Entry, cr *countingReader, before int64, lim Limits) error {
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, 64<<10)
+	var n int64
+	for {
+		k, rerr := r.Read(buf)
+		if k > 0 {
+			n += int64(k)
+			if before+n > lim.Slack && before+n > lim.MaxRatio*cr.n {
+				return refuse("%s: unpacks to more than %d times its compressed size", name, lim.MaxRatio)
+			}
+			h.Write(buf[:k])
+			if _, err := f.Write(buf[:k]); err != nil {
+				return err
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return refuse("%s: %v", name, rerr)
+		}
+	}
+	if n != e.Size {
+		return refuse("%s: truncated (%d of %d bytes)", name, n, e.Size)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != e.SHA256 {
+		return refuse("%s: its SHA-256 does not match %s's: the bundle was altered", name, timeline.ManifestFile)
+	}
+	return f.Close()
+}
+
+// entryName checks a tar entry's name: relative, clean, inside the take,
+// with no backslash or NUL. A folder's trailing slash is dropped.
+func entryName(n string) (string, error) {
+	trimmed := strings.TrimSuffix(n, "/")
+	switch {
+	case trimmed == "" || trimmed == ".":
+		return "", refuse("an entry has no name")
+	case strings.HasPrefix(n, "/") || filepath.IsAbs(n):
+		return "", refuse("%q is an absolute path", n)
+	case strings.ContainsAny(n, "\\\x00"):
+		return "", refuse("%q holds a backslash or NUL", n)
+	}
+	for _, part := range strings.Split(trimmed, "/") {
+		if part == ".." {
+			return "", refuse("%q climbs out of the take (..)", n)
+		}
+	}
+	if path.Clean(trimmed) != trimmed {
+		return "", refuse("%q is not a clean path inside the take", n)
+	}
+	return trimmed, nil
+}
+
+func parseManifest(b []byte) (*timeline.Manifest, error) {
+	var m timeline.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, refuse("%s is not valid JSON: %v", timeline.ManifestFile, err)
+	}
+	if m.Version != timeline.ManifestVersion {
+		return nil, refuse("%s version %d is not supported (this clapper reads version %d)", timeline.ManifestFile, m.Version, timeline.ManifestVersion)
+	}
+	return &m, nil
+}
+
+// OpenTemp unpacks a bundle into a new temporary folder for a command that
+// reads the take and is done with it, and returns the take's folder and the
+// function that removes it.
+func OpenTemp(src string) (string, func(), error) {
+	base, err := os.MkdirTemp("", "clapper-clap-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.RemoveAll(base) }
+	dir := filepath.Join(base, "take")
+	if _, err := Unpack(src, dir, DefaultLimits); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return dir, cleanup, nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/bundle"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+func verifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "verify",
+		Usage:     "check a take (folder or .clap) against its manifest, accounting, clock and frame index",
+		ArgsUsage: "TAKE",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the verification as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("verify takes one take, e.g. clapper verify out/quickstart/take or clapper verify x.clap")
+			}
+			dir, done, err := takeArg(c.Args().First())
+			if err != nil {
+				return err
+			}
+			defer done()
+			v := timeline.Verify(dir)
+			if c.Bool("json") {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(v); err != nil {
+					return err
+				}
+			} else {
+				for _, w := range v.Warnings {
+					fmt.Fprintf(os.Stderr, "clapper: warning: %s\n", w)
+				}
+			}
+			if err := v.Err(); err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			if !c.Bool("json") {
+				what := "no manifest"
+				if m := v.Manifest; m != nil {
+					what = fmt.Sprintf("%d files match the manifest (recorded by %s", len(m.Files), m.Tool)
+					if m.Chromium != "" {
+						what += " with " + m.Chromium
+					}
+					what += ")"
+				}
+				fmt.Printf("%s: ok — %s; accounting balances, times run forward, the frame index matches the frames\n", c.Args().First(), what)
+			}
+			return nil
+		},
+	}
+}
+
+func packCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "pack",
+		Usage:     "pack a take folder into one .clap file (zstd-compressed tar) to send or keep",
+		ArgsUsage: "TAKE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "bundle to write (default beside the take, e.g. out/qa-check/qa-check.clap)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("pack takes one take folder, e.g. clapper pack out/quickstart/take")
+			}
+			dir := c.Args().First()
+			out := c.String("out")
+			if out == "" {
+				out = bundle.DefaultName(dir)
+			}
+			m, err := bundle.Pack(dir, out)
+			if err != nil {
+				return err
+			}
+			var sum int64
+			for _, e := range m.Files {
+				sum += e.Size
+			}
+			st, err := os.Stat(out)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%s: %d files, %.1f MB → %.1f MB\n", out, len(m.Files)+1, float64(sum)/1e6, float64(st.Size())/1e6)
+			return nil
+		},
+	}
+}
+
+func unpackCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "unpack",
+		Usage:     "unpack a .clap bundle into a take folder, checking every file",
+		ArgsUsage: "BUNDLE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder to create (default: the bundle's name without .clap)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("unpack takes one bundle, e.g. clapper unpack qa-check.clap")
+			}
+			src := c.Args().First()
+			out := c.String("out")
+			if out == "" {
+				out = src[:len(src)-len(".clap")]
+				if !bundle.IsBundle(src) || out == "" {
+					return usageErr("%s does not end in .clap: pass -o DIR", src)
+				}
+			}
+			m, err := bundle.Unpack(src, out, bundle.DefaultLimits)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%s: %d files, checksums match\n", out, len(m.Files)+1)
+			return nil
+		},
+	}
+}

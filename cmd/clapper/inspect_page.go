@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// printPage prints what the pages said, errors first: the console errors,
+// uncaught errors and failed requests, then the counts.
+func printPage(w io.Writer, p *timeline.PageSummary) {
+	if p == nil {
+		return
+	}
+	if len(p.Errors) > 0 {
+		fmt.Fprintf(w, "\npage errors:\n")
+		for _, e := range p.Errors {
+			fmt.Fprintf(w, "  %7.2fs  %s\n", float64(e.AtMs)/1000, pageEventLine(e.PageEvent))
+			if e.Source != "" && e.Kind != timeline.PageRequest {
+				fmt.Fprintf(w, "            at %s\n", e.Source)
+			}
+		}
+		if n := p.ConsoleErrors + p.Exceptions + p.FailedRequests - len(p.Errors); n > 0 {
+			fmt.Fprintf(w, "            … and %d more (clapper inspect --json lists the first %d)\n", n, timeline.MaxSummaryErrors)
+		}
+	}
+	fmt.Fprintf(w, "\npage: %d console messages (%d errors), %d uncaught errors, %d requests (%d failed)", p.Console, p.ConsoleErrors, p.Exceptions, p.Requests, p.FailedRequests)
+	if p.Dropped > 0 {
+		fmt.Fprintf(w, "; %d more events not kept (the log is bounded)", p.Dropped)
+	}
+	fmt.Fprintln(w)
+}
+
+// pageEventLine is one page event in words.
+func pageEventLine(e timeline.PageEvent) string {
+	one := func(s string) string { return strings.ReplaceAll(s, "\n", " ⏎ ") }
+	switch e.Kind {
+	case timeline.PageRequest:
+		what := fmt.Sprint(e.Status)
+		if e.Failed != "" {
+			what = "failed: " + e.Failed
+		}
+		return fmt.Sprintf("request %s %s → %s", e.Method, one(e.URL), what)
+	case timeline.PageException:
+		return "uncaught " + one(e.Text)
+	}
+	return fmt.Sprintf("console.%s %s", e.Level, one(e.Text))
+}

@@ -1,0 +1,243 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// pageLog records what a run's pages say (console messages, uncaught
+// errors, network requests) on the take clock, bounded, with secrets
+// masked. Its listeners run on the tabs' read loops: they only record.
+type pageLog struct {
+	mu   sync.Mutex
+	now  func() timeline.Time
+	mask func(string) string
+	log  timeline.PageLog
+	// reqs maps a tab's request to its event, while it may still change.
+	reqs map[string]int
+	// docs counts each tab's main-frame documents.
+	docs map[string]int
+}
+
+func newPageLog(now func() timeline.Time, mask func(string) string) *pageLog {
+	return &pageLog{now: now, mask: mask, reqs: map[string]int{}, docs: map[string]int{}, log: timeline.PageLog{Events: []timeline.PageEvent{}}}
+}
+
+// listener returns the CDP listener of tab's events.
+func (p *pageLog) listener(tab string) func(ev any) {
+	return func(ev any) { p.observe(tab, ev) }
+}
+
+// text masks and bounds a text from the page.
+func (p *pageLog) text(s string) string {
+	s = p.mask(s)
+	if len(s) > timeline.MaxPageText {
+		p.log.Truncated++
+		cut := timeline.MaxPageText
+		for cut > 0 && (s[cut]&0xC0) == 0x80 { // not inside a UTF-8 sequence
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// full counts an event that would not be kept, before any work is spent
+// on it.
+func (p *pageLog) full() bool {
+	if len(p.log.Events) >= timeline.MaxPageEvents {
+		p.log.Dropped++
+		return true
+	}
+	return false
+}
+
+// add keeps an event (the caller checked full) and returns its index.
+func (p *pageLog) add(e timeline.PageEvent) int {
+	p.log.Events = append(p.log.Events, e)
+	return len(p.log.Events) - 1
+}
+
+func (p *pageLog) observe(tab string, ev any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	base := timeline.PageEvent{Tab: tab, Document: p.docs[tab]}
+	switch ev := ev.(type) {
+	case *page.EventFrameNavigated:
+		if ev.Frame != nil && ev.Frame.ParentID == "" {
+			p.docs[tab]++
+		}
+	case *runtime.EventConsoleAPICalled:
+		if p.full() {
+			return
+		}
+		e := base
+		e.Kind, e.At, e.Level = timeline.PageConsole, p.now(), consoleLevel(string(ev.Type))
+		parts := make([]string, 0, len(ev.Args))
+		for _, a := range ev.Args {
+			parts = append(parts, remoteText(a))
+		}
+		e.Text = p.text(strings.Join(parts, " "))
+		e.Source, e.Stack = p.stack(ev.StackTrace, e.Level == "error" || e.Level == "warning")
+		p.add(e)
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		if d == nil || p.full() {
+			return
+		}
+		e := base
+		e.Kind, e.At, e.Level = timeline.PageException, p.now(), "error"
+		msg := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			// An Error's description is its message and stack; keep the
+			// message here and the stack below.
+			first, _, _ := strings.Cut(d.Exception.Description, "\n")
+			msg = strings.TrimSpace(strings.TrimPrefix(msg, "Uncaught") + " " + first)
+		}
+		e.Text = p.text(strings.TrimSpace(msg))
+		e.Source, e.Stack = p.stack(d.StackTrace, true)
+		if e.Source == "" && d.URL != "" {
+			e.Source = p.text(fmt.Sprintf("%s:%d:%d", d.URL, d.LineNumber+1, d.ColumnNumber+1))
+		}
+		p.add(e)
+	case *network.EventRequestWillBeSent:
+		if ev.Request == nil || strings.HasPrefix(ev.Request.URL, "data:") || browsersOwn(ev) {
+			return
+		}
+		key := tab + "/" + string(ev.RequestID)
+		if i, ok := p.reqs[key]; ok && ev.RedirectResponse != nil {
+			if i >= 0 {
+				p.log.Events[i].Status, p.log.Events[i].End = int(ev.RedirectResponse.Status), p.now()
+			}
+		}
+		if p.full() {
+			delete(p.reqs, key) // its response and end are not kept either
+			return
+		}
+		e := base
+		e.Kind, e.At, e.Method, e.URL, e.Type = timeline.PageRequest, p.now(), ev.Request.Method, p.text(ev.Request.URL), string(ev.Type)
+		p.reqs[key] = p.add(e)
+	case *network.EventResponseReceived:
+		if i, ok := p.reqs[tab+"/"+string(ev.RequestID)]; ok && i >= 0 && ev.Response != nil {
+			p.log.Events[i].Status = int(ev.Response.Status)
+		}
+	case *network.EventLoadingFinished:
+		key := tab + "/" + string(ev.RequestID)
+		if i, ok := p.reqs[key]; ok {
+			if i >= 0 {
+				p.log.Events[i].End, p.log.Events[i].Bytes = p.now(), int64(ev.EncodedDataLength)
+			}
+			delete(p.reqs, key)
+		}
+	case *network.EventLoadingFailed:
+		key := tab + "/" + string(ev.RequestID)
+		if i, ok := p.reqs[key]; ok {
+			if i >= 0 {
+				why := ev.ErrorText
+				if ev.Canceled {
+					why = "canceled"
+				} else if ev.BlockedReason != "" {
+					why += " (blocked: " + string(ev.BlockedReason) + ")"
+				}
+				p.log.Events[i].End, p.log.Events[i].Failed = p.now(), p.text(why)
+			}
+			delete(p.reqs, key)
+		}
+	}
+}
+
+// stack returns the top frame as "url:line:col" and, when wanted, the
+// stack one frame a line (at most 20 frames).
+func (p *pageLog) stack(st *runtime.StackTrace, full bool) (string, string) {
+	if st == nil || len(st.CallFrames) == 0 {
+		return "", ""
+	}
+	loc := func(f *runtime.CallFrame) string {
+		name := f.FunctionName
+		if name == "" {
+			name = "(anonymous)"
+		}
+		return fmt.Sprintf("%s %s:%d:%d", name, f.URL, f.LineNumber+1, f.ColumnNumber+1)
+	}
+	top := st.CallFrames[0]
+	source := p.text(fmt.Sprintf("%s:%d:%d", top.URL, top.LineNumber+1, top.ColumnNumber+1))
+	if !full {
+		return source, ""
+	}
+	lines := []string{}
+	for i, f := range st.CallFrames {
+		if i == 20 {
+			lines = append(lines, fmt.Sprintf("… %d more frames", len(st.CallFrames)-20))
+			break
+		}
+		lines = append(lines, loc(f))
+	}
+	return source, p.text(strings.Join(lines, "\n"))
+}
+
+// browsersOwn reports a request the browser makes by itself, not the
+// page: the favicon it fetches for the tab strip. Kept, its 404 would be
+// the first "error" of nearly every take.
+func browsersOwn(ev *network.EventRequestWillBeSent) bool {
+	if ev.Type != network.ResourceTypeOther {
+		return false
+	}
+	u, err := url.Parse(ev.Request.URL)
+	return err == nil && u.Path == "/favicon.ico"
+}
+
+// consoleLevel maps a console call to its level.
+func consoleLevel(t string) string {
+	switch t {
+	case "error", "assert":
+		return "error"
+	case "warning":
+		return "warning"
+	case "debug":
+		return "debug"
+	case "info":
+		return "info"
+	}
+	return "log"
+}
+
+// remoteText is how a console argument reads: a string as itself, another
+// value as JSON, an object by its description.
+func remoteText(o *runtime.RemoteObject) string {
+	if o == nil {
+		return ""
+	}
+	if len(o.Value) > 0 {
+		var s string
+		if json.Unmarshal(o.Value, &s) == nil {
+			return s
+		}
+		return string(o.Value)
+	}
+	if o.UnserializableValue != "" {
+		return string(o.UnserializableValue)
+	}
+	if o.Description != "" {
+		return o.Description
+	}
+	return string(o.Type)
+}
+
+// take returns the log for the timeline; requests still in flight stay
+// without an end.
+func (p *pageLog) take() *timeline.PageLog {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.log
+	l.Events = append([]timeline.PageEvent(nil), p.log.Events...)
+	return &l
+}
