@@ -267,7 +267,7 @@ func newCapture(ctx context.Context, opts Options) *Capture {
 	c.started = c.clock.Now()
 	c.seq, c.doc = opts.FirstSeq, opts.FirstDocument
 	c.docs.Store(int64(c.doc))
-	c.bounds = []timeline.Boundary{{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(c.mask(opts.InitialURL)), At: c.started}}
+	c.bounds = []timeline.Boundary{{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(c.mask(opts.InitialURL)), At: c.started, Tab: opts.Tab}}
 	opts.Journal.Append(timeline.JournalBoundary, c.bounds[0])
 	c.cancel = func() {}
 	c.loopWG.Add(1)
