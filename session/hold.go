@@ -34,10 +34,11 @@ import (
 // animations and pausing its scripts: one frame, so the last state shows.
 const holdFrame = 20 * time.Millisecond
 
-// pauseReached bounds the wait for the debugger to pause a held page: a
-// page whose scripts are idle pauses only when one next runs, and is still
-// at rest meanwhile.
-const pauseReached = 100 * time.Millisecond
+// pauseReached bounds the wait for the debugger to pause a held page. The
+// pause comes when a script next runs, so the hold nudges one (a timer in
+// clapper's world); a page that still does not pause in time is idle, and
+// pauses when it next runs a script.
+const pauseReached = time.Second
 
 // resumeFrame bounds the wait for the first animation frame after the
 // debugger lets a page go.
@@ -164,12 +165,18 @@ func (r *run) freeze(c context.Context, t *Tab) (holdStage, error) {
 	if err := sleep(c, holdFrame); err != nil {
 		return stagePartial, err
 	}
+	// The nudge runs before the pause is asked for: a call into the page
+	// once it is asked would itself be paused.
+	if _, err := callHelper[bool](c, t.helpers, "nudge"); err != nil {
+		return stagePartial, err
+	}
 	if _, err := chromedp.Call(c, debugger.Enable, debugger.EnableParams{}); err != nil {
 		return stagePartial, err
 	}
 	if _, err := chromedp.Call(c, debugger.Pause, cdp.Empty{}); err != nil {
 		return stagePartial, err
 	}
+
 	// Wait briefly for the pause to be reached (the next script to run):
 	// the hold's start is then when the page stopped.
 	pc, cancel := context.WithTimeout(c, pauseReached)

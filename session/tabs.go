@@ -66,6 +66,7 @@ func (e *tabEvents) listen(ev any) {
 		if ev.Frame != nil && ev.Frame.ParentID == "" {
 			e.mainFrame = ev.Frame.ID
 			e.navs++
+			e.paused = false   // a pause belonged to the old document
 			e.helpers.forget() // a new document: the world went with the old one
 		}
 	case *page.EventNavigatedWithinDocument:
