@@ -436,3 +436,23 @@ func TestOwnStageTab(t *testing.T) {
 		t.Errorf("stage after its own tab closed: %v", err)
 	}
 }
+
+// A handoff needs a window: a headless run refuses it before anything
+// launches, saying how to run headed; --headed (LoadOptions.Headed) or
+// browser: {headless: false} allow it.
+func TestHandoffNeedsHeaded(t *testing.T) {
+	src := "steps:\n  - handoff: {until: {url: \"*/home\"}}\n"
+	dir := writeScript(t, map[string]string{"demo.yaml": src})
+	_, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "demo.yaml:2:5: handoff needs a window") || !strings.Contains(err.Error(), "--headed") {
+		t.Errorf("headless handoff: %v", err)
+	}
+	if s := loadSrc(t, src, LoadOptions{Headed: true}, nil); s.Browser.Headless {
+		t.Error("--headed left the browser headless")
+	}
+	loadSrc(t, "browser: {headless: false}\n"+src, LoadOptions{}, nil)
+	dir = writeScript(t, map[string]string{"demo.yaml": "browser: {headless: false}\nsteps:\n  - handoff: {until: {}}\n"})
+	if _, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "until needs one of url or visible") {
+		t.Errorf("handoff without a condition: %v", err)
+	}
+}

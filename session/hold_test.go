@@ -34,6 +34,9 @@ func runHolds(t *testing.T, header, steps string, o RunOptions) (*Result, string
 		t.Fatal(err)
 	}
 	s.Browser.NoSandbox = testenv.NoSandbox()
+	if o.headlessHandoff {
+		s.Browser.Headless = true // the script says headed; a second client plays the person
+	}
 	o.TakeDir = filepath.Join(dir, "take")
 	o.Logf = t.Logf
 	res, err := Run(context.Background(), s, o)
