@@ -133,6 +133,7 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 	h := &holdState{receiptFacts: receiptFacts{Receipt: hex.EncodeToString(b[:]), Tab: t, Navs: t.events.navigations()},
 		tab: t, rate: rate.PlaybackRate, index: len(r.tl.Holds)}
 	t.hold = h
+	t.epoch++
 	r.holds = append(r.holds, h)
 	rec.Text = h.Receipt
 	hr := timeline.Hold{Tab: name, Receipt: h.Receipt, Start: r.clock.Now(), End: -1, Max: max}
@@ -272,6 +273,7 @@ func (r *run) endHold(h *holdState, why, msg string) {
 	if h.tab.hold == h {
 		h.tab.hold = nil
 	}
+	h.tab.epoch++
 	hr := &r.tl.Holds[h.index]
 	if hr.End >= 0 {
 		return

@@ -50,6 +50,9 @@ type RunOptions struct {
 	resumeWithJump bool
 	// beforeStep, when set, is called before each step (tests).
 	beforeStep func(i int, r *run)
+	// afterResolve, when set, is called between a pointer step's moving
+	// to its target and the press (tests).
+	afterResolve func(r *run)
 	// headlessHandoff lets a handoff run headless, another client of the
 	// browser playing the person (tests).
 	headlessHandoff bool

@@ -34,6 +34,9 @@ type Tab struct {
 	// run.holdMu (hold.go).
 	hold   *holdState
 	fenced string
+	// epoch counts the holds and resumes of the tab: what was observed on
+	// it in an earlier epoch is revalidated before use (revalidate.go).
+	epoch int
 }
 
 // tabEvents is what a tab's CDP listener records: requests in flight,
