@@ -11,7 +11,7 @@ import (
 // and lets time pass, so nothing observed on the tab before (a target a
 // pending step resolved) is used afterwards unchecked. The element itself
 // is checked, by the reference clapper's world kept when the step found it
-// (js/observe.js): still in the document, the same element, the same text
+// (js/remember.js): still in the document, the same element, the same text
 // and box. A replaced or changed element is refused; it is never searched
 // for again, because the element found now might not be the one the step
 // was about.

@@ -39,7 +39,7 @@ type probe struct {
 	Hit        string         `json:"hit"`
 	Cursor     string         `json:"cursor"`
 	InViewport bool           `json:"inViewport"`
-	// Token names the element in clapper's world (js/observe.js), for
+	// Token names the element in clapper's world (js/remember.js), for
 	// revalidation after a hold.
 	Token int `json:"token"`
 }

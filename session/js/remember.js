@@ -3,7 +3,7 @@
 // hold of its tab it can be checked to be the same element, unchanged,
 // without searching for it again.
 
-clapper.observations = new Map(); // token -> {ref: WeakRef, print}
+clapper.remembered = new Map(); // token -> {ref: WeakRef, print}
 clapper.lastToken = 0;
 
 // fingerprint is what an element is, for people and for revalidate.
@@ -16,19 +16,19 @@ clapper.fingerprint = function (el) {
   };
 };
 
-// observe keeps el and returns its token. Only the last 64 are kept.
-clapper.observe = function (el) {
+// remember keeps el and returns its token. Only the last 64 are kept.
+clapper.remember = function (el) {
   const token = ++clapper.lastToken;
-  clapper.observations.set(token, {ref: new WeakRef(el), print: clapper.fingerprint(el)});
-  if (clapper.observations.size > 64) clapper.observations.delete(clapper.observations.keys().next().value);
+  clapper.remembered.set(token, {ref: new WeakRef(el), print: clapper.fingerprint(el)});
+  if (clapper.remembered.size > 64) clapper.remembered.delete(clapper.remembered.keys().next().value);
   return token;
 };
 
-// revalidate says whether the element observed as token is still in the
+// revalidate says whether the element remembered as token is still in the
 // document and unchanged: {ok: true}, or {ok: false, why}. It never looks
 // for another element.
 clapper.revalidate = function (token) {
-  const o = clapper.observations.get(token);
+  const o = clapper.remembered.get(token);
   if (!o) return {ok: false, why: 'it was observed in a document that is gone'};
   const el = o.ref.deref();
   if (!el || !el.isConnected) return {ok: false, why: 'it was removed or replaced'};
