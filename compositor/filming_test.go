@@ -23,7 +23,7 @@ func TestFilming(t *testing.T) {
 			{Kind: timeline.InputMove, Tab: "scout", Sent: msT(500)}, // scout not filmed then
 			{Kind: timeline.InputMove, Tab: "scout", Sent: msT(1500)},
 			{Kind: timeline.InputMove, Tab: "main", Sent: msT(1600)}, // main not filmed then
-			{Kind: timeline.InputMove, Sent: msT(1700)},               // names no tab
+			{Kind: timeline.InputMove, Sent: msT(1700)},              // names no tab
 			{Kind: timeline.InputKey, Type: "keyDown", Key: "a", Tab: "scout", Sent: msT(2500)},
 			{Kind: timeline.InputKey, Type: "keyDown", Key: "b", Tab: "main", Sent: msT(2600)},
 		},
