@@ -334,7 +334,8 @@ func (r *run) endHolds() {
 		if h == nil {
 			continue
 		}
-		if t.fenced != "" || r.browser == nil || r.browserDead() {
+		f := r.facts(t.Name)
+		if t.fenced != "" || f.Closed || f.Crashed || r.browser == nil || r.browserDead() {
 			r.endHold(h, timeline.HoldRun, "")
 			continue
 		}
