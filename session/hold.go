@@ -40,6 +40,15 @@ const holdFrame = 20 * time.Millisecond
 // pauses when it next runs a script.
 const pauseReached = time.Second
 
+// framesDrained is how long a held, filmed page must send no frame for the
+// frames already on their way (drawn from what was committed before the
+// pause; a loaded machine draws them late) to count as arrived;
+// drainLimit bounds that wait.
+const (
+	framesDrained = 100 * time.Millisecond
+	drainLimit    = time.Second
+)
+
 // resumeFrame bounds the wait for the first animation frame after the
 // debugger lets a page go.
 const resumeFrame = 2 * time.Second
@@ -115,6 +124,9 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 		return undispatched(fmt.Errorf("hold %s: read playback rate: %w", name, err))
 	}
 	stage, err := r.freeze(c, t)
+	if err == nil {
+		r.drain(c, t)
+	}
 	if err != nil {
 		if fences(stage) {
 			now := r.clock.Now()
@@ -186,6 +198,25 @@ func (r *run) freeze(c context.Context, t *Tab) (holdStage, error) {
 		return t.events.isPaused(), "", nil
 	})
 	return stageNothing, c.Err()
+}
+
+// drain waits, when t is filmed, until its frames on their way have come:
+// the hold starts once nothing more arrives. A page that keeps sending
+// past drainLimit (or a step whose time is up) is held all the same: the
+// freeze is done.
+func (r *run) drain(c context.Context, t *Tab) {
+	if r.filmed != t || r.capture == nil {
+		return
+	}
+	dc, cancel := context.WithTimeout(c, drainLimit)
+	defer cancel()
+	last, since := r.capture.Snapshot().Received, time.Now()
+	_ = poll(dc, "the last frames", 10*time.Millisecond, func(context.Context) (bool, string, error) {
+		if n := r.capture.Snapshot().Received; n != last {
+			last, since = n, time.Now()
+		}
+		return time.Since(since) >= framesDrained, "", nil
+	})
 }
 
 // resume thaws a held tab, consuming the receipt of its hold.

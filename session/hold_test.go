@@ -71,6 +71,11 @@ func readHoldState(t *testing.T, r *run, name string) pageHoldState {
 	return st
 }
 
+// aheadOfReceipt is how far a frame's source time may lie ahead of the
+// moment it was produced: Chromium stamps when it expects the frame to be
+// shown, up to a few frames on.
+var aheadOfReceipt = timeline.FromDuration(50 * time.Millisecond)
+
 func wallMs(tm time.Time) float64 { return float64(tm.UnixMicro()) / 1000 }
 
 // ticksIn counts the ticks in (from, to), wall ms.
@@ -221,7 +226,7 @@ func TestHoldFreezesStageWhileScoutWorks(t *testing.T) {
 			// Produced after the page paused and before the resume step
 			// started (the resume itself paints). Frames produced before
 			// the pause may still arrive after it: Chromium encodes ahead.
-			if fr.Source > h.Start && fr.Source < tl.Steps[10].Start {
+			if fr.Source > h.Start+aheadOfReceipt && fr.Source < tl.Steps[10].Start {
 				inHold++
 				t.Logf("frame %d produced %.0f ms into the hold (resume step at %.0f ms, hold end %.0f ms)", fr.Seq,
 					(fr.Source-h.Start).Seconds()*1000, (tl.Steps[10].Start-h.Start).Seconds()*1000, (h.End-h.Start).Seconds()*1000)
@@ -348,5 +353,52 @@ func TestFencedTabFailsRun(t *testing.T) {
 				t.Errorf("cleanup: %+v", tl.Cleanup)
 			}
 		})
+	}
+}
+
+// Filming may move away from a held tab and back to it: no picture is
+// taken of a held page (it would wait for the resume), the screencast's
+// first frame shows the frozen picture, nothing more comes while it is
+// held, and its frames come again once it is resumed.
+func TestFilmAroundAHeldTab(t *testing.T) {
+	res, take := runHolds(t, "", `  - goto: ${serve.url}/hold.html
+  - hold: stage
+  - tab: {open: scout, url: "${serve.url}/second.html"}
+    timeout: 5s
+  - tab: {switch: stage}
+    timeout: 5s
+  - pause: 500ms
+  - resume: stage
+  - pause: 1s
+`, RunOptions{})
+	mustPass(t, res)
+	h := res.Timeline.Holds[0]
+	tk, err := timeline.Open(take)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, held := 0, 0
+	sw := res.Timeline.Steps[3]
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fr.Tab == "main" && fr.Source > h.End {
+			after++
+		}
+		// Starting a screencast sends the picture the page shows (still
+		// the frozen one); nothing else comes while it is held.
+		if fr.Tab == "main" && fr.Source > h.Start+aheadOfReceipt && fr.Source < h.End-timeline.FromDuration(50*time.Millisecond) {
+			held++
+			if fr.Source < sw.Start {
+				t.Errorf("frame %d of the held stage, %.0f ms into the hold, before filming went back to it", fr.Seq, (fr.Source-h.Start).Seconds()*1000)
+			}
+		}
+	}
+	if held > 2 {
+		t.Errorf("%d frames of the held stage arrived once filmed again: want only the screencast's first", held)
+	}
+	if after == 0 {
+		t.Error("no frame of the stage after its resume")
 	}
 }

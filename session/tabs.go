@@ -197,6 +197,7 @@ func (r *run) film(tab *Tab, url string) error {
 	co.Dir, co.Log, co.Clock, co.Tab, co.InitialURL = r.o.TakeDir, r.log, r.clock, tab.Name, url
 	co.Mask = r.s.Mask // addresses are masked where the boundaries are recorded
 	co.Journal = r.jr
+	co.Held = func() bool { return r.refusal(tab, false) != nil } // held or fenced: no screenshot
 	co.MaxWidth = int(float64(b.Width) * b.Scale)
 	co.MaxHeight = int(float64(b.Height) * b.Scale)
 	if r.capture != nil {
