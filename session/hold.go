@@ -157,7 +157,7 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 	if max > 0 {
 		h.stop = make(chan struct{})
 		r.bounds.Add(1)
-		go r.bound(h, max)
+		go r.bound(h, h.stop, max)
 	}
 	return nil
 }
@@ -330,9 +330,8 @@ func (r *run) fence(t *Tab, op string, err error, h *holdState) error {
 // bound resumes a hold when it reaches its max, unless it ended before.
 // It runs on a goroutine of its own, started by hold and waited for by
 // endHolds.
-func (r *run) bound(h *holdState, max time.Duration) {
+func (r *run) bound(h *holdState, stop <-chan struct{}, max time.Duration) {
 	defer r.bounds.Done()
-	stop := h.stop
 	tm := time.NewTimer(max)
 	defer tm.Stop()
 	select {
