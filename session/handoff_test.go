@@ -72,20 +72,21 @@ func TestHandoff(t *testing.T) {
 		name, until string
 		act         func(served string) func(ctx context.Context) error
 		fails       string
+		timeout     string // long where the person comes: it ends as they are done
 	}{
 		{"url", `{url: "*/second.html"}`, func(served string) func(ctx context.Context) error {
 			return func(ctx context.Context) error {
 				_, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: served + "/second.html"})
 				return err
 			}
-		}, ""},
+		}, "", "30s"},
 		{"visible", `{visible: "#done"}`, func(string) func(ctx context.Context) error {
 			return func(ctx context.Context) error {
 				_, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: `setTimeout(() => { document.getElementById('done').hidden = false; }, 300)`})
 				return err
 			}
-		}, ""},
-		{"nobody comes", `{visible: "#done"}`, nil, "did not show that the person was done"},
+		}, "", "30s"},
+		{"nobody comes", `{visible: "#done"}`, nil, "did not show that the person was done", "3s"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,11 +98,11 @@ func TestHandoff(t *testing.T) {
 				}
 			}}
 			res, _ := runHolds(t, "browser: {headless: false}\n", `  - goto: ${serve.url}/hold.html
-  - handoff: {until: `+c.until+`, timeout: 3s, message: "Sign in as the demo user"}
+  - handoff: {until: `+c.until+`, timeout: `+c.timeout+`, message: "Sign in as the demo user"}
   - pause: 100ms
 `, o)
 			p.done()
-			if len(p.asks) != 1 || p.asks[0].Message != "Sign in as the demo user" || p.asks[0].Tab != "main" || p.asks[0].Timeout != 3*time.Second {
+			if len(p.asks) != 1 || p.asks[0].Message != "Sign in as the demo user" || p.asks[0].Tab != "main" || p.asks[0].Timeout.String() != c.timeout {
 				t.Errorf("the person was asked %+v", p.asks)
 			}
 			st := res.Timeline.Steps[1]

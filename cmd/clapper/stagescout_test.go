@@ -72,7 +72,9 @@ func TestStageScoutSample(t *testing.T) {
 			still = append(still, "moved")
 		}
 	}
-	if len(still) > 0 || r1 < r0 || p1 < p0 {
+	// The leftmost pixel of a colour may shift a pixel or two with JPEG's
+	// noise; moving backwards would be more.
+	if len(still) > 0 || r1 < r0-3 || p1 < p0-3 {
 		t.Errorf("the stage is not still during the hold: runner %d then %d, pulse %d then %d (%v)", r0, r1, p0, p1, still)
 	}
 	r2, p2 := pos(end + 0.6)
