@@ -22,11 +22,12 @@ const (
 // defaultCaption is how long a caption without a duration stays up.
 const defaultCaption = 3 * time.Second
 
-// hiddenCuts returns the intervals of hidden steps, cut from the video.
+// hiddenCuts returns the intervals of hidden steps, and of steps whose
+// kind is cut (a human handoff), cut from the video.
 func hiddenCuts(tl *timeline.Timeline) []Segment {
 	var cs []Segment
 	for _, st := range tl.Steps {
-		if st.Hidden && st.End > st.Start {
+		if (st.Hidden || st.Traits.Cut) && st.End > st.Start {
 			cs = append(cs, Segment{Start: st.Start, End: st.End})
 		}
 	}
@@ -155,7 +156,7 @@ var keyLabels = map[string]string{
 // are not shown on their own.
 func keyPresses(tl *timeline.Timeline) []KeyPress {
 	var downs []timeline.Receipt
-	for _, r := range tl.Receipts {
+	for _, r := range filmedReceipts(tl) {
 		if r.Kind != timeline.InputKey || r.Error != "" {
 			continue
 		}

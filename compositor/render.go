@@ -82,7 +82,7 @@ func newPlan(tk *timeline.Take, ti takeInfo, s Settings, fps, width, height int)
 		settings: s,
 		schedule: sched,
 		geometry: geo,
-		track:    NewCursorTrack(tl.Receipts, tl.Capture.Tab),
+		track:    NewCursorTrack(filmedReceipts(tl), tl.Capture.Tab),
 		zoom:     newZoomTrack(zoomShots(tl, s.Zoom), sched, vp, s.Zoom.Ease),
 	}, nil
 }

@@ -92,6 +92,11 @@ type Options struct {
 	// WriteFile writes a frame's bytes; nil means os.WriteFile. Tests use
 	// it to inject a slow or failing disk.
 	WriteFile func(name string, data []byte) error
+	// Held, when set, says whether the tab is held (its scripts paused):
+	// then no screenshot is taken of it (one would wait for the resume),
+	// and the take shows the last frame it has. Called from the goroutine
+	// that starts, settles or stops the capture.
+	Held func() bool
 }
 
 func (o *Options) defaults() {
@@ -267,7 +272,7 @@ func newCapture(ctx context.Context, opts Options) *Capture {
 	c.started = c.clock.Now()
 	c.seq, c.doc = opts.FirstSeq, opts.FirstDocument
 	c.docs.Store(int64(c.doc))
-	c.bounds = []timeline.Boundary{{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(c.mask(opts.InitialURL)), At: c.started}}
+	c.bounds = []timeline.Boundary{{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(c.mask(opts.InitialURL)), At: c.started, Tab: opts.Tab}}
 	opts.Journal.Append(timeline.JournalBoundary, c.bounds[0])
 	c.cancel = func() {}
 	c.loopWG.Add(1)
@@ -377,6 +382,9 @@ func (c *Capture) enqueue(e event) {
 // it), the final one with the reply (every screencast frame arrived before
 // the reply to StopScreencast, so it follows them).
 func (c *Capture) seed(final bool) error {
+	if c.opts.Held != nil && c.opts.Held() {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
 	defer cancel()
 	q := int64(c.opts.Quality)

@@ -71,7 +71,7 @@ func (c *Capture) handle(e event) {
 	case evNav:
 		c.doc++
 		c.docs.Store(int64(c.doc))
-		c.bounds = append(c.bounds, timeline.Boundary{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(c.mask(e.url)), At: e.at})
+		c.bounds = append(c.bounds, timeline.Boundary{Document: c.doc, LastSeq: c.seq - 1, URL: timeline.BoundaryURL(c.mask(e.url)), At: e.at, Tab: c.opts.Tab})
 		c.opts.Journal.Append(timeline.JournalBoundary, c.bounds[len(c.bounds)-1])
 		return
 	case evEnd:

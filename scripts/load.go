@@ -26,6 +26,9 @@ type LoadOptions struct {
 	// LookupEnv reads the process environment (os.LookupEnv); nil reads
 	// none.
 	LookupEnv func(string) (string, bool)
+	// Headed runs the browser with a window whatever the script says
+	// (--headed).
+	Headed bool
 }
 
 // Load reads, decodes and validates the script at path, with its includes.
@@ -95,6 +98,9 @@ func (l *loader) load(path string) (*Script, error) {
 		s.Serve = d.serveDir(x)
 	}
 	s.Browser = d.browser(v["browser"])
+	if l.opts.Headed {
+		s.Browser.Headless = false
+	}
 	s.Output = d.output(v["output"], slug)
 	s.Defaults = defaults(v["defaults"])
 
@@ -106,6 +112,7 @@ func (l *loader) load(path string) (*Script, error) {
 		d.errorf(v["steps"].at, "the script expands to %d steps, more than %d", len(items), maxSteps)
 	}
 	checkTabs(d, items)
+	checkHandoffs(d, items, s.Browser)
 
 	// Secrets: flag what holds them, mask what is shown.
 	s.Secrets = sortedKeys(l.secretNames)
@@ -402,6 +409,7 @@ func checkTabs(d *decoder, items []item) {
 	open := map[string]bool{FirstTab: true}
 	closedAt := map[string]Pos{}
 	held := map[string]bool{}
+	bounded := map[string]bool{} // held with a max: a resume may find it resumed
 	names := func() []string { return sortedKeys(open) }
 	notOpen := func(at Pos, name string) {
 		if p, ok := closedAt[name]; ok {
@@ -443,6 +451,9 @@ func checkTabs(d *decoder, items []item) {
 		case Resume:
 			a.Tab = ref(a.Tab)
 			st.Action = a
+		case Film:
+			a.Tab = ref(a.Tab)
+			st.Action = a
 		}
 		if st.Tab != "" && !open[st.Tab] {
 			notOpen(it.tabAt, st.Tab)
@@ -480,15 +491,36 @@ func checkTabs(d *decoder, items []item) {
 			case held[a.Tab]:
 				d.errorf(it.nameAt, "tab %q is already held", a.Tab)
 			}
-			held[a.Tab] = true
+			// A bounded hold may have resumed itself before a later
+			// hold: only the run can tell.
+			held[a.Tab] = a.Max == 0
+			bounded[a.Tab] = a.Max > 0
+		case Film:
+			if !open[a.Tab] {
+				notOpen(it.nameAt, a.Tab)
+			}
 		case Resume:
 			switch {
 			case !open[a.Tab]:
 				notOpen(it.nameAt, a.Tab)
-			case !held[a.Tab]:
+			case !held[a.Tab] && !bounded[a.Tab]:
 				d.errorf(it.nameAt, "tab %q is not held: resume needs an earlier hold: %s", a.Tab, a.Tab)
 			}
 			delete(held, a.Tab)
+			delete(bounded, a.Tab)
+		}
+	}
+}
+
+// checkHandoffs refuses a handoff in a headless run: nobody could see the
+// tab to work in it.
+func checkHandoffs(d *decoder, items []item, b Browser) {
+	if !b.Headless {
+		return
+	}
+	for _, it := range items {
+		if _, ok := it.step.Action.(Handoff); ok {
+			d.errorf(it.step.Pos, "handoff needs a window a person can use, and this run is headless: set browser: {headless: false} or run with --headed")
 		}
 	}
 }

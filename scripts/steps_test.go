@@ -120,6 +120,11 @@ var stepCases = []struct {
 	{`zoom: {scale: 1}`, Zoom{Scale: 1}},
 	{`hold: main`, Hold{Tab: "main"}},
 	{"hold: main\n  - resume: {name: main}", Resume{Tab: "main"}},
+	{`hold: {tab: stage, max: 30s}`, Hold{Tab: "main", Max: 30 * time.Second}},
+	{`hold: {name: main}`, Hold{Tab: "main"}},
+	{`film: stage`, Film{Tab: "main"}},
+	{`handoff: {until: {url: "*/done"}, message: Log in}`, Handoff{URL: "*/done", Timeout: 10 * time.Minute, Message: "Log in"}},
+	{`handoff: {until: {visible: "#ok"}, timeout: 2m}`, Handoff{Visible: css("#ok"), Timeout: 2 * time.Minute}},
 
 	{`tab: {open: docs, url: https://example.com/docs}`, Tab{Op: TabOpen, Name: "docs", URL: "https://example.com/docs"}},
 	{`tab: main`, Tab{Op: TabSwitch, Name: "main"}},
@@ -147,7 +152,8 @@ func TestStepKinds(t *testing.T) {
 	for _, tt := range stepCases {
 		t.Run(tt.src, func(t *testing.T) {
 			src := "env: {EMAIL: demo@example.com}\nserve: site\nsteps:\n  - " + tt.src + "\n"
-			s := loadSrc(t, src, LoadOptions{}, map[string]string{
+			// Headed: a handoff needs a window.
+			s := loadSrc(t, src, LoadOptions{Headed: true}, map[string]string{
 				"site/index.html": "<p>hi</p>", "files/a.png": "png", "files/b.txt": "txt"})
 			n := strings.Count(tt.src, "\n  - ") + 1
 			if len(s.Steps) != n {
@@ -400,6 +406,7 @@ func TestTraits(t *testing.T) {
 		"pause": {Presentation: true}, "chapter": {Presentation: true}, "caption": {Presentation: true}, "cursor": {Presentation: true},
 		"zoom": {Presentation: true}, "hold": {Presentation: true}, "resume": {Presentation: true},
 		"tab": {ChangesPage: true, Presentation: true}, "run": {}, "repeat": {},
+		"film": {Presentation: true}, "handoff": {ChangesPage: true, Waits: true, Cut: true},
 	}
 	for _, name := range stepNames() {
 		w, ok := want[name]
@@ -427,5 +434,25 @@ func TestOwnStageTab(t *testing.T) {
 	dir := writeScript(t, map[string]string{"demo.yaml": "steps:\n  - tab: {open: stage}\n  - tab: {close: stage}\n  - click: '#a'\n    tab: stage\n"})
 	if _, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), `tab "stage" is not open here: it was closed at`) {
 		t.Errorf("stage after its own tab closed: %v", err)
+	}
+}
+
+// A handoff needs a window: a headless run refuses it before anything
+// launches, saying how to run headed; --headed (LoadOptions.Headed) or
+// browser: {headless: false} allow it.
+func TestHandoffNeedsHeaded(t *testing.T) {
+	src := "steps:\n  - handoff: {until: {url: \"*/home\"}}\n"
+	dir := writeScript(t, map[string]string{"demo.yaml": src})
+	_, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "demo.yaml:2:5: handoff needs a window") || !strings.Contains(err.Error(), "--headed") {
+		t.Errorf("headless handoff: %v", err)
+	}
+	if s := loadSrc(t, src, LoadOptions{Headed: true}, nil); s.Browser.Headless {
+		t.Error("--headed left the browser headless")
+	}
+	loadSrc(t, "browser: {headless: false}\n"+src, LoadOptions{}, nil)
+	dir = writeScript(t, map[string]string{"demo.yaml": "browser: {headless: false}\nsteps:\n  - handoff: {until: {}}\n"})
+	if _, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "until needs one of url or visible") {
+		t.Errorf("handoff without a condition: %v", err)
 	}
 }

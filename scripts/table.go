@@ -182,12 +182,33 @@ func stepTable() []*stepSpec {
 			},
 			groups: []group{{atMostOne, []string{"target", "region"}}},
 			build:  buildZoom},
-		{name: "hold", traits: Traits{Presentation: true}, doc: "freeze a tab for presentation", short: "name",
-			fields: []field{tabName("name", "the tab").req()},
+		{name: "hold", traits: Traits{Presentation: true}, doc: "freeze a tab for presentation; hold: {tab: stage, max: 30s} resumes itself at the bound", short: "name",
+			fields: []field{tabName("name", "the tab"), tabName("tab", "the tab (the same as name)"),
+				fDur("max", 0, time.Hour, true, "resume by itself after this long")},
+			groups: []group{{exactlyOne, []string{"name", "tab"}}},
+			build: func(c *bctx) Action {
+				n := "name"
+				if c.has("tab") {
+					n = "tab"
+				}
+				c.it.nameAt = c.pos(n)
+				return Hold{Tab: c.str(n), Max: c.dur("max")}
+			}},
+		{name: "film", traits: Traits{Presentation: true}, doc: "choose the tab the video shows from here on", short: "name",
+			fields: []field{tabName("name", "the tab to film").req()},
 			build: func(c *bctx) Action {
 				c.it.nameAt = c.pos("name")
-				return Hold{Tab: c.str("name")}
+				return Film{Tab: c.str("name")}
 			}},
+		{name: "handoff", traits: Traits{ChangesPage: true, Waits: true, Cut: true},
+			doc: "let a person work in the tab (headed runs) until the page shows a URL or an element; cut from the video",
+			fields: []field{
+				fObj("until", "what the page shows when the person is done", fStr("url", "the page's URL matches this glob"),
+					fOf("visible", kTarget, "this element is visible")).req(),
+				fDur("timeout", 0, 24*time.Hour, true, "fail after this long, default 10m"),
+				fStr("message", "what to ask the person to do"),
+			},
+			build: buildHandoff},
 		{name: "resume", traits: Traits{Presentation: true}, doc: "resume a held tab", short: "name",
 			fields: []field{tabName("name", "the tab").req()},
 			build: func(c *bctx) Action {
@@ -299,6 +320,26 @@ func buildWait(c *bctx) Action {
 	}
 	if a.Target != nil && a.State == "" {
 		a.State = "visible"
+	}
+	return a
+}
+
+func buildHandoff(c *bctx) Action {
+	a := Handoff{Timeout: 10 * time.Minute, Message: c.str("message")}
+	if c.has("timeout") {
+		a.Timeout = c.dur("timeout")
+	}
+	if x := c.v["until"]; x != nil {
+		u := x.v.(vals)
+		if y := u["url"]; y != nil {
+			a.URL = y.v.(string)
+		}
+		if y := u["visible"]; y != nil {
+			a.Visible = y.v.(*Target)
+		}
+		if (a.URL == "") == (a.Visible == nil) {
+			c.errorf(c.pos("until"), "handoff: until needs one of url or visible, like until: {url: \"*/dashboard\"}")
+		}
 	}
 	return a
 }
@@ -431,6 +472,8 @@ func (st Step) String() string {
 	case Hold:
 		s += " " + a.Tab
 	case Resume:
+		s += " " + a.Tab
+	case Film:
 		s += " " + a.Tab
 	case Tab:
 		s += " " + a.Op + " " + a.Name

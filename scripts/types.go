@@ -99,6 +99,9 @@ type Traits struct {
 	// Focus: the step acts on an element the viewer should look at
 	// (automatic zoom goes toward it).
 	Focus bool
+	// Cut: the step's interval is cut from the video and kept in the take
+	// (a human handoff).
+	Cut bool
 }
 
 // TraitsOf returns the traits of a step kind (none for an unknown kind).
@@ -317,7 +320,22 @@ type (
 		Duration time.Duration // 0: the compositor's default
 	}
 	// Hold freezes the named tab for presentation (docs/ARCHITECTURE.md).
-	Hold struct{ Tab string }
+	// Max, when set, bounds it: the tab resumes itself then.
+	Hold struct {
+		Tab string
+		Max time.Duration
+	}
+	// Film chooses the tab the video shows from this step on, whichever
+	// tab the steps act on.
+	Film struct{ Tab string }
+	// Handoff pauses the script for a person working in the tab (headed
+	// runs only) until the page shows URL or Visible, or Timeout passes.
+	Handoff struct {
+		URL     string  // a glob the page's URL matches, or ""
+		Visible *Target // an element that becomes visible, or nil
+		Timeout time.Duration
+		Message string // what the person is asked to do
+	}
 	// Resume resumes the named tab, consuming the receipt of its hold.
 	Resume struct{ Tab string }
 
@@ -372,6 +390,8 @@ func (Cursor) Kind() string     { return "cursor" }
 func (Zoom) Kind() string       { return "zoom" }
 func (Hold) Kind() string       { return "hold" }
 func (Resume) Kind() string     { return "resume" }
+func (Film) Kind() string       { return "film" }
+func (Handoff) Kind() string    { return "handoff" }
 func (Tab) Kind() string        { return "tab" }
 func (Expect) Kind() string     { return "expect" }
 func (Screenshot) Kind() string { return "screenshot" }

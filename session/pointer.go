@@ -55,13 +55,22 @@ func (r *run) drag(ctx context.Context, tab *Tab, a scripts.Drag, rec *timeline.
 
 // pointAt waits for the target to pass the checks n and moves the pointer
 // to its centre, recording the target's box in the step.
+// An element observed before a hold of its tab is revalidated before
+// the press that follows (revalidate.go).
 func (r *run) pointAt(ctx context.Context, tab *Tab, t scripts.Target, n needs, rec *timeline.Step) error {
+	epoch := r.epoch(tab)
 	act, err := r.actionable(ctx, tab, t, n, rec)
 	if err != nil {
 		return err
 	}
 	x, y := act.Center()
-	return tab.pointer.MoveToAs(ctx, x, y, act.Cursor)
+	if err := tab.pointer.MoveToAs(ctx, x, y, act.Cursor); err != nil {
+		return err
+	}
+	if r.o.afterResolve != nil {
+		r.o.afterResolve(r)
+	}
+	return r.revalidate(ctx, tab, epoch, act, t)
 }
 
 // focus brings a field into focus the way a person does: by clicking it.

@@ -41,9 +41,9 @@ func (r *run) zoom(ctx context.Context, tab *Tab, a scripts.Zoom, rec *timeline.
 	switch {
 	case a.Target != nil:
 		rec.Target = a.Target.String()
-		if tab.held != "" {
+		if err := r.refusal(tab, false); err != nil {
 			// Finding the element runs script, which a held page does not.
-			return undispatched(fmt.Errorf("tab %q is held: zoom toward the element before the hold, or toward a region {x, y, w, h}", tab.Name))
+			return undispatched(fmt.Errorf("%w: zoom toward the element before the hold, or toward a region {x, y, w, h}", err))
 		}
 		_, err := r.actionable(ctx, tab, *a.Target, forLook, rec)
 		return err

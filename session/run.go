@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clapper-dev/clapper/recorder"
@@ -30,6 +31,10 @@ type RunOptions struct {
 	// Progress, when set, is called from the run's goroutine before each
 	// step and must not block.
 	Progress func(ev Progress)
+	// Handoff, when set, is called from the run's goroutine when a handoff
+	// step gives a tab to a person: it tells them what to do, and must not
+	// block. Without it the request goes to Logf.
+	Handoff func(h HandoffRequest)
 	// Logf receives quiet log lines (may be nil).
 	Logf func(format string, args ...any)
 	// OnLaunch, when set, is called once the browser is up (tests use it
@@ -45,6 +50,20 @@ type RunOptions struct {
 	// the tool's VCS revision, recorded in the take's manifest.
 	Tool     string
 	Revision string
+
+	// fault, when set, makes a hold or resume fail at a point (tests).
+	fault func(faultPoint) error
+	// resumeWithJump resumes without the animation frame at rate 0 (tests
+	// measure the jump it avoids).
+	resumeWithJump bool
+	// beforeStep, when set, is called before each step (tests).
+	beforeStep func(i int, r *run)
+	// afterResolve, when set, is called between a pointer step's moving
+	// to its target and the press (tests).
+	afterResolve func(r *run)
+	// headlessHandoff lets a handoff run headless, another client of the
+	// browser playing the person (tests).
+	headlessHandoff bool
 }
 
 // Progress reports a run's advance.
@@ -112,6 +131,15 @@ type run struct {
 	chromium string
 	// pages records what the tabs' pages say.
 	pages *pageLog
+	// holdMu guards the tabs' hold state, the holds issued and the
+	// timeline's holds: a bounded hold resumes itself from its own
+	// goroutine (hold.go), counted in bounds.
+	holdMu sync.Mutex
+	holds  []*holdState
+	bounds sync.WaitGroup
+	// filmPinned is the tab a film step chose; nil while the video follows
+	// the tab the steps act on.
+	filmPinned *Tab
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,
@@ -196,6 +224,9 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 		return res, context.Cause(ctx)
 	case res.Failed != nil:
 		r.tl.Outcome = timeline.RunFailed
+		if len(r.fencedTabs()) > 0 {
+			r.tl.Outcome = timeline.RunUnknown
+		}
 		r.tl.Error = r.s.Mask(res.Failed.Error())
 	default:
 		r.tl.Outcome = timeline.RunOK
@@ -292,19 +323,9 @@ func lastLine(s string) string {
 // finish stops the capture and cleans up the browser, filling the
 // timeline. It runs on every path.
 func (r *run) finish() {
-	// Thaw held tabs first: the final frame and cleanup need a live page.
-	for name, t := range r.tabs {
-		if t.held != "" && !r.browserDead() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = r.resume(ctx, name, &timeline.Step{})
-			cancel()
-		}
-	}
-	for i := range r.tl.Holds {
-		if r.tl.Holds[i].End < 0 {
-			r.tl.Holds[i].End = r.clock.Now()
-		}
-	}
+	// Let go of held tabs first: the final frame and cleanup need a live
+	// page.
+	r.endHolds()
 	now := r.clock.Now()
 	if r.capture != nil {
 		r.filmedResults = append(r.filmedResults, r.capture.Stop(context.Background()))
@@ -392,6 +413,9 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if r.o.beforeStep != nil {
+			r.o.beforeStep(i, r)
+		}
 		if r.o.Progress != nil {
 			var snap recorder.Snapshot
 			if r.capture != nil {
@@ -402,7 +426,7 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 		rec, err := r.step(ctx, i, st)
 		r.tl.Steps = append(r.tl.Steps, rec)
 		if err == nil {
-			if st.Traits.ChangesPage && !nextChangesPage(r.s.Steps, i) && r.capture != nil && r.filmed != nil && rec.Tab == r.filmed.Name {
+			if st.Traits.ChangesPage && !nextChangesPage(r.s.Steps, i) && r.capture != nil && r.filmed != nil && rec.Tab == r.filmed.Name && r.refusal(r.filmed, false) == nil {
 				// The screencast may miss the last change of a burst:
 				// before a still moment, take the settled page as a frame
 				// of its own (a screenshot costs ~0.3 s here, so not
@@ -413,7 +437,8 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 			}
 			continue
 		}
-		if st.Optional && !errors.Is(err, ErrBrowserGone) && ctx.Err() == nil {
+		var fe *FencedError
+		if st.Optional && !errors.Is(err, ErrBrowserGone) && !errors.As(err, &fe) && ctx.Err() == nil {
 			r.logf("step %d (%s) failed, optional: %v", i+1, st.Kind, err)
 			continue
 		}
@@ -449,6 +474,9 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		// from its end.
 		if p, ok := st.Action.(scripts.Pause); ok {
 			timeout += p.Duration
+		}
+		if h, ok := st.Action.(scripts.Handoff); ok { // likewise a handoff's own timeout
+			timeout += h.Timeout
 		}
 	}
 	var err error

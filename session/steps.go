@@ -14,8 +14,10 @@ import (
 // named here. Errors are classified: nothing sent (undispatched), refused
 // (rejected), or sent with an unknown result.
 func (r *run) exec(ctx context.Context, tab *Tab, st scripts.Step, rec *timeline.Step) error {
-	if tab.held != "" && !st.Traits.Presentation {
-		return undispatched(fmt.Errorf("tab %q is held (receipt %s): resume it before input or reads", tab.Name, tab.held))
+	// A step names its tab as it starts, and the hold rules are asked
+	// before anything is sent (holdrules.go).
+	if err := r.refusal(tab, st.Traits.Presentation); err != nil {
+		return undispatched(err)
 	}
 	switch a := st.Action.(type) {
 	// Navigation (navigation.go).
@@ -72,9 +74,13 @@ func (r *run) exec(ctx context.Context, tab *Tab, st scripts.Step, rec *timeline
 	case scripts.Zoom:
 		return r.zoom(ctx, tab, a, rec)
 	case scripts.Hold:
-		return r.hold(ctx, a.Tab, rec)
+		return r.hold(ctx, a.Tab, a.Max, rec)
 	case scripts.Resume:
 		return r.resume(ctx, a.Tab, rec)
+	case scripts.Film:
+		return r.filmStep(ctx, a, rec)
+	case scripts.Handoff: // handoff.go
+		return r.handoff(ctx, tab, a, rec)
 	// Tabs (tabs.go).
 	case scripts.Tab:
 		return r.tabStep(ctx, a, rec)

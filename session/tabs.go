@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/debugger"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -28,8 +29,14 @@ type Tab struct {
 	helpers  *helpers
 	// events is what the tab's listener has seen.
 	events *tabEvents
-	held   string  // hold receipt while frozen, "" otherwise
-	rate   float64 // animation playback rate before the hold
+	// hold is the tab's hold while it is held, nil otherwise; fenced says
+	// why its state is unknown ("" when known). Both change under
+	// run.holdMu (hold.go).
+	hold   *holdState
+	fenced string
+	// epoch counts the holds and resumes of the tab: what was observed on
+	// it in an earlier epoch is revalidated before use (revalidate.go).
+	epoch int
 }
 
 // tabEvents is what a tab's CDP listener records: requests in flight,
@@ -41,6 +48,8 @@ type tabEvents struct {
 	net       netActivity
 	navs      int64 // main-frame navigations, new documents and within one
 	paused    bool  // the debugger has paused the page (a hold reached it)
+	closed    bool  // the target was closed or detached
+	crashed   bool  // the renderer crashed
 	helpers   *helpers
 }
 
@@ -60,6 +69,7 @@ func (e *tabEvents) listen(ev any) {
 		if ev.Frame != nil && ev.Frame.ParentID == "" {
 			e.mainFrame = ev.Frame.ID
 			e.navs++
+			e.paused = false   // a pause belonged to the old document
 			e.helpers.forget() // a new document: the world went with the old one
 		}
 	case *page.EventNavigatedWithinDocument:
@@ -76,7 +86,18 @@ func (e *tabEvents) listen(ev any) {
 		e.paused = true
 	case *debugger.EventResumed:
 		e.paused = false
+	case *inspector.EventTargetCrashed:
+		e.crashed = true
+	case *inspector.EventDetached:
+		e.closed = true
 	}
+}
+
+// gone says whether the tab's target was closed or its renderer crashed.
+func (e *tabEvents) gone() (closed, crashed bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closed, e.crashed
 }
 
 func (e *tabEvents) navigations() int64 {
@@ -145,9 +166,32 @@ func onTab(ctx, tabCtx context.Context) (context.Context, context.CancelFunc) {
 	return c, func() { stop(); cancel(nil) }
 }
 
-// film points the capture at tab: the video shows the tab the steps act
-// on. Switching stops the capture of the previous tab (its final state is
-// its last frame) and starts one of tab in the same take, numbering on.
+// filmTarget is the tab the video shows: the one a film step chose, or
+// else the tab the steps act on.
+func (r *run) filmTarget() *Tab {
+	if r.filmPinned != nil {
+		return r.filmPinned
+	}
+	return r.current
+}
+
+// filmStep chooses the tab the video shows from now on, whichever tab the
+// steps act on. The change is a boundary in the take (it names the tab)
+// and a cut in the video.
+func (r *run) filmStep(ctx context.Context, a scripts.Film, rec *timeline.Step) error {
+	rec.Target = a.Tab
+	t, ok := r.tabs[a.Tab]
+	if !ok {
+		return undispatched(fmt.Errorf("no tab %q is open", a.Tab))
+	}
+	r.filmPinned = t
+	return undispatched(r.film(t, r.urlOf(ctx, t)))
+}
+
+// film points the capture at tab (filmTarget). Switching stops the capture
+// of the previous tab (its final state is its last frame) and starts one
+// of tab in the same take, numbering on: its first boundary names the
+// tab, so the compositor cuts there.
 func (r *run) film(tab *Tab, url string) error {
 	if r.filmed == tab {
 		return nil
@@ -157,6 +201,7 @@ func (r *run) film(tab *Tab, url string) error {
 	co.Dir, co.Log, co.Clock, co.Tab, co.InitialURL = r.o.TakeDir, r.log, r.clock, tab.Name, url
 	co.Mask = r.s.Mask // addresses are masked where the boundaries are recorded
 	co.Journal = r.jr
+	co.Held = func() bool { return r.refusal(tab, false) != nil } // held or fenced: no screenshot
 	co.MaxWidth = int(float64(b.Width) * b.Scale)
 	co.MaxHeight = int(float64(b.Height) * b.Scale)
 	if r.capture != nil {
@@ -198,9 +243,9 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 			stop()
 		}
 		uctx, cancel := afterwards(ctx) // the address is read even when the load timed out
-		url := r.urlOf(uctx, t)
+		url := r.urlOf(uctx, r.filmTarget())
 		cancel()
-		if err := r.film(t, url); err != nil && nerr == nil {
+		if err := r.film(r.filmTarget(), url); err != nil && nerr == nil {
 			return undispatched(err)
 		}
 		return nerr
@@ -210,17 +255,23 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 			return undispatched(fmt.Errorf("no tab %q is open", a.Name))
 		}
 		r.current = t
-		return undispatched(r.film(t, r.urlOf(ctx, t)))
+		return undispatched(r.film(r.filmTarget(), r.urlOf(ctx, r.filmTarget())))
 	case scripts.TabClose:
 		t, ok := r.tabs[a.Name]
 		if !ok || a.Name == scripts.FirstTab {
 			return undispatched(fmt.Errorf("tab %q cannot be closed", a.Name))
 		}
+		if r.refusal(t, false) != nil {
+			return undispatched(fmt.Errorf("tab %q is held or fenced: it cannot be closed before its hold ends", a.Name))
+		}
 		if r.current == t {
 			r.current = r.tabs[scripts.FirstTab]
 		}
-		// Film the tab that is current now before this one goes away.
-		if err := r.film(r.current, r.urlOf(ctx, r.current)); err != nil {
+		if r.filmPinned == t {
+			r.filmPinned = nil // the video follows the steps again
+		}
+		// Film the tab to film now before this one goes away.
+		if err := r.film(r.filmTarget(), r.urlOf(ctx, r.filmTarget())); err != nil {
 			return undispatched(err)
 		}
 		t.cancel()

@@ -39,6 +39,9 @@ type probe struct {
 	Hit        string         `json:"hit"`
 	Cursor     string         `json:"cursor"`
 	InViewport bool           `json:"inViewport"`
+	// Token names the element in clapper's world (js/remember.js), for
+	// revalidation after a hold.
+	Token int `json:"token"`
 }
 
 // needs are the actionability checks a step makes before it acts on an
@@ -94,6 +97,8 @@ func verdict(p probe, n needs, t scripts.Target) (ok bool, failed string, final 
 type Actionable struct {
 	Box    timeline.Rect
 	Cursor string
+	// Token names the element observed, for revalidate.
+	Token int
 }
 
 // Center returns the middle of the element's box.
@@ -114,7 +119,7 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 			return true, "", final
 		}
 		if ok {
-			act = Actionable{Box: *p.Box, Cursor: p.Cursor}
+			act = Actionable{Box: *p.Box, Cursor: p.Cursor, Token: p.Token}
 		}
 		return ok, failed, nil
 	})

@@ -53,6 +53,8 @@ type JournalHeader struct {
 type HoldEnd struct {
 	Receipt string `json:"receipt"`
 	End     Time   `json:"end"`
+	Ended   string `json:"ended,omitempty"` // Hold.Ended
+	Error   string `json:"error,omitempty"` // Hold.Error
 }
 
 // JournalCaptureState is the capture's accounting at a moment.
@@ -268,7 +270,7 @@ func replay(b []byte) (*Timeline, error) {
 			if err = json.Unmarshal(l.V, &he); err == nil {
 				for k := range t.Holds {
 					if t.Holds[k].Receipt == he.Receipt {
-						t.Holds[k].End = he.End
+						t.Holds[k].End, t.Holds[k].Ended, t.Holds[k].Error = he.End, he.Ended, he.Error
 					}
 				}
 				seen(he.End)
@@ -310,7 +312,7 @@ func replay(b []byte) (*Timeline, error) {
 	}
 	for k := range t.Holds {
 		if t.Holds[k].End < 0 {
-			t.Holds[k].End = last
+			t.Holds[k].End, t.Holds[k].Ended = last, HoldRun
 			notes = append(notes, fmt.Sprintf("the hold of tab %q had not ended: closed at the last known time", t.Holds[k].Tab))
 		}
 	}

@@ -29,6 +29,8 @@ func writeJournal(t *testing.T, dir string) []byte {
 	j.Append(JournalStepStart, Step{Index: 1, Kind: "click", Line: 4, Col: 5, Start: ms(51)})
 	j.Append(JournalReceipt, Receipt{Kind: InputMove, Tab: "main", X: 1, Y: 2, Sent: ms(52), Acked: ms(53)})
 	j.Append(JournalStep, Step{Index: 1, Kind: "click", Line: 4, Col: 5, Start: ms(51), End: ms(60), Outcome: OutcomeOK})
+	j.Append(JournalHold, Hold{Tab: "main", Receipt: "r0", Start: ms(55), End: -1, Max: time.Second})
+	j.Append(JournalHoldEnd, HoldEnd{Receipt: "r0", End: ms(58), Ended: HoldBound})
 	j.Append(JournalHold, Hold{Tab: "main", Receipt: "r1", Start: ms(61), End: -1})
 	j.Append(JournalStepStart, Step{Index: 2, Kind: "pause", Line: 5, Col: 5, Start: ms(62)})
 	j.Append(JournalAlive, JournalAliveAt{At: ms(900)})
@@ -55,7 +57,8 @@ func TestRecoverFromTheJournal(t *testing.T) {
 	if len(tl.Steps) != 3 || tl.Steps[0].Outcome != OutcomeOK || tl.Steps[2].Outcome != OutcomeUnknown || tl.Steps[2].End != Time(900*time.Millisecond) {
 		t.Errorf("steps: %+v", tl.Steps)
 	}
-	if len(tl.Holds) != 1 || tl.Holds[0].End != Time(900*time.Millisecond) || len(tl.Boundaries) != 2 || len(tl.Receipts) != 1 {
+	if len(tl.Holds) != 2 || tl.Holds[0].Ended != HoldBound || tl.Holds[0].Max != time.Second || tl.Holds[0].End != Time(58*time.Millisecond) ||
+		tl.Holds[1].End != Time(900*time.Millisecond) || tl.Holds[1].Ended != HoldRun || len(tl.Boundaries) != 2 || len(tl.Receipts) != 1 {
 		t.Errorf("holds %+v, boundaries %d, receipts %d", tl.Holds, len(tl.Boundaries), len(tl.Receipts))
 	}
 	// No frame index: nothing delivered, the discards the journal counted.

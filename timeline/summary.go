@@ -56,8 +56,12 @@ type StepSummary struct {
 // HoldSummary is one hold.
 type HoldSummary struct {
 	Tab     string `json:"tab"`
+	Receipt string `json:"receipt"`
 	StartMs int64  `json:"start_ms"`
 	EndMs   int64  `json:"end_ms"`
+	MaxMs   int64  `json:"max_ms,omitempty"`
+	Ended   string `json:"ended,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Summarize digests a timeline.
@@ -85,7 +89,8 @@ func Summarize(t *Timeline) Summary {
 		s.ByKind[r.Kind]++
 	}
 	for _, h := range t.Holds {
-		s.Holds = append(s.Holds, HoldSummary{Tab: h.Tab, StartMs: (h.Start - t.Start).Millis(), EndMs: (h.End - t.Start).Millis()})
+		s.Holds = append(s.Holds, HoldSummary{Tab: h.Tab, Receipt: h.Receipt, StartMs: (h.Start - t.Start).Millis(), EndMs: (h.End - t.Start).Millis(),
+			MaxMs: h.Max.Milliseconds(), Ended: h.Ended, Error: h.Error})
 	}
 	return s
 }

@@ -197,6 +197,9 @@ type Traits struct {
 	Expectation bool `json:"expectation,omitempty"`
 	// Focus: the step acts on an element the viewer should look at.
 	Focus bool `json:"focus,omitempty"`
+	// Cut: the step's interval is cut from the video (a human handoff);
+	// the take keeps it.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Outcome is how far a step's effects went.
@@ -229,6 +232,9 @@ const (
 	RunInterrupted RunOutcome = "interrupted"
 	// RunError: the run could not start or broke outside the steps.
 	RunError RunOutcome = "error"
+	// RunUnknown: a step failed leaving a tab in a state nobody knows (a
+	// hold or resume failed half way: the tab was fenced).
+	RunUnknown RunOutcome = "unknown"
 	// RunAborted: the run ended abruptly (killed), before it finished its
 	// record; the timeline was recovered from the journal.
 	RunAborted RunOutcome = "aborted"
@@ -287,6 +293,10 @@ type Boundary struct {
 	URL   *string `json:"url"`
 	Title string  `json:"title,omitempty"`
 	At    Time    `json:"at"`
+	// Tab is the filmed tab from this boundary on; a boundary whose tab
+	// differs from the one before is a change of filmed tab, a cut.
+	// "" in takes written before it was recorded.
+	Tab string `json:"tab,omitempty"`
 }
 
 // MaxURL is the longest URL a boundary records.
@@ -306,7 +316,31 @@ type Hold struct {
 	Receipt string `json:"receipt"`
 	Start   Time   `json:"start"`
 	End     Time   `json:"end"`
+	// Max is the hold's bound, in ns (0: none): it resumes itself then.
+	Max time.Duration `json:"max,omitempty"`
+	// Rate is the animation playback rate the hold found and resume
+	// restores (omitted when it was 1).
+	Rate float64 `json:"rate,omitempty"`
+	// Ended says what ended the hold: HoldResumed, HoldBound, HoldRun or
+	// HoldFenced ("" in takes written before it was recorded).
+	Ended string `json:"ended,omitempty"`
+	// Error says why a fenced hold's tab is uncertain.
+	Error string `json:"error,omitempty"`
 }
+
+// What ended a hold.
+const (
+	// HoldResumed: a resume step consumed its receipt.
+	HoldResumed = "resume"
+	// HoldBound: the hold reached its max and resumed itself.
+	HoldBound = "bound"
+	// HoldRun: the run ended with the tab still held (the session let go
+	// of it while cleaning up).
+	HoldRun = "run"
+	// HoldFenced: freezing or resuming failed half way; the tab's state is
+	// unknown and the run failed.
+	HoldFenced = "fenced"
+)
 
 // Cleanup is the receipt of an owned browser's cleanup.
 type Cleanup struct {

@@ -108,7 +108,17 @@ func printSummary(w io.Writer, s timeline.Summary) {
 	if len(s.Holds) > 0 {
 		fmt.Fprintf(w, "\nholds:\n")
 		for _, h := range s.Holds {
-			fmt.Fprintf(w, "  %s  %.2fs → %.2fs\n", h.Tab, float64(h.StartMs)/1000, float64(h.EndMs)/1000)
+			fmt.Fprintf(w, "  %s  receipt %s  %.2fs → %.2fs (%.2fs)", h.Tab, h.Receipt, float64(h.StartMs)/1000, float64(h.EndMs)/1000, float64(h.EndMs-h.StartMs)/1000)
+			if h.MaxMs > 0 {
+				fmt.Fprintf(w, "  max %.2fs", float64(h.MaxMs)/1000)
+			}
+			if h.Ended != "" {
+				fmt.Fprintf(w, "  ended by %s", h.Ended)
+			}
+			if h.Error != "" {
+				fmt.Fprintf(w, ": %s", h.Error)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	if c := s.Cleanup; c != nil {

@@ -30,6 +30,7 @@ type runOptions struct {
 	ffmpeg    string
 	shared    sharedFlags
 	view      bool
+	headed    bool
 }
 
 func runCommand() *cli.Command {
@@ -47,6 +48,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
 			&cli.BoolFlag{Name: "view", Usage: "write the take's report (DIR/report.html, as clapper view does) when the run ends"},
+			&cli.BoolFlag{Name: "headed", Usage: "show the browser's window (needed by handoff steps), whatever the script says"},
 		}, sharedRunFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -59,7 +61,7 @@ func runCommand() *cli.Command {
 			return runScript(c.Context, runOptions{
 				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
 				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"), junit: c.String("junit"),
-				ffmpeg: c.String("ffmpeg"), shared: sharedFlagsOf(c), view: c.Bool("view"),
+				ffmpeg: c.String("ffmpeg"), shared: sharedFlagsOf(c), view: c.Bool("view"), headed: c.Bool("headed"),
 			})
 		},
 	}
@@ -77,9 +79,10 @@ func parseEnv(kvs []string) (map[string]string, error) {
 	return env, nil
 }
 
-// loadScript parses a script, turning its errors into a usage exit.
-func loadScript(path string, env map[string]string) (*scripts.Script, error) {
-	s, err := scripts.Load(path, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv})
+// loadScript parses a script (headed: as --headed says), turning its
+// errors into a usage exit.
+func loadScript(path string, env map[string]string, headed bool) (*scripts.Script, error) {
+	s, err := scripts.Load(path, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv, Headed: headed})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return nil, &exitError{code: exitUsage, err: &quietError{err}}
@@ -88,7 +91,7 @@ func loadScript(path string, env map[string]string) (*scripts.Script, error) {
 }
 
 func runScript(ctx context.Context, o runOptions) error {
-	s, err := loadScript(o.script, o.env)
+	s, err := loadScript(o.script, o.env, o.headed)
 	if err != nil {
 		return err
 	}
@@ -142,7 +145,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	started := time.Now()
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version, Revision: revision,
-		Progress: ui.step, Logf: ui.logf, Attach: attach, Leases: leased,
+		Progress: ui.step, Logf: ui.logf, Attach: attach, Leases: leased, Handoff: ui.handoff,
 	})
 	ui.doneSteps()
 	if runErr != nil && res == nil {

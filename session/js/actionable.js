@@ -58,6 +58,7 @@ clapper.probe = async function (spec, nth, scroll) {
   out.hit = clapper.describe(hit);
   out.cursor = getComputedStyle(el).cursor;
   out.inViewport = cx >= 0 && cy >= 0 && cx <= innerWidth && cy <= innerHeight;
+  out.token = clapper.remember(el);
   return out;
 };
 
