@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/clapper-dev/clapper/leases"
@@ -43,13 +44,16 @@ type heldTab struct {
 }
 
 // sharedTabs holds a run's leases. Its methods run on the run's goroutine
-// (the release also from finish, on the same goroutine).
+// (the release also from finish, on the same goroutine); its heartbeat
+// reads held under mu.
 type sharedTabs struct {
 	o     LeaseOptions
 	b     *Browser
 	label string
 	self  leases.Caller
+	mu    sync.Mutex
 	held  map[string]heldTab // by tab name
+	beat  *heartbeat         // running while held is not empty
 	logf  func(string, ...any)
 }
 
@@ -73,8 +77,35 @@ func scriptName(s *scripts.Script) string {
 
 func (t *sharedTabs) caller(name string) leases.Caller {
 	c := t.self
-	c.Token = t.held[name].token
+	c.Token = t.heldTab(name).token
 	return c
+}
+
+func (t *sharedTabs) heldTab(name string) heldTab {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.held[name]
+}
+
+// hold records a lease the run now holds, and keeps it fresh.
+func (t *sharedTabs) hold(name string, h heldTab) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.held[name] = h
+	t.startBeat()
+}
+
+// unhold forgets a lease, stopping the heartbeat after the last one.
+func (t *sharedTabs) unhold(name string) (heldTab, bool) {
+	t.mu.Lock()
+	h, ok := t.held[name]
+	delete(t.held, name)
+	hb := t.stopBeat()
+	t.mu.Unlock()
+	if hb != nil {
+		<-hb.done
+	}
+	return h, ok
 }
 
 func (t *sharedTabs) lease(id, url string, tier leases.Tier) leases.Lease {
@@ -119,7 +150,7 @@ func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, co
 		undo()
 		return nil, nil, err
 	}
-	t.held[name] = heldTab{id: id, token: l.Token(), opened: true}
+	t.hold(name, heldTab{id: id, token: l.Token(), opened: true})
 	t.logf("opened tab %s, leased as %q", id, t.label)
 	return t.attach(ctx, name, id)
 }
@@ -139,7 +170,7 @@ func (t *sharedTabs) claim(ctx context.Context, name, sel string) (context.Conte
 	if was != nil {
 		t.logf("reclaimed tab %s from %s (pid %d, stale)", page.ID, was.Label, was.Pid)
 	}
-	t.held[name] = heldTab{id: page.ID, token: l.Token(), opened: t.o.Store.Opened(page.ID, t.b.ID())}
+	t.hold(name, heldTab{id: page.ID, token: l.Token(), opened: t.o.Store.Opened(page.ID, t.b.ID())})
 	t.logf("claimed tab %s (%s) as %q", page.ID, page.URL, t.label)
 	return t.attach(ctx, name, page.ID)
 }
@@ -156,11 +187,10 @@ func (t *sharedTabs) attach(ctx context.Context, name, id string) (context.Conte
 // release gives a tab's lease back and closes the tab when the rule says
 // so: a tab clapper opened, and only when the release happened.
 func (t *sharedTabs) release(name string) {
-	h, ok := t.held[name]
+	h, ok := t.unhold(name)
 	if !ok {
 		return
 	}
-	delete(t.held, name)
 	c := t.self
 	c.Token = h.token
 	released, _, err := t.o.Store.Release(h.id, c)
@@ -185,8 +215,8 @@ func (t *sharedTabs) release(name string) {
 // use is the lease check before every step on a tab: the run must still
 // hold it (not reclaimed after expiry), and the use refreshes it.
 func (t *sharedTabs) use(name string) error {
-	h, ok := t.held[name]
-	if !ok {
+	h := t.heldTab(name)
+	if h.id == "" {
 		return nil
 	}
 	_, err := t.o.Store.Check(h.id, t.caller(name))
