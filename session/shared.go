@@ -27,6 +27,9 @@ type LeaseOptions struct {
 	// Claim, when set, overrides the script's browser.claim: a selector of
 	// a tab that is already open, taken over instead of opening one.
 	Claim string
+	// Close, when set, overrides the script's browser.close: whether each
+	// tab the run gives back is closed (nil: the tabs clapper opened).
+	Close *bool
 }
 
 // ErrNeedsHost is returned for a script attaching to the shared browser
@@ -64,6 +67,9 @@ func newSharedTabs(o LeaseOptions, b *Browser, s *scripts.Script, logf func(stri
 	}
 	if o.Claim == "" {
 		o.Claim = s.Browser.Claim
+	}
+	if o.Close == nil {
+		o.Close = s.Browser.Close
 	}
 	return &sharedTabs{o: o, b: b, label: label, self: leases.Self(""), held: map[string]heldTab{}, logf: logf}
 }
@@ -185,7 +191,8 @@ func (t *sharedTabs) attach(ctx context.Context, name, id string) (context.Conte
 }
 
 // release gives a tab's lease back and closes the tab when the rule says
-// so: a tab clapper opened, and only when the release happened.
+// so: only when the release happened, and then as browser.close says, or
+// when clapper opened the tab.
 func (t *sharedTabs) release(name string) {
 	h, ok := t.unhold(name)
 	if !ok {
@@ -200,7 +207,7 @@ func (t *sharedTabs) release(name string) {
 	if !released {
 		t.logf("tab %s: lease was no longer ours; left as it is", h.id)
 	}
-	if !leases.CloseOnRelease(released, h.opened, nil) {
+	if !leases.CloseOnRelease(released, h.opened, t.o.Close) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
