@@ -324,6 +324,10 @@ func (d *decoder) browser(x *val) Browser {
 			d.errorf(y.at, "browser.claim: %s", msg)
 		}
 	}
+	if y := v["close"]; y != nil {
+		c := y.v.(bool)
+		b.Close = &c
+	}
 	return b
 }
 

@@ -191,6 +191,7 @@ var scriptFields = []field{
 		fOf("args", kStrings, "extra Chromium command-line arguments"),
 		fStr("attach", "ws:// endpoint of a running Chromium on this machine (loopback only), or shared for the host of clapper browser start"),
 		fStr("claim", "take over a tab already open in the attached browser: active, index:N, url:<substring>, title:<substring> or a tab id"),
+		fBool("close", "in a shared browser, whether the tabs the run gives back are closed: by default those it opened are and a claimed one is not; false leaves them open for a person to look at, true closes a claimed one too"),
 		fBool("sandbox", "false runs Chromium without its sandbox (an explicit choice)"),
 	),
 	fStr("serve", "a folder served on 127.0.0.1 as ${serve.url}, relative to the script"),

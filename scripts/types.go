@@ -40,6 +40,7 @@ type Browser struct {
 	Args      []string
 	Attach    string // loopback ws:// endpoint of a running browser, or AttachShared
 	Claim     string // a tab already open in the attached browser, taken over (active, index:N, url:…, title:…, an id)
+	Close     *bool  // in a shared browser, whether the tabs given back are closed; nil: those clapper opened
 	NoSandbox bool   // explicit choice; never inferred
 }
 

@@ -26,6 +26,13 @@ type pageLog struct {
 	reqs map[string]int
 	// docs counts each tab's main-frame documents.
 	docs map[string]int
+	// jr, when set, is the take's journal: each event is written there as
+	// it is kept or changes, so a killed run's take keeps what the pages
+	// said (pagelog_journal.go).
+	jr *timeline.Journal
+	// counted is what the journal last heard of the counts, and when.
+	counted   timeline.PageCounts
+	countedAt timeline.Time
 }
 
 func newPageLog(now func() timeline.Time, mask func(string) string) *pageLog {
@@ -56,6 +63,7 @@ func (p *pageLog) text(s string) string {
 func (p *pageLog) full() bool {
 	if len(p.log.Events) >= timeline.MaxPageEvents {
 		p.log.Dropped++
+		p.journalCounts(false)
 		return true
 	}
 	return false
@@ -64,7 +72,9 @@ func (p *pageLog) full() bool {
 // add keeps an event (the caller checked full) and returns its index.
 func (p *pageLog) add(e timeline.PageEvent) int {
 	p.log.Events = append(p.log.Events, e)
-	return len(p.log.Events) - 1
+	i := len(p.log.Events) - 1
+	p.journalEvent(i)
+	return i
 }
 
 func (p *pageLog) observe(tab string, ev any) {
@@ -117,6 +127,7 @@ func (p *pageLog) observe(tab string, ev any) {
 		if i, ok := p.reqs[key]; ok && ev.RedirectResponse != nil {
 			if i >= 0 {
 				p.log.Events[i].Status, p.log.Events[i].End = int(ev.RedirectResponse.Status), p.now()
+				p.journalEvent(i)
 			}
 		}
 		if p.full() {
@@ -129,12 +140,14 @@ func (p *pageLog) observe(tab string, ev any) {
 	case *network.EventResponseReceived:
 		if i, ok := p.reqs[tab+"/"+string(ev.RequestID)]; ok && i >= 0 && ev.Response != nil {
 			p.log.Events[i].Status = int(ev.Response.Status)
+			p.journalEvent(i)
 		}
 	case *network.EventLoadingFinished:
 		key := tab + "/" + string(ev.RequestID)
 		if i, ok := p.reqs[key]; ok {
 			if i >= 0 {
 				p.log.Events[i].End, p.log.Events[i].Bytes = p.now(), int64(ev.EncodedDataLength)
+				p.journalEvent(i)
 			}
 			delete(p.reqs, key)
 		}
@@ -149,6 +162,7 @@ func (p *pageLog) observe(tab string, ev any) {
 					why += " (blocked: " + string(ev.BlockedReason) + ")"
 				}
 				p.log.Events[i].End, p.log.Events[i].Failed = p.now(), p.text(why)
+				p.journalEvent(i)
 			}
 			delete(p.reqs, key)
 		}

@@ -185,6 +185,7 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 		return nil, err
 	}
 	r.journal.take, r.journal.mask = r.jr, s.Mask
+	r.pages.jr = r.jr
 	r.jr.Append(timeline.JournalRun, timeline.JournalHeader{Name: r.tl.Name, Script: s.File, Served: r.tl.Served, Tool: o.Tool,
 		Viewport: r.tl.Viewport, Clock: r.clock.Info(timeline.MappingMonotonic), Started: r.clock.Now()})
 	_ = r.jr.Flush() // before anything launches: a run killed from here on leaves a take

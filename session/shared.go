@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/clapper-dev/clapper/leases"
@@ -26,6 +27,9 @@ type LeaseOptions struct {
 	// Claim, when set, overrides the script's browser.claim: a selector of
 	// a tab that is already open, taken over instead of opening one.
 	Claim string
+	// Close, when set, overrides the script's browser.close: whether each
+	// tab the run gives back is closed (nil: the tabs clapper opened).
+	Close *bool
 }
 
 // ErrNeedsHost is returned for a script attaching to the shared browser
@@ -43,13 +47,16 @@ type heldTab struct {
 }
 
 // sharedTabs holds a run's leases. Its methods run on the run's goroutine
-// (the release also from finish, on the same goroutine).
+// (the release also from finish, on the same goroutine); its heartbeat
+// reads held under mu.
 type sharedTabs struct {
 	o     LeaseOptions
 	b     *Browser
 	label string
 	self  leases.Caller
+	mu    sync.Mutex
 	held  map[string]heldTab // by tab name
+	beat  *heartbeat         // running while held is not empty
 	logf  func(string, ...any)
 }
 
@@ -60,6 +67,9 @@ func newSharedTabs(o LeaseOptions, b *Browser, s *scripts.Script, logf func(stri
 	}
 	if o.Claim == "" {
 		o.Claim = s.Browser.Claim
+	}
+	if o.Close == nil {
+		o.Close = s.Browser.Close
 	}
 	return &sharedTabs{o: o, b: b, label: label, self: leases.Self(""), held: map[string]heldTab{}, logf: logf}
 }
@@ -73,8 +83,35 @@ func scriptName(s *scripts.Script) string {
 
 func (t *sharedTabs) caller(name string) leases.Caller {
 	c := t.self
-	c.Token = t.held[name].token
+	c.Token = t.heldTab(name).token
 	return c
+}
+
+func (t *sharedTabs) heldTab(name string) heldTab {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.held[name]
+}
+
+// hold records a lease the run now holds, and keeps it fresh.
+func (t *sharedTabs) hold(name string, h heldTab) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.held[name] = h
+	t.startBeat()
+}
+
+// unhold forgets a lease, stopping the heartbeat after the last one.
+func (t *sharedTabs) unhold(name string) (heldTab, bool) {
+	t.mu.Lock()
+	h, ok := t.held[name]
+	delete(t.held, name)
+	hb := t.stopBeat()
+	t.mu.Unlock()
+	if hb != nil {
+		<-hb.done
+	}
+	return h, ok
 }
 
 func (t *sharedTabs) lease(id, url string, tier leases.Tier) leases.Lease {
@@ -119,7 +156,7 @@ func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, co
 		undo()
 		return nil, nil, err
 	}
-	t.held[name] = heldTab{id: id, token: l.Token(), opened: true}
+	t.hold(name, heldTab{id: id, token: l.Token(), opened: true})
 	t.logf("opened tab %s, leased as %q", id, t.label)
 	return t.attach(ctx, name, id)
 }
@@ -139,7 +176,7 @@ func (t *sharedTabs) claim(ctx context.Context, name, sel string) (context.Conte
 	if was != nil {
 		t.logf("reclaimed tab %s from %s (pid %d, stale)", page.ID, was.Label, was.Pid)
 	}
-	t.held[name] = heldTab{id: page.ID, token: l.Token(), opened: t.o.Store.Opened(page.ID, t.b.ID())}
+	t.hold(name, heldTab{id: page.ID, token: l.Token(), opened: t.o.Store.Opened(page.ID, t.b.ID())})
 	t.logf("claimed tab %s (%s) as %q", page.ID, page.URL, t.label)
 	return t.attach(ctx, name, page.ID)
 }
@@ -154,13 +191,13 @@ func (t *sharedTabs) attach(ctx context.Context, name, id string) (context.Conte
 }
 
 // release gives a tab's lease back and closes the tab when the rule says
-// so: a tab clapper opened, and only when the release happened.
+// so: only when the release happened, and then as browser.close says, or
+// when clapper opened the tab.
 func (t *sharedTabs) release(name string) {
-	h, ok := t.held[name]
+	h, ok := t.unhold(name)
 	if !ok {
 		return
 	}
-	delete(t.held, name)
 	c := t.self
 	c.Token = h.token
 	released, _, err := t.o.Store.Release(h.id, c)
@@ -170,7 +207,7 @@ func (t *sharedTabs) release(name string) {
 	if !released {
 		t.logf("tab %s: lease was no longer ours; left as it is", h.id)
 	}
-	if !leases.CloseOnRelease(released, h.opened, nil) {
+	if !leases.CloseOnRelease(released, h.opened, t.o.Close) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -185,8 +222,8 @@ func (t *sharedTabs) release(name string) {
 // use is the lease check before every step on a tab: the run must still
 // hold it (not reclaimed after expiry), and the use refreshes it.
 func (t *sharedTabs) use(name string) error {
-	h, ok := t.held[name]
-	if !ok {
+	h := t.heldTab(name)
+	if h.id == "" {
 		return nil
 	}
 	_, err := t.o.Store.Check(h.id, t.caller(name))

@@ -178,7 +178,8 @@ type Recovery struct {
 // started (one that did not end is closed at the last known time with an
 // unknown outcome), every receipt, boundary and hold, and every frame whose
 // index line is whole, with the accounting balanced over them. A torn last
-// line, or an unreadable one, is ignored with a note. It reads only.
+// line, or an unreadable one, is ignored with a note. It reads only. The
+// page log comes back as far as it was journaled (journal_page.go).
 func Recover(dir string) (*Timeline, error) {
 	b, err := os.ReadFile(filepath.Join(dir, JournalFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -281,6 +282,11 @@ func replay(b []byte) (*Timeline, error) {
 				capState = &c
 				seen(c.At)
 			}
+		case JournalPage, JournalPageCounts:
+			var at Time
+			if at, err = replayPage(t, l.Kind, l.V); err == nil {
+				seen(at)
+			}
 		case JournalAlive:
 			var a JournalAliveAt
 			if err = json.Unmarshal(l.V, &a); err == nil {
@@ -316,6 +322,7 @@ func replay(b []byte) (*Timeline, error) {
 			notes = append(notes, fmt.Sprintf("the hold of tab %q had not ended: closed at the last known time", t.Holds[k].Tab))
 		}
 	}
+	closePage(t)
 	t.Capture.Frames.Upstream = "unknown"
 	t.Capture.EndReason = "ended abruptly"
 	if capState != nil {

@@ -44,6 +44,9 @@ func sharedRun(s *scripts.Script, f sharedFlags) (string, *session.LeaseOptions,
 		if s.Browser.Claim != "" {
 			return "", nil, usageErr("%s: browser.claim takes over a tab of a shared browser: add browser.attach: shared, or run with --browser shared", s.File)
 		}
+		if s.Browser.Close != nil {
+			return "", nil, usageErr("%s: browser.close decides what happens to the tabs a run gives back to a shared browser, and this run launches its own: add browser.attach: shared, run with --browser shared, or remove browser.close", s.File)
+		}
 		return "", nil, nil
 	}
 	if f.leaseTTL <= 0 {

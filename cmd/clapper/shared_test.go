@@ -388,6 +388,7 @@ func TestSharedRefusedBeforeLaunch(t *testing.T) {
 	dir := t.TempDir()
 	s := writeFile(t, dir, "s.yaml", "name: s\nsteps:\n  - goto: about:blank\n")
 	claim := writeFile(t, dir, "c.yaml", "name: c\nbrowser: {claim: active}\nsteps:\n  - goto: about:blank\n")
+	closing := writeFile(t, dir, "k.yaml", "name: k\nbrowser: {close: false}\nsteps:\n  - goto: about:blank\n")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -397,6 +398,7 @@ func TestSharedRefusedBeforeLaunch(t *testing.T) {
 		{[]string{"run", s, "--browser", "ws://u:p@127.0.0.1:9222/devtools/browser/x"}, "credentials"},
 		{[]string{"run", s, "--browser", "ws://127.0.0.1:9222/devtools/browser/x?t=1"}, "queries"},
 		{[]string{"run", claim}, "browser.claim takes over a tab of a shared browser"},
+		{[]string{"run", closing}, "browser.close decides what happens to the tabs a run gives back to a shared browser"},
 		{[]string{"run", s, "--browser", "shared", "--lease-ttl", "0s"}, "--lease-ttl"},
 		{[]string{"release", "first"}, "tab selector"},
 	} {

@@ -33,12 +33,17 @@ steps:
   - pause: 4s
 `
 
+// surviveSaid is what the second page says on its console.
+const surviveSaid = "it was here before the kill"
+
 func writeSurviveScript(t *testing.T, dir string) string {
 	t.Helper()
 	site := filepath.Join(dir, "site")
 	os.MkdirAll(site, 0o755)
 	os.WriteFile(filepath.Join(site, "one.html"), []byte(`<!doctype html><title>One</title><h1>One</h1><input id="name">`), 0o644)
-	os.WriteFile(filepath.Join(site, "two.html"), []byte(`<!doctype html><title>Two</title><h1>Two</h1>`), 0o644)
+	// The message is said before the heading shows, so it was heard by the
+	// time the wait for it passes.
+	os.WriteFile(filepath.Join(site, "two.html"), []byte(`<!doctype html><title>Two</title><script>console.error("two says `+surviveSaid+`")</script><h1>Two</h1>`), 0o644)
 	path := filepath.Join(dir, "survive.yaml")
 	os.WriteFile(path, []byte(surviveScript), 0o644)
 	return path
@@ -117,6 +122,17 @@ func TestKilledRunLeavesATake(t *testing.T) {
 			}
 			if committed := bytes.Count(journal, []byte(`"k":"boundary"`)); len(tl.Boundaries) != committed {
 				t.Errorf("%d boundaries in the take, %d committed", len(tl.Boundaries), committed)
+			}
+			if c.name == "mid-step" { // the second page had spoken before the pause
+				said := false
+				if tl.Page != nil {
+					for _, e := range tl.Page.Events {
+						said = said || (e.Kind == timeline.PageConsole && e.Level == "error" && strings.Contains(e.Text, surviveSaid))
+					}
+				}
+				if !said {
+					t.Errorf("the recovered take lost the console message said before the kill: %+v", tl.Page)
+				}
 			}
 			if c.frames {
 				if tl.Capture.Frames.Delivered == 0 {
