@@ -191,6 +191,7 @@ var scriptFields = []field{
 		fOf("args", kStrings, "extra Chromium command-line arguments"),
 		fStr("attach", "ws:// endpoint of a running Chromium on this machine (loopback only)"),
 		fBool("sandbox", "false runs Chromium without its sandbox (an explicit choice)"),
+		fStr("capture", "live: the page runs in real time, filmed by the screencast; studio: every frame, on a clock clapper drives (chromium-headless-shell)").oneOf(CaptureLive, CaptureStudio),
 	),
 	fStr("serve", "a folder served on 127.0.0.1 as ${serve.url}, relative to the script"),
 	fOf("env", kEnv, "variable defaults, overridden by the environment and -e").

@@ -40,7 +40,16 @@ type Browser struct {
 	Args      []string
 	Attach    string // loopback ws:// endpoint of a running browser
 	NoSandbox bool   // explicit choice; never inferred
+	// Capture is CaptureLive or CaptureStudio as the script says, "" when
+	// it leaves the choice to the run.
+	Capture string
 }
+
+// Capture modes of browser.capture.
+const (
+	CaptureLive   = "live"
+	CaptureStudio = "studio"
+)
 
 // Output is the script's output section, consumed by the compositor.
 type Output struct {

@@ -14,6 +14,9 @@ import (
 // named here. Errors are classified: nothing sent (undispatched), refused
 // (rejected), or sent with an unknown result.
 func (r *run) exec(ctx context.Context, tab *Tab, st scripts.Step, rec *timeline.Step) error {
+	if err := r.studioRefuses(st); err != nil {
+		return err
+	}
 	if tab.held != "" && !st.Traits.Presentation {
 		return undispatched(fmt.Errorf("tab %q is held (receipt %s): resume it before input or reads", tab.Name, tab.held))
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
@@ -99,7 +98,7 @@ func (e *tabEvents) network() netQuiet {
 
 // openTab opens a tab at the script's viewport, bounded by ctx.
 func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
-	tctx, cancel, err := r.browser.NewTab(ctx)
+	tctx, cancel, err := r.openTarget(ctx)
 	if err != nil {
 		return nil, r.gone(err)
 	}
@@ -164,7 +163,7 @@ func (r *run) film(tab *Tab, url string) error {
 			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
 		}
 	}
-	c, err := recorder.Start(tab.ctx, co)
+	c, err := r.startCapture(tab.ctx, co)
 	if err != nil {
 		return r.gone(err)
 	}

@@ -28,6 +28,8 @@ type runOptions struct {
 	quiet     bool
 	junit     string
 	ffmpeg    string
+	capture   string
+	shell     string
 }
 
 func runCommand() *cli.Command {
@@ -44,6 +46,8 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
+			&cli.StringFlag{Name: "capture", Usage: "live (the page in real time) or studio (every frame, on virtual time; needs chromium-headless-shell); default: the script's browser.capture, else live"},
+			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -56,7 +60,7 @@ func runCommand() *cli.Command {
 			return runScript(c.Context, runOptions{
 				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
 				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"), junit: c.String("junit"),
-				ffmpeg: c.String("ffmpeg"),
+				ffmpeg: c.String("ffmpeg"), capture: c.String("capture"), shell: c.String("chromium-shell"),
 			})
 		},
 	}
@@ -101,7 +105,22 @@ func runScript(ctx context.Context, o runOptions) error {
 		fmt.Fprintln(os.Stderr, err)
 		return &exitError{code: exitUsage, err: &quietError{err}}
 	}
-	if err := preflight(needsOf(s, o, settings.FFmpeg), os.Geteuid(), findChromium, lookFFmpeg); err != nil {
+	if o.capture != "" && o.capture != scripts.CaptureLive && o.capture != scripts.CaptureStudio {
+		return usageErr("--capture %q: use live or studio", o.capture)
+	}
+	shell, shellErr := session.FindShell(o.shell)
+	choice, err := session.ChooseCapture(o.capture, s.Browser.Capture, s.Browser.Attach != "", shell, shellErr)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if choice.Note != "" {
+		fmt.Fprintln(os.Stderr, "clapper: "+choice.Note)
+	}
+	needs := needsOf(s, o, settings.FFmpeg)
+	if choice.Mode == scripts.CaptureStudio {
+		needs.chromium = choice.Shell // the shell is what launches
+	}
+	if err := preflight(needs, os.Geteuid(), findChromium, lookFFmpeg); err != nil {
 		return err
 	}
 	// One writer per take: the run holds its output folder for its whole
@@ -135,6 +154,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	started := time.Now()
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version,
+		CaptureMode: o.capture, ChromiumShell: o.shell,
 		Progress: ui.step, Logf: ui.logf,
 	})
 	ui.doneSteps()
