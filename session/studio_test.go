@@ -1,0 +1,259 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/jpeg"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clapper-dev/clapper/internal/benchpage"
+	"github.com/clapper-dev/clapper/internal/testenv"
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// studioScript writes a site (the animated page as index.html, a second
+// page, and the bench page) and a studio script into a temp folder, and
+// loads it.
+func studioScript(t *testing.T, steps string) *scripts.Script {
+	t.Helper()
+	testenv.Need(t, shellName)
+	s := writeScript(t, "name: studio\nserve: ./site\nbrowser: {capture: studio}\nsteps:\n"+steps)
+	site := filepath.Join(filepath.Dir(s.File), "site")
+	for name, body := range map[string][]byte{
+		"bench.html":  benchpage.HTML(),
+		"second.html": []byte(`<!doctype html><title>second</title><h1>Second page</h1>`),
+	} {
+		if err := os.WriteFile(filepath.Join(site, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// studioRun runs s into a fresh take and returns the result and the take.
+func studioRun(t *testing.T, s *scripts.Script, o RunOptions) (*Result, *timeline.Take, []timeline.Frame) {
+	t.Helper()
+	o.TakeDir = filepath.Join(t.TempDir(), "take")
+	res, err := Run(context.Background(), s, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	tk, err := timeline.Open(o.TakeDir)
+	if err != nil {
+		t.Fatalf("the take is not readable: %v", err)
+	}
+	if err := tk.Validate(); err != nil {
+		t.Fatalf("take: %v", err)
+	}
+	var frames []timeline.Frame
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, fr)
+	}
+	c := tk.Timeline.Capture
+	if c.Mode != timeline.CaptureStudio || tk.Timeline.Clock.Mapping != timeline.MappingVirtual || c.FrameInterval != 16666667 {
+		t.Errorf("the timeline does not say studio: mode %q, mapping %q, interval %v", c.Mode, tk.Timeline.Clock.Mapping, c.FrameInterval)
+	}
+	if a := c.Frames; !a.Balanced() || a.Late != 0 || a.Duplicates != 0 || a.Overflow != 0 || a.Rejected != 0 {
+		t.Errorf("accounting: %+v", a)
+	}
+	return res, tk, frames
+}
+
+// The bench page filmed for 3 s of virtual time: 180 frames, showing 180
+// consecutive page frames, each exactly one interval of page time after
+// the one before.
+func TestStudioEveryPageFrame(t *testing.T) {
+	s := studioScript(t, `  - goto: ${serve.url}/bench.html
+  - pause: 3s
+`)
+	res, tk, frames := studioRun(t, s, RunOptions{})
+	mustPass(t, res)
+	pause := tk.Timeline.Steps[1]
+	if d := time.Duration(pause.End - pause.Start); d < 3*time.Second || d > 3*time.Second+time.Millisecond {
+		t.Errorf("the pause lasted %v of virtual time, want 3s", d)
+	}
+	// From the page's first frame (the goto's load takes no virtual time:
+	// virtual time waits for its fetches), 3 s of frames.
+	first := timeline.Time(-1)
+	for _, fr := range frames {
+		if fr.Document == 1 {
+			first = fr.Source
+			break
+		}
+	}
+	var prev *benchpage.Code
+	var start time.Duration
+	n := 0
+	for _, fr := range frames {
+		if first < 0 || fr.Source < first || fr.Source >= first+timeline.Time(3*time.Second) {
+			continue
+		}
+		b, err := tk.ReadFrame(fr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := jpeg.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := benchpage.Decode(img, 1)
+		if err != nil {
+			t.Fatalf("frame %d (%v): %v", fr.Seq, fr.Source, err)
+		}
+		if prev != nil {
+			if code.Counter != prev.Counter+1 {
+				t.Errorf("frame %d shows page frame %d after %d: a gap or a repeat", fr.Seq, code.Counter, prev.Counter)
+			}
+		}
+		// performance.now() is coarsened to 100 µs: frame k of the pause
+		// shows page time k intervals after the first, to within that.
+		if prev == nil {
+			start = code.Now
+		}
+		want := start + time.Duration(n)*time.Second/60
+		if d := code.Now - want; d < -200*time.Microsecond || d > 200*time.Microsecond {
+			t.Errorf("frame %d shows page time %v, want %v (k/fps after the first)", fr.Seq, code.Now, want)
+		}
+		prev = &code
+		n++
+	}
+	if n != 180 {
+		t.Errorf("%d frames in 3 s of virtual time, want 180", n)
+	}
+}
+
+// A wait that never succeeds ends at its deadline, in virtual time.
+func TestStudioWaitTimesOut(t *testing.T) {
+	s := studioScript(t, `  - goto: ${serve.url}/index.html
+  - wait: {text: Never}
+    timeout: 2s
+`)
+	res, tk, _ := studioRun(t, s, RunOptions{})
+	var wt *WaitTimeout
+	if res.Failed == nil || !errors.As(res.Failed, &wt) {
+		t.Fatalf("the wait did not time out: %v", res.Failed)
+	}
+	st := tk.Timeline.Steps[1]
+	if d := time.Duration(st.End - st.Start); d < 2*time.Second || d > 2*time.Second+50*time.Millisecond {
+		t.Errorf("the wait lasted %v of virtual time, want its 2s timeout", d)
+	}
+}
+
+// A navigation mid-take: each frame's document follows the boundaries,
+// and the second document's frames show it.
+func TestStudioNavigationBoundaries(t *testing.T) {
+	s := studioScript(t, `  - goto: ${serve.url}/index.html
+  - wait: {text: Ready}
+  - pause: 200ms
+  - goto: ${serve.url}/second.html
+  - wait: {text: Second page}
+  - pause: 200ms
+`)
+	res, tk, frames := studioRun(t, s, RunOptions{})
+	mustPass(t, res)
+	bs := tk.Timeline.Boundaries
+	var urls []string
+	for _, b := range bs {
+		if b.URL != nil {
+			urls = append(urls, *b.URL)
+		}
+	}
+	if len(bs) != 3 || len(urls) != 3 || !strings.HasPrefix(urls[1], tk.Timeline.Served) || !strings.HasSuffix(urls[2], "/second.html") {
+		t.Fatalf("boundaries %v", urls)
+	}
+	for _, fr := range frames {
+		want := 0
+		for _, b := range bs[1:] {
+			if fr.Seq > b.LastSeq {
+				want = b.Document
+			}
+		}
+		if fr.Document != want {
+			t.Errorf("frame %d is of document %d, the boundaries say %d", fr.Seq, fr.Document, want)
+		}
+	}
+	if n := len(frames); n == 0 || frames[n-1].Document != 2 {
+		t.Errorf("the take does not end on the second page")
+	}
+	if bs[2].At < tk.Timeline.Steps[3].Start || bs[2].At > tk.Timeline.Steps[3].End {
+		t.Errorf("the second commit at %v is outside its goto (%v to %v)", bs[2].At, tk.Timeline.Steps[3].Start, tk.Timeline.Steps[3].End)
+	}
+}
+
+// Chromium killed during a pause: the step fails saying Chromium is gone,
+// the take so far is kept and valid, nothing is left behind.
+func TestStudioChromiumKilled(t *testing.T) {
+	s := studioScript(t, `  - goto: ${serve.url}/index.html
+  - wait: {text: Ready}
+  - pause: 10m
+    timeout: 20m
+`)
+	var b *Browser
+	paused := make(chan struct{})
+	killed := make(chan error, 1)
+	take := ""
+	o := RunOptions{
+		Progress: func(p Progress) {
+			if p.Step == 3 {
+				close(paused)
+			}
+		},
+		OnLaunch: func(br *Browser) {
+			b = br
+			go func() { // owned by the test: ends after one kill
+				select {
+				case <-paused:
+				case <-time.After(2 * time.Minute):
+				}
+				deadline := time.Now().Add(time.Minute)
+				for time.Now().Before(deadline) {
+					if m, _ := filepath.Glob(filepath.Join(take, "frames", "*.jpg")); len(m) >= 15 {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				killed <- br.Kill()
+			}()
+		},
+	}
+	take = filepath.Join(t.TempDir(), "take")
+	o.TakeDir = take
+	res, err := Run(context.Background(), s, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if kerr := <-killed; kerr != nil {
+		t.Fatalf("kill: %v", kerr)
+	}
+	if res.Failed == nil || !errors.Is(res.Failed, ErrBrowserGone) || res.Failed.Index != 2 {
+		t.Fatalf("the pause did not fail saying Chromium is gone: %v", res.Failed)
+	}
+	tk, err := timeline.Open(take)
+	if err != nil {
+		t.Fatalf("the take so far is not readable: %v", err)
+	}
+	if err := tk.Validate(); err != nil {
+		t.Errorf("take: %v", err)
+	}
+	if tl := tk.Timeline; tl.Capture.Frames.Delivered < 10 || tl.Capture.EndReason == "stopped" || !tl.Capture.Frames.Balanced() {
+		t.Errorf("capture: %+v", tl.Capture)
+	}
+	if tk.Timeline.Cleanup == nil || tk.Timeline.Cleanup.Profile != "removed" {
+		t.Errorf("cleanup receipt: %+v", tk.Timeline.Cleanup)
+	}
+	if _, err := os.Stat(b.Profile()); !os.IsNotExist(err) {
+		t.Errorf("profile %s left behind", b.Profile())
+	}
+	if live := testenv.LiveBrowsers(); len(live) > 0 {
+		t.Errorf("processes left behind: %v", live)
+	}
+}
