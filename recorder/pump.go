@@ -160,22 +160,26 @@ func (p *pump) run() {
 		}
 		at := p.virt.Now()
 		cctx, cancel := context.WithTimeout(c.ctx, callLimit)
-		res, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{Interval: interval, Screenshot: shot})
+		// The frame's time in Chromium's TimeTicks (the host's monotonic
+		// clock, in ms): the take's origin plus virtual time, so that
+		// requestAnimationFrame's timestamps step exactly with it too.
+		ticks := float64(c.clock.Origin+int64(at)) / float64(time.Millisecond)
+		res, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: ticks, Interval: interval, Screenshot: shot})
 		cancel()
 		if err != nil {
 			p.fail(fmt.Errorf("begin frame: %w", err))
 			return
 		}
 		p.frames.Add(1)
-		if isRepeat(res.HasDamage, res.ScreenshotData, last) {
+		if isRepeat(res.ScreenshotData, last) {
 			p.repeats.Add(1)
 		} else {
 			c.enqueue(event{kind: evPumped, at: at, src: at, data: res.ScreenshotData})
 			last = res.ScreenshotData
 		}
-		if p.stopping() {
-			return
-		}
+		// The interval after a frame is always run, even when stopping:
+		// the clock then stands at the next frame's time, where a capture
+		// that follows (another tab, the same take) begins.
 		next := frameTime(k+1, p.fps)
 		if err := p.advance(time.Duration(next - at)); err != nil {
 			p.fail(err)
@@ -186,20 +190,13 @@ func (p *pump) run() {
 }
 
 // isRepeat reports whether a begin-frame's answer shows nothing new: no
-// picture, or (once a picture is stored) no damage, or the very bytes of
-// the last picture (Chromium 156 sends a screenshot of a still page with
-// each begin-frame). Such a frame is counted as a repeat of the last one,
-// never stored again. Pure.
-func isRepeat(damage bool, data, last []byte) bool {
-	switch {
-	case len(data) == 0:
-		return true
-	case last == nil:
-		return false
-	case !damage:
-		return true
-	}
-	return bytes.Equal(data, last)
+// picture, or the very bytes of the last picture (Chromium 156 sends a
+// screenshot of a still page with each begin-frame, and encodes the same
+// pixels to the same bytes). Such a frame is counted as a repeat of the
+// last one, never stored again. hasDamage is not trusted on its own:
+// Chromium documents it as diagnostic only. Pure.
+func isRepeat(data, last []byte) bool {
+	return len(data) == 0 || bytes.Equal(data, last)
 }
 
 // room waits until the spool buffer has room for another frame, so a

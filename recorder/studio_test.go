@@ -77,19 +77,16 @@ func TestIsRepeat(t *testing.T) {
 	pic, other := []byte{1, 2, 3}, []byte{4, 5}
 	for _, c := range []struct {
 		name       string
-		damage     bool
 		data, last []byte
 		want       bool
 	}{
-		{"no picture", true, nil, pic, true},
-		{"no picture, none yet", false, nil, nil, true},
-		{"first picture without damage", false, pic, nil, false},
-		{"first picture", true, pic, nil, false},
-		{"no damage", false, other, pic, true},
-		{"damage, same bytes", true, pic, []byte{1, 2, 3}, true},
-		{"damage, new picture", true, other, pic, false},
+		{"no picture", nil, pic, true},
+		{"no picture, none yet", nil, nil, true},
+		{"first picture", pic, nil, false},
+		{"same bytes", pic, []byte{1, 2, 3}, true},
+		{"new picture", other, pic, false},
 	} {
-		if got := isRepeat(c.damage, c.data, c.last); got != c.want {
+		if got := isRepeat(c.data, c.last); got != c.want {
 			t.Errorf("%s: isRepeat = %v, want %v", c.name, got, c.want)
 		}
 	}
