@@ -257,3 +257,72 @@ func TestStudioChromiumKilled(t *testing.T) {
 		t.Errorf("processes left behind: %v", live)
 	}
 }
+
+// featuresPage runs every kind of page clock studio capture must drive:
+// a requestAnimationFrame loop, a setInterval timer, a CSS animation, a
+// CSS transition, a canvas animation and a same-origin iframe with a loop
+// of its own. check() says whether each kept time with performance.now().
+const featuresPage = `<!doctype html><title>features</title>
+<style>
+@keyframes slide { from { transform: translateX(0) } to { transform: translateX(600px) } }
+#anim { width: 40px; height: 40px; background: #36c; animation: slide 4s linear infinite }
+#trans { width: 40px; height: 40px; background: #c63; opacity: 0; transition: opacity 500ms linear }
+#trans.on { opacity: 1 }
+</style>
+<div id="anim"></div><div id="trans"></div>
+<canvas id="cv" width="320" height="40"></canvas>
+<iframe id="fr" srcdoc="<body><div id=b style='width:20px;height:20px;background:#6c3;position:absolute'></div><script>window.raf=0;(function f(){raf++;b.style.left=(raf%200)+'px';requestAnimationFrame(f)})()</script></body>"></iframe>
+<script>
+const t0 = performance.now();
+window.raf = 0; window.ticks = 0; window.drawn = 0;
+(function f() { raf++; requestAnimationFrame(f) })();
+setInterval(() => ticks++, 100);
+requestAnimationFrame(() => requestAnimationFrame(() => document.getElementById('trans').classList.add('on')));
+const cx = document.getElementById('cv').getContext('2d');
+(function draw() { cx.clearRect(0, 0, 320, 40); cx.fillRect(drawn % 300, 0, 20, 40); drawn++; requestAnimationFrame(draw) })();
+// A CSS animation runs on the document timeline, whose zero is the real
+// time of the navigation: its phase is offset from performance.now() by
+// the real time before the first frame; its rate is virtual time's.
+let mark;
+setTimeout(() => { mark = { el: performance.now() - t0, anim: slide().currentTime } }, 500);
+const slide = () => document.getAnimations().find(a => a.animationName === 'slide');
+window.check = () => {
+  const el = performance.now() - t0, frames = el / (1000 / 60);
+  const fr = document.getElementById('fr').contentWindow;
+  return {
+    raf: Math.abs(raf - frames) <= 2,
+    interval: Math.abs(ticks - Math.floor(el / 100)) <= 1,
+    animation: !!mark && Math.abs((slide().currentTime - mark.anim) - (el - mark.el)) <= 20,
+    transition: getComputedStyle(document.getElementById('trans')).opacity === '1',
+    canvas: Math.abs(drawn - frames) <= 2 && cx.getImageData((drawn - 1) % 300 + 5, 20, 1, 1).data[3] > 0,
+    iframe: Math.abs(fr.raf - frames) <= 3,
+  };
+};
+</script>`
+
+// Each page clock runs on virtual time: after 2 s of it, every loop,
+// timer and animation has advanced by 2 s, and the frames show it.
+func TestStudioPageClocks(t *testing.T) {
+	s := studioScript(t, `  - goto: ${serve.url}/features.html
+  - pause: 2s
+  - eval: "const off = Object.entries(check()).filter(([k, v]) => !v).map(([k]) => k); if (off.length) throw new Error('off virtual time: ' + off.join(', '))"
+`)
+	site := filepath.Join(filepath.Dir(s.File), "site")
+	if err := os.WriteFile(filepath.Join(site, "features.html"), []byte(featuresPage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, tk, frames := studioRun(t, s, RunOptions{})
+	if res.Failed != nil {
+		t.Fatalf("a page clock did not keep virtual time: %v", res.Failed)
+	}
+	pause := tk.Timeline.Steps[1]
+	n := 0
+	for _, fr := range frames {
+		if fr.Source >= pause.Start && fr.Source < pause.End {
+			n++
+		}
+	}
+	if n < 118 {
+		t.Errorf("%d distinct frames stored during 2 s of animation, want 120", n)
+	}
+}
