@@ -326,3 +326,40 @@ func TestStudioPageClocks(t *testing.T) {
 		t.Errorf("%d distinct frames stored during 2 s of animation, want 120", n)
 	}
 }
+
+// Every step kind but hold and resume (refused in studio mode for now)
+// works in studio mode: testdata/everything.yaml, whose waits and
+// expectations check what each step did, second tab included.
+func TestStudioEveryStep(t *testing.T) {
+	testenv.Need(t, shellName)
+	s, err := scripts.Load("testdata/everything.yaml", scripts.LoadOptions{Env: map[string]string{"TOKEN": "s3cr3t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Browser.NoSandbox = testenv.NoSandbox()
+	var steps []scripts.Step
+	for _, st := range s.Steps {
+		switch st.Action.(type) {
+		case scripts.Hold, scripts.Resume:
+			continue
+		}
+		steps = append(steps, st)
+	}
+	s.Steps = steps
+	res, tk, frames := studioRun(t, s, RunOptions{CaptureMode: scripts.CaptureStudio})
+	for _, st := range res.Timeline.Steps {
+		if st.Outcome != timeline.OutcomeOK && !st.Optional {
+			t.Errorf("line %d %s: %s %s", st.Line, st.Kind, st.Outcome, st.Error)
+		}
+	}
+	tabs := map[string]int{}
+	for i, fr := range frames {
+		tabs[fr.Tab]++
+		if i > 0 && fr.Source <= frames[i-1].Source {
+			t.Errorf("frame %d at %v after %v: virtual time did not move on across captures", fr.Seq, fr.Source, frames[i-1].Source)
+		}
+	}
+	if tabs["main"] == 0 || tabs["side"] == 0 || tk.Timeline.Capture.Tab != "" {
+		t.Errorf("frames by tab %v, capture tab %q", tabs, tk.Timeline.Capture.Tab)
+	}
+}
