@@ -308,6 +308,9 @@ func (r *run) finish() {
 		if res.Err != nil {
 			r.logf("capture ended early: %v", res.Err)
 		}
+		if res.Forced > 0 {
+			r.logf("studio capture: %d frame intervals were forced past network fetches that did not end within %v", res.Forced, recorder.FetchWait)
+		}
 		now = res.Capture.Ended
 	} else {
 		r.tl.Clock = r.clock.Info(timeline.MappingReceipt)
