@@ -39,10 +39,10 @@ const DefaultFPS = 60
 // Budget waits. A page with network fetches pending holds virtual time
 // still (the policy pauseIfNetworkFetchesPending), so a load is filmed as
 // it completes, not cut short; a fetch that never completes would hold it
-// forever, so after fetchWait of wall time the interval is forced through
+// forever, so after FetchWait of wall time the interval is forced through
 // with the plain advance policy, and counted.
 const (
-	fetchWait = 10 * time.Second
+	FetchWait = 10 * time.Second
 	forceWait = 5 * time.Second
 	callLimit = 15 * time.Second
 )
@@ -235,7 +235,7 @@ func (p *pump) advance(d time.Duration) error {
 	if err := p.policy(emulation.VirtualTimePolicyPauseIfNetworkFetchesPending, budget); err != nil {
 		return err
 	}
-	if p.waitExpired(fetchWait) {
+	if p.waitExpired(FetchWait) {
 		return nil
 	}
 	// A fetch that does not end holds virtual time: force this interval.
