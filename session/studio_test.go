@@ -398,3 +398,26 @@ func TestStudioEveryStep(t *testing.T) {
 		t.Errorf("frames by tab %v, capture tab %q", tabs, tk.Timeline.Capture.Tab)
 	}
 }
+
+// Scale 2: the headless shell renders at device scale 2 (through
+// --force-device-scale-factor), so a 1280x720 page is filmed at 2560x1440.
+func TestStudioScale2(t *testing.T) {
+	s := studioScript(t, `  - goto: ${serve.url}/second.html
+  - wait: {text: Second page}
+  - pause: 100ms
+`)
+	s.Browser.Scale = 2
+	res, tk, frames := studioRun(t, s, RunOptions{})
+	mustPass(t, res)
+	if len(frames) == 0 {
+		t.Fatal("no frames")
+	}
+	for _, fr := range frames {
+		if fr.Width != 2560 || fr.Height != 1440 {
+			t.Fatalf("frame %d is %dx%d, want 2560x1440", fr.Seq, fr.Width, fr.Height)
+		}
+	}
+	if v := tk.Timeline.Viewport; v.Width != 1280 || v.Scale != 2 {
+		t.Errorf("viewport %+v", v)
+	}
+}
