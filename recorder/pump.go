@@ -158,6 +158,14 @@ func (p *pump) run() {
 		if !p.room() {
 			return
 		}
+		// A capture's first frame is made at once: the filmed tab is shown
+		// from the moment it is filmed, however briefly.
+		if k != p.first {
+			p.virt.Turn(p.quit)
+		}
+		if p.stopping() {
+			return
+		}
 		at := p.virt.Now()
 		cctx, cancel := context.WithTimeout(c.ctx, callLimit)
 		// The frame's time in Chromium's TimeTicks (the host's monotonic

@@ -182,10 +182,11 @@ func virtualOf(ctx context.Context) *recorder.VirtualTime {
 }
 
 // after returns a channel that is closed once d has passed on ctx's clock,
-// and a func to release it.
+// and a func to release it. On virtual time it is a session sleep: the
+// pump makes frames freely while it waits (recorder.VirtualTime.Turn).
 func after(ctx context.Context, d time.Duration) (<-chan struct{}, func()) {
 	if v := virtualOf(ctx); v != nil {
-		return v.After(d)
+		return v.Sleep(d)
 	}
 	ch := make(chan struct{})
 	t := time.AfterFunc(d, func() { close(ch) })
@@ -275,4 +276,15 @@ func (r *run) studioRefuses(st scripts.Step) error {
 		return undispatched(fmt.Errorf("%s is not supported with capture: studio yet; use capture: live (--capture live) for scripts that hold a tab", st.Kind))
 	}
 	return nil
+}
+
+// busy marks a command to the page in flight on ctx's virtual clock until
+// the returned func is called: the pump holds its next frame meanwhile,
+// for a while (recorder.VirtualTime.Turn), so the command lands between
+// the same two frames in every run. A no-op when live.
+func busy(ctx context.Context) func() {
+	if v := virtualOf(ctx); v != nil {
+		return v.Busy()
+	}
+	return func() {}
 }

@@ -74,13 +74,13 @@ func studioRun(t *testing.T, s *scripts.Script, o RunOptions) (*Result, *timelin
 // the one before.
 func TestStudioEveryPageFrame(t *testing.T) {
 	s := studioScript(t, `  - goto: ${serve.url}/bench.html
-  - pause: 3s
+  - pause: 3200ms
 `)
 	res, tk, frames := studioRun(t, s, RunOptions{})
 	mustPass(t, res)
 	pause := tk.Timeline.Steps[1]
-	if d := time.Duration(pause.End - pause.Start); d < 3*time.Second || d > 3*time.Second+time.Millisecond {
-		t.Errorf("the pause lasted %v of virtual time, want 3s", d)
+	if d := time.Duration(pause.End - pause.Start); d < 3200*time.Millisecond || d > 3200*time.Millisecond+time.Millisecond {
+		t.Errorf("the pause lasted %v of virtual time, want 3.2s", d)
 	}
 	// From the page's first frame (the goto's load takes no virtual time:
 	// virtual time waits for its fetches), 3 s of frames.
