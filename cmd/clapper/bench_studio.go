@@ -136,7 +136,9 @@ func benchStudioRun(ctx context.Context, o benchCaptureOptions, w, h int, scale 
 		slog.Close()
 		return benchRun{}, "", err
 	}
+	done := clock.Virtual.Busy() // the pump paces itself by what waits on it
 	nerr := session.Navigate(tab, pageURL)
+	done()
 	if nerr == nil {
 		nerr = virtualSleep(ctx, clock, time.Second, warm.Done())
 	}
@@ -196,9 +198,10 @@ func benchStudioRun(ctx context.Context, o benchCaptureOptions, w, h int, scale 
 }
 
 // virtualSleep waits d of the clock's virtual time, or until the capture
-// ends or ctx does.
+// ends or ctx does. It is a sleep to the pump, which makes frames freely
+// meanwhile.
 func virtualSleep(ctx context.Context, clock *recorder.Clock, d time.Duration, ended <-chan struct{}) error {
-	ch, release := clock.Virtual.After(d)
+	ch, release := clock.Virtual.Sleep(d)
 	defer release()
 	select {
 	case <-ch:
