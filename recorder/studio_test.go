@@ -91,3 +91,42 @@ func TestIsRepeat(t *testing.T) {
 		}
 	}
 }
+
+// The pump's turn: at once while a session sleep waits; while a command is
+// in flight, once it returns (or BusyWait passes); a sleep stops counting
+// the moment its timer fires.
+func TestVirtualTimeTurn(t *testing.T) {
+	v := NewVirtualTime()
+	quit := make(chan struct{})
+	_, release := v.Sleep(time.Second)
+	v.Turn(quit) // returns at once: a sleep waits
+	v.Advance(time.Second)
+	v.mu.Lock()
+	sleepers := v.sleepers
+	v.mu.Unlock()
+	if sleepers != 0 {
+		t.Fatalf("a fired sleep still counts: %d sleepers", sleepers)
+	}
+	release() // after firing: no double count
+	v.mu.Lock()
+	sleepers = v.sleepers
+	v.mu.Unlock()
+	if sleepers != 0 {
+		t.Fatalf("releasing a fired sleep changed the count: %d", sleepers)
+	}
+	done := v.Busy()
+	returned := make(chan struct{})
+	go func() { v.Turn(quit); close(returned) }() // ends when the command returns, or by BusyWait
+	done()
+	<-returned
+	_, release = v.Sleep(time.Second)
+	release()
+	v.mu.Lock()
+	sleepers = v.sleepers
+	v.mu.Unlock()
+	if sleepers != 0 {
+		t.Fatalf("a released sleep still counts: %d", sleepers)
+	}
+	close(quit)
+	v.Turn(quit) // a closed quit always ends the turn
+}
