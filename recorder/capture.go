@@ -160,6 +160,9 @@ type Result struct {
 	// the same take starts from.
 	NextSeq      int64
 	NextDocument int
+	// Forced counts the frame intervals of a studio capture that a fetch
+	// that would not end held up, pushed through with plain advance.
+	Forced int64
 }
 
 // CrossCheck is the agreement of the two source-time mappings.
@@ -224,6 +227,7 @@ type Capture struct {
 	newest atomic.Int64
 
 	casting  bool          // the screencast was started; set by Start
+	pump     *pump         // the frame pump of a studio capture (StartStudio)
 	done     chan struct{} // closed when the interval ends
 	doneOnce sync.Once
 
@@ -243,6 +247,7 @@ const (
 	evSeed
 	evNav
 	evEnd
+	evPumped // a studio frame: data and src set, like a seed, but not seeded
 )
 
 // event is one thing that happened to the capture, in receipt order.
@@ -439,6 +444,9 @@ func (c *Capture) Stop(ctx context.Context) Result {
 }
 
 func (c *Capture) stop(ctx context.Context) Result {
+	if c.pump != nil {
+		c.pump.halt()
+	}
 	if c.casting && c.alive() {
 		sctx, cancel := context.WithTimeout(c.ctx, 3*time.Second)
 		stopCall := context.AfterFunc(ctx, cancel)
@@ -467,7 +475,13 @@ func (c *Capture) stop(ctx context.Context) Result {
 		c.ackCancel()
 	}
 	c.ackWG.Wait()
-	return c.drain()
+	res := c.drain()
+	if c.pump != nil {
+		c.pump.studioResult(&res)
+	} else {
+		res.Capture.Mode = timeline.CaptureLive
+	}
+	return res
 }
 
 // alive reports whether the tab can still be talked to.
@@ -573,6 +587,9 @@ func (c *Capture) clockInfo() timeline.Clock {
 // before it and arriving after it is counted late. It is a no-op once the
 // capture has ended.
 func (c *Capture) Settle() error {
+	if c.pump != nil {
+		return nil // a studio capture films every frame: nothing to miss
+	}
 	select {
 	case <-c.done:
 		return nil
@@ -599,6 +616,7 @@ func Join(rs ...Result) Result {
 	out.Boundaries = append([]timeline.Boundary(nil), rs[0].Boundaries...)
 	for _, r := range rs[1:] {
 		out.Capture.Frames.Add(r.Capture.Frames)
+		out.Capture.Repeats += r.Capture.Repeats
 		out.Capture.Ended = r.Capture.Ended
 		if out.Capture.Tab != r.Capture.Tab {
 			out.Capture.Tab = ""
@@ -610,6 +628,7 @@ func Join(rs ...Result) Result {
 		out.Acks += r.Acks
 		out.AckErrors += r.AckErrors
 		out.AckMax = max(out.AckMax, r.AckMax)
+		out.Forced += r.Forced
 		out.NextSeq, out.NextDocument = r.NextSeq, r.NextDocument
 	}
 	return out

@@ -85,6 +85,9 @@ type Clock struct {
 	Wall time.Time
 	// Offset is the measured wall-to-monotonic offset.
 	Offset WallOffset
+	// Virtual, when set, is the clock of a studio capture: Now reads it
+	// instead of the host's monotonic clock.
+	Virtual *VirtualTime
 }
 
 // NewClock starts a take clock now and measures the wall offset.
@@ -94,8 +97,21 @@ func NewClock() *Clock {
 	return &Clock{Origin: origin, Wall: time.Unix(0, origin-off.Offset), Offset: off}
 }
 
+// NewVirtualClock starts a take clock on virtual time (studio capture):
+// Origin and Wall still say when the take began, for people reading it.
+func NewVirtualClock() *Clock {
+	c := NewClock()
+	c.Virtual = NewVirtualTime()
+	return c
+}
+
 // Now returns the current time on the take clock.
-func (c *Clock) Now() timeline.Time { return timeline.Time(Monotonic() - c.Origin) }
+func (c *Clock) Now() timeline.Time {
+	if c.Virtual != nil {
+		return c.Virtual.Now()
+	}
+	return timeline.Time(Monotonic() - c.Origin)
+}
 
 // FromMonotonic maps a CLOCK_MONOTONIC reading in seconds (as Chromium sends
 // it) onto the take clock.
@@ -118,6 +134,9 @@ func (c *Clock) WallToTake() int64 { return c.Offset.Offset - c.Origin }
 // gives take time) and its error bound: the measurement's, plus the
 // rounding of Chromium's float timestamps.
 func (c *Clock) Info(m timeline.Mapping) timeline.Clock {
+	if c.Virtual != nil {
+		m = timeline.MappingVirtual
+	}
 	info := timeline.Clock{Origin: c.Origin, Wall: c.Wall, Mapping: m}
 	if m == timeline.MappingWallOffset {
 		info.OffsetNs = c.WallToTake()

@@ -91,7 +91,7 @@ func (c *Capture) handle(e event) {
 			fr.DeviceWidth, fr.DeviceHeight = m.DeviceWidth, m.DeviceHeight
 		}
 	} else {
-		data, fr.Source, fr.Seeded = e.data, e.src, true
+		data, fr.Source, fr.Seeded = e.data, e.src, e.kind == evSeed
 	}
 	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(data)); err != nil {
 		ok = false

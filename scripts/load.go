@@ -307,8 +307,14 @@ func (d *decoder) browser(x *val) Browser {
 	if y := v["sandbox"]; y != nil {
 		b.NoSandbox = !y.v.(bool)
 	}
+	if y := v["capture"]; y != nil {
+		b.Capture = y.v.(string)
+	}
 	if y := v["attach"]; y != nil {
 		b.Attach = y.v.(string)
+		if z := v["capture"]; z != nil && b.Capture == CaptureStudio {
+			d.errorf(z.key, "browser.capture: studio launches its own chromium-headless-shell and cannot attach to a running browser; remove browser.attach or use capture: live")
+		}
 		if msg := checkAttach(b.Attach); b.Attach != AttachShared && msg != "" {
 			d.errorf(y.at, "browser.attach: %s", msg)
 		}

@@ -193,6 +193,7 @@ var scriptFields = []field{
 		fStr("claim", "take over a tab already open in the attached browser: active, index:N, url:<substring>, title:<substring> or a tab id"),
 		fBool("close", "in a shared browser, whether the tabs the run gives back are closed: by default those it opened are and a claimed one is not; false leaves them open for a person to look at, true closes a claimed one too"),
 		fBool("sandbox", "false runs Chromium without its sandbox (an explicit choice)"),
+		fStr("capture", "live: the page runs in real time, filmed by the screencast; studio: every frame, on a clock clapper drives (chromium-headless-shell)").oneOf(CaptureLive, CaptureStudio),
 	),
 	fStr("serve", "a folder served on 127.0.0.1 as ${serve.url}, relative to the script"),
 	fOf("env", kEnv, "variable defaults, overridden by the environment and -e").

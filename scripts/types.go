@@ -42,7 +42,16 @@ type Browser struct {
 	Claim     string // a tab already open in the attached browser, taken over (active, index:N, url:…, title:…, an id)
 	Close     *bool  // in a shared browser, whether the tabs given back are closed; nil: those clapper opened
 	NoSandbox bool   // explicit choice; never inferred
+	// Capture is CaptureLive or CaptureStudio as the script says, "" when
+	// it leaves the choice to the run.
+	Capture string
 }
+
+// Capture modes of browser.capture.
+const (
+	CaptureLive   = "live"
+	CaptureStudio = "studio"
+)
 
 // Output is the script's output section, consumed by the compositor.
 type Output struct {

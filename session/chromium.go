@@ -20,6 +20,10 @@ type LaunchOptions struct {
 	Height    int
 	// Args are extra command-line flags.
 	Args []string
+	// Studio launches the headless shell (Path) with begin-frame control,
+	// at device scale Scale (studio capture); Headless is then moot.
+	Studio bool
+	Scale  float64
 }
 
 // ErrRootNeedsNoSandbox is returned when launching as root without an
@@ -76,7 +80,9 @@ func ChromiumArgs(o LaunchOptions, profile string) []string {
 		"--disable-renderer-backgrounding",
 		"--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
 	}
-	if o.Headless {
+	if o.Studio {
+		args = append(args, studioArgs(o.Scale)...)
+	} else if o.Headless {
 		args = append(args, "--headless=new")
 	}
 	if o.NoSandbox {

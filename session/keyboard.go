@@ -95,14 +95,20 @@ type Keyboard struct {
 }
 
 // TypeText types text one key at a time, delay apart. When secret is true
-// the receipts record "•" instead of the characters.
+// the receipts record "•" instead of the characters. Key n is due n
+// delays after the first, on the step's clock: a key slow to be
+// acknowledged does not push back the ones after it (in studio mode,
+// where input completes only as frames are made, this keeps the cadence
+// on the frame grid from run to run).
 func (k *Keyboard) TypeText(ctx context.Context, text string, delay time.Duration, secret bool) error {
-	for i, r := range text {
-		if i > 0 && delay > 0 {
-			if err := sleep(ctx, delay); err != nil {
+	start, n := clockNow(ctx), 0
+	for _, r := range text {
+		if n > 0 && delay > 0 {
+			if err := sleep(ctx, start+time.Duration(n)*delay-clockNow(ctx)); err != nil {
 				return dispatched(err) // keys were sent
 			}
 		}
+		n++
 		name := string(r)
 		if secret {
 			name = "•"

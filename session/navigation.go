@@ -15,6 +15,7 @@ import (
 // gotoURL loads a URL and waits for it to load.
 func (r *run) gotoURL(ctx context.Context, a scripts.Goto, rec *timeline.Step) error {
 	rec.Target = r.s.Mask(a.URL)
+	defer busy(ctx)()
 	return navErr(ctx, chromedp.Do(ctx, chromedp.Navigate(a.URL)))
 }
 

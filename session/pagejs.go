@@ -204,10 +204,12 @@ func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any
 		if err != nil {
 			return zero, err
 		}
+		done := busy(ctx)
 		v, err := chromedp.Run(ctx, chromedp.CallFunctionOn[T](callHelperJS, func(p *runtime.CallFunctionOnParams) {
 			p.UniqueContextID = world
 			p.AwaitPromise = ptr(true)
 		}, name, string(argsJSON)))
+		done()
 		var pe *cdproto.Error
 		if err == nil || fresh || ctx.Err() != nil || !errors.As(err, &pe) {
 			if err != nil {

@@ -113,13 +113,13 @@ func (p *Pointer) MoveTo(ctx context.Context, x, y float64) error {
 // arrive: receipts along the way keep the cursor the pointer had, and the
 // last one carries arrive.
 func (p *Pointer) MoveToAs(ctx context.Context, x, y float64, arrive string) error {
-	start := time.Now()
+	start := clockNow(ctx)
 	path := PointerPath(p.x, p.y, x, y, p.speed, time.Second/60)
 	for i, pt := range path {
 		if i == len(path)-1 {
 			p.cursor = arrive
 		}
-		if err := sleep(ctx, time.Until(start.Add(pt.At))); err != nil {
+		if err := sleep(ctx, start+pt.At-clockNow(ctx)); err != nil {
 			if i > 0 {
 				return dispatched(err)
 			}

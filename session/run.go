@@ -26,6 +26,11 @@ type RunOptions struct {
 	NoSandbox bool
 	// Chromium overrides the executable path.
 	Chromium string
+	// CaptureMode is --capture: scripts.CaptureLive, scripts.CaptureStudio
+	// or "" for the script's choice (ChooseCapture decides).
+	CaptureMode string
+	// ChromiumShell overrides the headless shell of studio capture.
+	ChromiumShell string
 	// Capture tunes the recorder (buffer bounds, in-flight frames).
 	Capture recorder.Options
 	// Progress, when set, is called from the run's goroutine before each
@@ -140,6 +145,10 @@ type run struct {
 	// filmPinned is the tab a film step chose; nil while the video follows
 	// the tab the steps act on.
 	filmPinned *Tab
+	// studio is how the run films (ChooseCapture); virt is the take
+	// clock's virtual time in studio mode, nil when live.
+	studio CaptureChoice
+	virt   *recorder.VirtualTime
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,
@@ -148,7 +157,16 @@ type run struct {
 // ctx (Ctrl-C). It returns an error only for problems outside the steps
 // (launch, take folder); a failing step is reported in Result.Failed.
 func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err error) {
-	r := &run{s: s, o: o, clock: recorder.NewClock(), tabs: map[string]*Tab{}}
+	shell, shellErr := FindShell(o.ChromiumShell)
+	choice, err := ChooseCapture(o.CaptureMode, s.Browser.Capture, s.Browser.Attach != "", shell, shellErr)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{s: s, o: o, clock: recorder.NewClock(), tabs: map[string]*Tab{}, studio: choice}
+	if choice.Mode == scripts.CaptureStudio {
+		r.clock = recorder.NewVirtualClock()
+		r.virt = r.clock.Virtual
+	}
 	// Everything the run says leaves through the script's masker.
 	r.logf = func(format string, args ...any) {
 		if o.Logf != nil {
@@ -253,9 +271,13 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 		if r.o.Chromium != "" {
 			path = r.o.Chromium
 		}
+		studio := r.virt != nil
+		if studio {
+			path = r.studio.Shell
+		}
 		r.browser, err = Launch(ctx, LaunchOptions{
 			Path: path, Headless: b.Headless, NoSandbox: b.NoSandbox || r.o.NoSandbox,
-			Width: b.Width, Height: b.Height, Args: b.Args,
+			Width: b.Width, Height: b.Height, Args: b.Args, Studio: studio, Scale: b.Scale,
 		})
 	}
 	if err != nil {
@@ -265,6 +287,9 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 		r.logf("removed %s, left by a run that is gone", p)
 	}
 	r.logf("chromium up (pid %d)", r.browser.Pid())
+	if r.virt != nil {
+		r.logf("filming in studio mode: %s, %d frames per second of virtual time", r.studio.Shell, r.studioFPS())
+	}
 	if r.o.OnLaunch != nil {
 		r.o.OnLaunch(r.browser)
 	}
@@ -339,6 +364,9 @@ func (r *run) finish() {
 		r.tl.Clock = res.Clock
 		if res.Err != nil {
 			r.logf("capture ended early: %v", res.Err)
+		}
+		if res.Forced > 0 {
+			r.logf("studio capture: %d frame intervals were forced past network fetches that did not end within %v", res.Forced, recorder.FetchWait)
 		}
 		now = res.Capture.Ended
 	} else {
@@ -521,7 +549,7 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	defer cancelRun(nil)
 	stop := context.AfterFunc(ctx, func() { cancelRun(context.Cause(ctx)) }) // an interrupt says why
 	defer stop()
-	sctx, cancel := context.WithTimeoutCause(run, timeout, fmt.Errorf("timeout %v", timeout))
+	sctx, cancel := withStepTimeout(run, timeout, fmt.Errorf("timeout %v", timeout))
 	defer cancel()
 	return r.exec(sctx, tab, st, rec)
 }

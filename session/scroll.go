@@ -59,7 +59,7 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 		return nil
 	}
 	n := max(1, int(dur/(time.Second/60)))
-	start := time.Now()
+	start := clockNow(ctx)
 	var sentX, sentY float64
 	for i := 1; i <= n; i++ {
 		e := easeInOut(float64(i) / float64(n))
@@ -73,7 +73,7 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 			}
 			sentX, sentY = sentX+wx, sentY+wy
 		}
-		if err := sleep(ctx, time.Until(start.Add(time.Duration(i)*dur/time.Duration(n)))); err != nil {
+		if err := sleep(ctx, start+time.Duration(i)*dur/time.Duration(n)-clockNow(ctx)); err != nil {
 			return dispatchErr(err)
 		}
 	}

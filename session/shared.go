@@ -124,7 +124,7 @@ func (t *sharedTabs) lease(id, url string, tier leases.Tier) leases.Lease {
 // returned cancel detaches and gives the lease back.
 func (r *run) newTab(ctx context.Context, name string) (context.Context, context.CancelFunc, error) {
 	if r.shared == nil {
-		return r.browser.NewTab(ctx)
+		return r.openTarget(ctx)
 	}
 	if name == scripts.FirstTab && r.shared.o.Claim != "" {
 		return r.shared.claim(ctx, name, r.shared.o.Claim)

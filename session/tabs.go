@@ -14,7 +14,6 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
@@ -213,7 +212,7 @@ func (r *run) film(tab *Tab, url string) error {
 			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
 		}
 	}
-	c, err := recorder.Start(tab.ctx, co)
+	c, err := r.startCapture(tab.ctx, co)
 	if err != nil {
 		return r.gone(err)
 	}

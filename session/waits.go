@@ -59,13 +59,13 @@ func (e *WaitTimeout) Unwrap() error { return e.Cause }
 func poll(ctx context.Context, what string, every time.Duration, c check) error {
 	var seen string
 	var last error
-	t := time.NewTimer(0)
-	defer t.Stop()
+	tick, release := after(ctx, 0)
+	defer func() { release() }()
 	for {
 		select {
 		case <-ctx.Done():
 			return &WaitTimeout{What: what, Seen: seen, Last: last, Cause: context.Cause(ctx)}
-		case <-t.C:
+		case <-tick:
 		}
 		done, s, err := c(ctx)
 		if done {
@@ -79,18 +79,26 @@ func poll(ctx context.Context, what string, every time.Duration, c check) error 
 				seen, last = s, nil
 			}
 		}
-		t.Reset(every)
+		release()
+		tick, release = after(ctx, every)
 	}
 }
 
-// sleep waits d, or until ctx ends; then it returns ctx's cause.
+// sleep waits d on ctx's clock (virtual time in studio mode), or until
+// ctx ends; then it returns ctx's cause.
 func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if d <= 0 {
+		return nil
+	}
+	t, release := after(ctx, d)
+	defer release()
 	select {
 	case <-ctx.Done():
 		return context.Cause(ctx)
-	case <-t.C:
+	case <-t:
 		return nil
 	}
 }

@@ -36,6 +36,10 @@ const (
 	MappingWallOffset Mapping = "wall-offset"
 	// MappingReceipt: no usable source time; the host receipt time stands in.
 	MappingReceipt Mapping = "receipt"
+	// MappingVirtual: a studio capture; the take clock is the page's
+	// virtual time, which clapper advances one frame interval at a time, so
+	// source times are exact by construction.
+	MappingVirtual Mapping = "virtual"
 )
 
 // Clock describes the take clock and how source times were mapped onto it.

@@ -30,6 +30,11 @@ type FrameSummary struct {
 	PerSecond float64        `json:"per_second"`
 	Seeded    int64          `json:"seeded"`
 	ByTab     map[string]int `json:"by_tab,omitempty"`
+	// Mode is the capture mode ("" in takes from before studio capture);
+	// a studio take also has its frame interval and its repeats.
+	Mode            string  `json:"mode,omitempty"`
+	FrameIntervalMs float64 `json:"frame_interval_ms,omitempty"`
+	Repeats         int64   `json:"repeats,omitempty"`
 }
 
 // BoundarySummary is one document boundary.
@@ -70,7 +75,8 @@ func Summarize(t *Timeline) Summary {
 	s := Summary{
 		Name: t.Name, Outcome: t.Outcome, Error: t.Error, DurationMs: (t.End - t.Start).Millis(),
 		Clock: t.Clock.Mapping, Viewport: t.Viewport, EndReason: t.Capture.EndReason,
-		Frames:     FrameSummary{Accounting: a},
+		Frames: FrameSummary{Accounting: a, Mode: t.Capture.Mode, Repeats: t.Capture.Repeats,
+			FrameIntervalMs: float64(t.Capture.FrameInterval) / 1e6},
 		Boundaries: []BoundarySummary{}, Steps: []StepSummary{}, Holds: []HoldSummary{},
 		Receipts: len(t.Receipts), ByKind: map[string]int{}, Cleanup: t.Cleanup, Recovered: t.Recovered,
 		Page: SummarizePage(t.Page, t.Start),

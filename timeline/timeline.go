@@ -88,7 +88,24 @@ type Capture struct {
 	BufferBytes  int64  `json:"buffer_bytes"`
 	Format       string `json:"format"`
 	Quality      int    `json:"quality"`
+	// Mode is how the page was filmed: CaptureLive or CaptureStudio; ""
+	// in takes written before studio capture existed (live).
+	Mode string `json:"mode,omitempty"`
+	// FrameInterval is a studio capture's step of virtual time per frame.
+	FrameInterval time.Duration `json:"frame_interval,omitempty"`
+	// Repeats counts a studio capture's begin-frames that came back
+	// without damage: the page did not change, so no frame was stored and
+	// the last picture stands for them.
+	Repeats int64 `json:"repeats,omitempty"`
 }
+
+// Capture modes.
+const (
+	// CaptureLive: the page runs in real time, filmed by the screencast.
+	CaptureLive = "live"
+	// CaptureStudio: clapper drives the page's clock with begin-frames.
+	CaptureStudio = "studio"
+)
 
 // Accounting is the frame accounting of a capture:
 //

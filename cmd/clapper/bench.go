@@ -28,6 +28,9 @@ import (
 
 type benchCaptureOptions struct {
 	sizes     [][2]int
+	scales    []float64 // device scale of each size (WxH@2)
+	modes     []string  // capture modes to compare, in order
+	shell     string    // chromium-headless-shell, for studio
 	seconds   time.Duration
 	runs      int
 	json      bool
@@ -61,7 +64,9 @@ func benchCaptureCommand() *cli.Command {
 		Name:  "capture",
 		Usage: "record the bench page for a fixed time and report rate, coverage, order, timing error and recorder CPU, from the take alone",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "size", Value: cli.NewStringSlice("1280x720"), Usage: "viewport WIDTHxHEIGHT; repeatable"},
+			&cli.StringSliceFlag{Name: "size", Value: cli.NewStringSlice("1280x720"), Usage: "viewport WIDTHxHEIGHT, or WIDTHxHEIGHT@2 for device scale 2; repeatable"},
+			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live or studio; repeatable (or live,studio) to compare them in one run"},
+			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.Float64Flag{Name: "seconds", Value: 10, Usage: "capture length per run, in seconds"},
 			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs per size; figures are their medians"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
@@ -85,7 +90,17 @@ func benchCaptureCommand() *cli.Command {
 				noSandbox: c.Bool("no-sandbox"), args: c.StringSlice("chromium-arg"), keep: c.String("keep"),
 				settle: c.Duration("settle"),
 			}
+			modes, err := benchModes(c.StringSlice("capture"))
+			if err != nil {
+				return err
+			}
+			o.modes, o.shell = modes, c.String("chromium-shell")
 			for _, s := range c.StringSlice("size") {
+				s, scale, err := benchScale(s)
+				if err != nil {
+					return usageErr("--size %q: %v", s, err)
+				}
+				o.scales = append(o.scales, scale)
 				w, h, err := parseSize(s)
 				if err != nil {
 					return usageErr("--size %q: %v", s, err)
@@ -152,6 +167,14 @@ type benchRun struct {
 	AckMeanMs float64 `json:"ack_mean_ms"`
 	AckMaxMs  float64 `json:"ack_max_ms"`
 	EndReason string  `json:"end_reason"`
+	// Mode is the capture mode; RunTimeRatio is the capture's wall time
+	// over its take time (studio: how much slower than real time the
+	// frames were made; live is 1 by construction).
+	Mode         string  `json:"mode"`
+	RunTimeRatio float64 `json:"run_time_ratio"`
+	// AllCPU is this process, Chromium and the rest of the machine
+	// together, per second of wall time of the capture.
+	AllCPU float64 `json:"all_cpu"`
 }
 
 type benchSize struct {
@@ -189,21 +212,39 @@ func benchCapture(ctx context.Context, o benchCaptureOptions) error {
 		"seconds": o.seconds.Seconds(), "runs": o.runs, "quality": o.quality, "in_flight": o.inFlight,
 		"send_last_frame": o.sendLast, "every_nth": o.everyNth, "chromium_args": o.args, "mapping": o.mapping,
 	}}
-	for _, sz := range o.sizes {
-		bs := benchSize{Size: fmt.Sprintf("%dx%d", sz[0], sz[1])}
+	for si, sz := range o.sizes {
+		// The modes take turns run by run, so that both see the same
+		// moments of a shared machine.
+		sizes := make([]benchSize, len(o.modes))
+		for m, mode := range o.modes {
+			sizes[m] = benchSize{Size: benchLabel(sz[0], sz[1], o.scales[si], mode, len(o.modes) > 1)}
+		}
 		for i := 0; i < o.runs; i++ {
-			r, version, err := benchCaptureRun(ctx, o, sz[0], sz[1], pageURL, i+1)
-			if err != nil {
-				return fmt.Errorf("bench capture %s run %d: %w", bs.Size, i+1, err)
-			}
-			rep.Chromium = version
-			bs.Runs = append(bs.Runs, r)
-			if !o.json {
-				fmt.Fprintf(os.Stderr, "%s run %d: %s\n", bs.Size, i+1, r.line())
+			for m, mode := range o.modes {
+				bs := &sizes[m]
+				var r benchRun
+				var version string
+				var err error
+				if mode == "studio" {
+					r, version, err = benchStudioRun(ctx, o, sz[0], sz[1], o.scales[si], pageURL, i+1)
+				} else {
+					r, version, err = benchCaptureRun(ctx, o, sz[0], sz[1], o.scales[si], pageURL, i+1)
+				}
+				if err != nil {
+					return fmt.Errorf("bench capture %s run %d: %w", bs.Size, i+1, err)
+				}
+				r.Mode = mode
+				rep.Chromium = version
+				bs.Runs = append(bs.Runs, r)
+				if !o.json {
+					fmt.Fprintf(os.Stderr, "%s run %d: %s\n", bs.Size, i+1, r.line())
+				}
 			}
 		}
-		bs.Median = medianRun(bs.Runs)
-		rep.Sizes = append(rep.Sizes, bs)
+		for m := range sizes {
+			sizes[m].Median = medianRun(sizes[m].Runs)
+			rep.Sizes = append(rep.Sizes, sizes[m])
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(os.Stdout)
@@ -217,7 +258,7 @@ func benchCapture(ctx context.Context, o benchCaptureOptions) error {
 	}
 	fmt.Println()
 	for _, bs := range rep.Sizes {
-		fmt.Printf("%-10s median: %s\n", bs.Size, bs.Median.line())
+		fmt.Printf("%-18s median: %s\n", bs.Size, bs.Median.line())
 	}
 	return nil
 }
@@ -227,16 +268,17 @@ func (r benchRun) line() string {
 		"timing error p50/p95/max %.2f/%.2f/%.2f ms (rAF time; performance.now() %.2f/%.2f/%.2f), offset %.2f ms, latency p50/p95 %.1f/%.1f ms, recorder CPU %.1f%% of a core, chromium %.0f%%, others %.0f%%, ack round trip mean/max %.2f/%.1f ms, %s mapping",
 		r.ReceivedPerSec, r.DeliveredPerSec, r.Coverage, r.Distinct, r.Painted, r.Late, r.Duplicates, r.Overflow, r.Rejected, r.Backwards, r.Repeats, r.Undecodable, r.LongestGapMs,
 		r.ErrorRAF.P50, r.ErrorRAF.P95, r.ErrorRAF.Max, r.ErrorNow.P50, r.ErrorNow.P95, r.ErrorNow.Max, r.OffsetMs, r.Latency.P50, r.Latency.P95,
-		100*r.RecorderCPU, 100*r.ChromiumCPU, 100*r.OthersCPU, r.AckMeanMs, r.AckMaxMs, r.Mapping)
+		100*r.RecorderCPU, 100*r.ChromiumCPU, 100*r.OthersCPU, r.AckMeanMs, r.AckMaxMs, r.Mapping) +
+		fmt.Sprintf(", run time %.2fx the take, all CPU %.0f%%", r.RunTimeRatio, 100*r.AllCPU)
 }
 
 // benchCaptureRun launches a Chromium at the size, opens the bench page,
 // records it for o.seconds into a take, closes the browser, and analyses
 // the take.
-func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, pageURL string, n int) (benchRun, string, error) {
+func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, scale float64, pageURL string, n int) (benchRun, string, error) {
 	dir := ""
 	if o.keep != "" {
-		dir = filepath.Join(o.keep, fmt.Sprintf("%dx%d-run%d", w, h, n))
+		dir = filepath.Join(o.keep, benchDirName(w, h, scale, "live", n))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return benchRun{}, "", err
 		}
@@ -265,7 +307,7 @@ func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, pageU
 	}
 	defer closeTab()
 	version, _ := session.Version(tab)
-	if err := session.SetViewport(tab, w, h, 1); err != nil {
+	if err := session.SetViewport(tab, w, h, scale); err != nil {
 		return benchRun{}, "", fmt.Errorf("set viewport: %w", err)
 	}
 	if err := session.Navigate(tab, pageURL); err != nil {
@@ -287,13 +329,13 @@ func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, pageU
 	clock := recorder.NewClock()
 	tl := &timeline.Timeline{
 		Name: "bench capture", Tool: "clapper " + version, Outcome: "ok",
-		Viewport: timeline.Viewport{Width: w, Height: h, Scale: 1},
+		Viewport: timeline.Viewport{Width: w, Height: h, Scale: scale},
 		Steps:    []timeline.Step{}, Receipts: []timeline.Receipt{}, Holds: []timeline.Hold{},
 	}
 	cpu0, chrome0, busy0 := selfCPU(), groupCPU(b.Pid()), machineBusy()
 	t0 := clock.Now()
 	capt, err := recorder.Start(tab, recorder.Options{
-		Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.quality, MaxWidth: w, MaxHeight: h,
+		Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.quality, MaxWidth: int(float64(w) * scale), MaxHeight: int(float64(h) * scale),
 		EveryNthFrame: o.everyNth, InitialURL: pageURL, MaxFramesInFlight: o.inFlight, NoSendLastFrame: !o.sendLast,
 		Mapping: timeline.Mapping(o.mapping),
 	})
@@ -332,7 +374,7 @@ func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, pageU
 		Figures: fig, RecorderCPU: (cpu1 - cpu0).Seconds() / secs, ChromiumCPU: (chrome1 - chrome0).Seconds() / secs,
 		OthersCPU:    max(0, ((busy1-busy0)-(cpu1-cpu0)-(chrome1-chrome0)).Seconds()/secs),
 		CrossCheckMs: durMs(res.CrossCheck.MaxDiff), EndReason: res.Capture.EndReason,
-		AckMeanMs: durMs(res.AckMean), AckMaxMs: durMs(res.AckMax),
+		AckMeanMs: durMs(res.AckMean), AckMaxMs: durMs(res.AckMax), RunTimeRatio: 1, AllCPU: (busy1 - busy0).Seconds() / secs,
 	}, version, nil
 }
 

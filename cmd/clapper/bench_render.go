@@ -96,7 +96,7 @@ func benchRenderQuality(ctx context.Context, o benchRenderOptions, work string, 
 		if err != nil {
 			return err
 		}
-		_, _, err = benchCaptureRun(ctx, co, w, h, url, 1)
+		_, _, err = benchCaptureRun(ctx, co, w, h, 1, url, 1)
 		srv.Close()
 		if err != nil {
 			return fmt.Errorf("record the bench page: %w", err)

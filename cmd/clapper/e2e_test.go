@@ -80,11 +80,18 @@ func decodeFrame(t *testing.T, path string, sec float64, w, h int) []byte {
 	return out
 }
 
-func TestQuickstartEndToEnd(t *testing.T) {
+func TestQuickstartEndToEnd(t *testing.T) { quickstartEndToEnd(t, "") }
+
+// quickstartEndToEnd runs the quickstart with --capture capture ("" for
+// the default) and checks the take, the videos and a re-render.
+func quickstartEndToEnd(t *testing.T, capture string) {
 	testenv.Need(t, "chromium", "ffmpeg", "ffprobe")
 	out := t.TempDir()
 	// Flags after the positional argument must work.
 	args := append([]string{"run", "../../samples/quickstart.yaml", "-o", out, "--quiet"}, sandboxArgs()...)
+	if capture != "" {
+		args = append(args, "--capture", capture)
+	}
 	stdout, stderr, code := runCLI(t, args...)
 	if code != 0 {
 		t.Fatalf("clapper run exited %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
@@ -199,6 +206,9 @@ func TestQuickstartEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl := tk.Timeline
+	if capture != "" && tl.Capture.Mode != capture {
+		t.Errorf("the timeline says capture %q, want %q", tl.Capture.Mode, capture)
+	}
 	var down *timeline.Receipt
 	for i := range tl.Receipts {
 		if tl.Receipts[i].Kind == timeline.InputDown {

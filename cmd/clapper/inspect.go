@@ -81,6 +81,9 @@ func printSummary(w io.Writer, s timeline.Summary) {
 		}
 	}
 	fmt.Fprintln(w)
+	if f.Mode == timeline.CaptureStudio {
+		fmt.Fprintf(w, "        studio capture: one frame every %.3f ms of virtual time; %d more showed nothing new (repeats of the last picture, not stored)\n", f.FrameIntervalMs, f.Repeats)
+	}
 	fmt.Fprintf(w, "\nsteps:\n")
 	for _, st := range s.Steps {
 		label := ""

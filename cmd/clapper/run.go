@@ -31,6 +31,8 @@ type runOptions struct {
 	shared    sharedFlags
 	view      bool
 	headed    bool
+	capture   string
+	shell     string
 }
 
 func runCommand() *cli.Command {
@@ -47,6 +49,8 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
+			&cli.StringFlag{Name: "capture", Usage: "live (the page in real time) or studio (every frame, on virtual time; needs chromium-headless-shell); default: the script's browser.capture, else live"},
+			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.BoolFlag{Name: "view", Usage: "write the take's report (DIR/report.html, as clapper view does) when the run ends"},
 			&cli.BoolFlag{Name: "headed", Usage: "show the browser's window (needed by handoff steps), whatever the script says"},
 		}, sharedRunFlags()...),
@@ -62,6 +66,7 @@ func runCommand() *cli.Command {
 				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
 				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"), junit: c.String("junit"),
 				ffmpeg: c.String("ffmpeg"), shared: sharedFlagsOf(c), view: c.Bool("view"), headed: c.Bool("headed"),
+				capture: c.String("capture"), shell: c.String("chromium-shell"),
 			})
 		},
 	}
@@ -111,7 +116,22 @@ func runScript(ctx context.Context, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := preflight(needsOf(s, o, settings.FFmpeg), os.Geteuid(), findChromium, lookFFmpeg); err != nil {
+	if o.capture != "" && o.capture != scripts.CaptureLive && o.capture != scripts.CaptureStudio {
+		return usageErr("--capture %q: use live or studio", o.capture)
+	}
+	shell, shellErr := session.FindShell(o.shell)
+	choice, err := session.ChooseCapture(o.capture, s.Browser.Capture, s.Browser.Attach != "" || attach != "", shell, shellErr)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if choice.Note != "" {
+		fmt.Fprintln(os.Stderr, "clapper: "+choice.Note)
+	}
+	needs := needsOf(s, o, settings.FFmpeg)
+	if choice.Mode == scripts.CaptureStudio {
+		needs.chromium = choice.Shell // the shell is what launches
+	}
+	if err := preflight(needs, os.Geteuid(), findChromium, lookFFmpeg); err != nil {
 		return err
 	}
 	// One writer per take: the run holds its output folder for its whole
@@ -146,6 +166,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version, Revision: revision,
 		Progress: ui.step, Logf: ui.logf, Attach: attach, Leases: leased, Handoff: ui.handoff,
+		CaptureMode: o.capture, ChromiumShell: o.shell,
 	})
 	ui.doneSteps()
 	if runErr != nil && res == nil {

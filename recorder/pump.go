@@ -1,0 +1,300 @@
+package recorder
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/headlessexperimental"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// Studio capture: the frame pump.
+//
+// On chromium-headless-shell with begin-frame control, nothing is painted
+// until someone asks: the pump is that someone. For each output frame it
+// asks for a frame with a JPEG screenshot (HeadlessExperimental.beginFrame)
+// at the current virtual time, then lets the page's virtual time run one
+// frame interval (Emulation.setVirtualTimePolicy with a budget, waiting for
+// the budget to expire) and advances the take clock by the same interval.
+// Frame k is therefore stamped k intervals after the capture began, and
+// shows the page as it was then: page clocks, requestAnimationFrame, timers
+// and CSS animations advance exactly one interval per frame.
+//
+// The session never calls begin-frame: it sends input, waits and navigates
+// while the pump runs (input only completes while frames are produced).
+// A begin-frame without damage comes back without a picture: that frame
+// repeats the last one, counted in Repeats, and nothing is stored.
+
+// DefaultFPS is the studio frame rate when none is given.
+const DefaultFPS = 60
+
+// Budget waits. A page with network fetches pending holds virtual time
+// still (the policy pauseIfNetworkFetchesPending), so a load is filmed as
+// it completes, not cut short; a fetch that never completes would hold it
+// forever, so after FetchWait of wall time the interval is forced through
+// with the plain advance policy, and counted.
+const (
+	FetchWait = 10 * time.Second
+	forceWait = 5 * time.Second
+	callLimit = 15 * time.Second
+)
+
+// ErrVirtualTimeStuck ends a studio capture whose page would not let
+// virtual time advance even when forced.
+var ErrVirtualTimeStuck = errors.New("virtual time does not advance (the page's renderer is stuck)")
+
+// pump is a studio capture's frame pump.
+type pump struct {
+	c        *Capture
+	virt     *VirtualTime
+	fps      int
+	first    int64 // frame number of the first pumped frame (take time / interval)
+	expired  chan struct{}
+	quit     chan struct{}
+	quitOnce sync.Once
+	wg       sync.WaitGroup
+
+	frames, repeats, forced atomic.Int64
+}
+
+// StartStudio begins a studio capture of the tab of ctx, which must have
+// been created with begin-frame control on a browser launched for it, with
+// opts.Clock on virtual time (NewVirtualClock). fps is the output frame
+// rate (DefaultFPS when 0). The take clock, shared with the rest of the
+// run, advances only as the pump makes frames.
+func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
+	if opts.Log == nil {
+		return nil, errors.New("recorder: Options.Log is nil")
+	}
+	if opts.Clock == nil || opts.Clock.Virtual == nil {
+		return nil, errors.New("recorder: a studio capture needs a clock on virtual time (NewVirtualClock)")
+	}
+	if fps <= 0 {
+		fps = DefaultFPS
+	}
+	c := newCapture(ctx, opts)
+	p := &pump{c: c, virt: opts.Clock.Virtual, fps: fps, expired: make(chan struct{}, 1), quit: make(chan struct{})}
+	// A capture that follows another one in the same take carries on from
+	// where the clock stands, on the same grid of frame times.
+	p.first = frameIndexAt(p.virt.Now(), fps)
+	c.pump = p
+	lctx, cancel := context.WithCancel(ctx)
+	c.cancel = cancel
+	if err := chromedp.Listen(lctx, p.onEvent); err != nil {
+		c.Stop(context.Background())
+		return nil, fmt.Errorf("subscribe to the page's events: %w", err)
+	}
+	pctx, pcancel := context.WithTimeout(ctx, callLimit)
+	_, err := chromedp.Call(pctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
+	pcancel()
+	if err != nil {
+		c.Stop(context.Background())
+		return nil, fmt.Errorf("put the page on virtual time (is this chromium-headless-shell with begin-frame control?): %w", err)
+	}
+	p.wg.Add(1)
+	go p.run()
+	return c, nil
+}
+
+// frameIndexAt is the number of the first frame at or after t on the grid
+// of frame times k/fps seconds. Pure.
+func frameIndexAt(t timeline.Time, fps int) int64 {
+	k := max(int64(t)*int64(fps)/int64(time.Second)-1, 0)
+	for frameTime(k, fps) < t {
+		k++
+	}
+	return k
+}
+
+// frameTime is when frame k of the grid falls: k/fps seconds, rounded to
+// the nanosecond, so that rounding never accumulates. Pure.
+func frameTime(k int64, fps int) timeline.Time {
+	return timeline.Time((k*int64(time.Second) + int64(fps)/2) / int64(fps))
+}
+
+// onEvent is the pump's listener: the budget's expiry for the pump, the
+// rest (navigations, crashes, detaching) for the capture loop. It only
+// enqueues.
+func (p *pump) onEvent(ev any) {
+	if _, ok := ev.(*emulation.EventVirtualTimeBudgetExpired); ok {
+		signal(p.expired)
+		return
+	}
+	p.c.onEvent(ev)
+}
+
+// halt stops the pump after the frame in hand and waits for it.
+func (p *pump) halt() {
+	p.quitOnce.Do(func() { close(p.quit) })
+	p.wg.Wait()
+}
+
+func (p *pump) stopping() bool {
+	select {
+	case <-p.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// run is the pump goroutine.
+func (p *pump) run() {
+	defer p.wg.Done()
+	c := p.c
+	q := int64(c.opts.Quality)
+	shot := &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
+	interval := float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
+	var last []byte // the picture of the last stored frame
+	for k := p.first; ; k++ {
+		if !p.room() {
+			return
+		}
+		// A capture's first frame is made at once: the filmed tab is shown
+		// from the moment it is filmed, however briefly.
+		if k != p.first {
+			p.virt.Turn(p.quit)
+		}
+		if p.stopping() {
+			return
+		}
+		at := p.virt.Now()
+		cctx, cancel := context.WithTimeout(c.ctx, callLimit)
+		// The frame's time in Chromium's TimeTicks (the host's monotonic
+		// clock, in ms): the take's origin plus virtual time, so that
+		// requestAnimationFrame's timestamps step exactly with it too.
+		ticks := float64(c.clock.Origin+int64(at)) / float64(time.Millisecond)
+		res, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: ticks, Interval: interval, Screenshot: shot})
+		cancel()
+		if err != nil {
+			p.fail(fmt.Errorf("begin frame: %w", err))
+			return
+		}
+		p.frames.Add(1)
+		if isRepeat(res.ScreenshotData, last) {
+			p.repeats.Add(1)
+		} else {
+			c.enqueue(event{kind: evPumped, at: at, src: at, data: res.ScreenshotData})
+			last = res.ScreenshotData
+		}
+		// The interval after a frame is always run, even when stopping:
+		// the clock then stands at the next frame's time, where a capture
+		// that follows (another tab, the same take) begins.
+		next := frameTime(k+1, p.fps)
+		if err := p.advance(time.Duration(next - at)); err != nil {
+			p.fail(err)
+			return
+		}
+		p.virt.Advance(time.Duration(next - at))
+	}
+}
+
+// isRepeat reports whether a begin-frame's answer shows nothing new: no
+// picture, or the very bytes of the last picture (Chromium 156 sends a
+// screenshot of a still page with each begin-frame, and encodes the same
+// pixels to the same bytes). Such a frame is counted as a repeat of the
+// last one, never stored again. hasDamage is not trusted on its own:
+// Chromium documents it as diagnostic only. Pure.
+func isRepeat(data, last []byte) bool {
+	return len(data) == 0 || bytes.Equal(data, last)
+}
+
+// room waits until the spool buffer has room for another frame, so a
+// studio capture never overflows: it owns the clock and can wait for the
+// disk instead. It returns false when the pump is told to stop.
+func (p *pump) room() bool {
+	c := p.c
+	limit := int64(c.opts.BufferFrames / 2)
+	if limit < 1 {
+		limit = 1 << 62 // the byte bound alone holds; checked below
+	}
+	for {
+		if p.stopping() {
+			return false
+		}
+		queued := p.frames.Load() - p.repeats.Load() - c.delivered.Load() - c.overflow.Load() - c.late.Load() - c.dups.Load() - c.rejected.Load() - c.spoolDropped.Load()
+		c.bmu.Lock()
+		bytes := c.buf.Bytes()
+		c.bmu.Unlock()
+		if queued < limit && bytes < c.opts.BufferBytes/2 {
+			return true
+		}
+		select {
+		case <-p.quit:
+			return false
+		case <-c.done:
+			return false
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// advance lets the page's virtual time run for d and waits until it has.
+func (p *pump) advance(d time.Duration) error {
+	budget := float64(d) / float64(time.Millisecond)
+	if err := p.policy(emulation.VirtualTimePolicyPauseIfNetworkFetchesPending, budget); err != nil {
+		return err
+	}
+	if p.waitExpired(FetchWait) {
+		return nil
+	}
+	// A fetch that does not end holds virtual time: force this interval.
+	p.forced.Add(1)
+	if err := p.policy(emulation.VirtualTimePolicyAdvance, budget); err != nil {
+		return err
+	}
+	if p.waitExpired(forceWait) {
+		return nil
+	}
+	return ErrVirtualTimeStuck
+}
+
+func (p *pump) policy(pol emulation.VirtualTimePolicy, budget float64) error {
+	cctx, cancel := context.WithTimeout(p.c.ctx, callLimit)
+	defer cancel()
+	_, err := chromedp.Call(cctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: pol, Budget: &budget})
+	if err != nil {
+		return fmt.Errorf("advance virtual time: %w", err)
+	}
+	return nil
+}
+
+// waitExpired waits for the budget's expiry, at most d of wall time. The
+// stop of the capture does not cut it short: the frame in hand is finished.
+func (p *pump) waitExpired(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.expired:
+		return true
+	case <-t.C:
+		return false
+	case <-p.c.ctx.Done():
+		return false
+	}
+}
+
+// fail ends the capture for err and stops the virtual clock, so waits on
+// it end instead of waiting for frames that will not come.
+func (p *pump) fail(err error) {
+	p.c.enqueue(event{kind: evEnd, at: p.virt.Now(), err: err})
+	p.virt.Fail()
+}
+
+// studioResult adds what a studio capture records to its result.
+func (p *pump) studioResult(r *Result) {
+	r.Capture.Mode = timeline.CaptureStudio
+	r.Capture.FrameInterval = time.Duration(frameTime(1, p.fps))
+	r.Capture.Repeats = p.repeats.Load()
+	r.Capture.Attribution = "receipt-order: each frame carries the document committed before the begin-frame that made it"
+	r.Mapping = timeline.MappingVirtual
+	r.Forced = p.forced.Load()
+}

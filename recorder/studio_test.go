@@ -1,0 +1,132 @@
+package recorder
+
+import (
+	"testing"
+	"time"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+func TestVirtualTimeTimers(t *testing.T) {
+	v := NewVirtualTime()
+	a, _ := v.After(50 * time.Millisecond)
+	b, releaseB := v.After(20 * time.Millisecond)
+	c, _ := v.After(20 * time.Millisecond)
+	now, _ := v.After(0)
+	if !closed(now) {
+		t.Error("a timer of 0 did not fire at once")
+	}
+	v.Advance(10 * time.Millisecond)
+	if closed(a) || closed(b) || closed(c) {
+		t.Fatal("a timer fired early")
+	}
+	releaseB()
+	v.Advance(10 * time.Millisecond)
+	if closed(b) || !closed(c) || closed(a) {
+		t.Errorf("at 20ms: released %v, due %v, later %v", closed(b), closed(c), closed(a))
+	}
+	if v.Now() != timeline.Time(20*time.Millisecond) || v.Pending() != 1 {
+		t.Errorf("now %v, pending %d", v.Now(), v.Pending())
+	}
+	v.Fail()
+	if !closed(a) || v.Pending() != 0 {
+		t.Error("Fail left a timer waiting")
+	}
+	late, _ := v.After(time.Hour)
+	if !closed(late) {
+		t.Error("a timer on a failed clock did not fire at once")
+	}
+}
+
+func TestFrameGrid(t *testing.T) {
+	for _, c := range []struct {
+		k    int64
+		fps  int
+		want timeline.Time
+	}{
+		{0, 60, 0}, {1, 60, 16666667}, {2, 60, 33333333}, {3, 60, 50000000}, {60, 60, timeline.Time(time.Second)},
+		{120, 60, timeline.Time(2 * time.Second)}, {1, 30, 33333333}, {1, 24, 41666667}, {7, 25, 280000000},
+	} {
+		if got := frameTime(c.k, c.fps); got != c.want {
+			t.Errorf("frameTime(%d, %d) = %d, want %d", c.k, c.fps, got, c.want)
+		}
+	}
+	for _, fps := range []int{24, 25, 30, 50, 60} {
+		for k := int64(0); k < 500; k++ {
+			at := frameTime(k, fps)
+			if got := frameIndexAt(at, fps); got != k {
+				t.Fatalf("fps %d: frameIndexAt(frameTime(%d)) = %d", fps, k, got)
+			}
+			if got := frameIndexAt(at+1, fps); got != k+1 {
+				t.Fatalf("fps %d: frameIndexAt(frameTime(%d)+1ns) = %d, want the next frame", fps, k, got)
+			}
+		}
+	}
+}
+
+func TestIsRepeat(t *testing.T) {
+	pic, other := []byte{1, 2, 3}, []byte{4, 5}
+	for _, c := range []struct {
+		name       string
+		data, last []byte
+		want       bool
+	}{
+		{"no picture", nil, pic, true},
+		{"no picture, none yet", nil, nil, true},
+		{"first picture", pic, nil, false},
+		{"same bytes", pic, []byte{1, 2, 3}, true},
+		{"new picture", other, pic, false},
+	} {
+		if got := isRepeat(c.data, c.last); got != c.want {
+			t.Errorf("%s: isRepeat = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// The pump's turn: at once while a session sleep waits; while a command is
+// in flight, once it returns (or BusyWait passes); a sleep stops counting
+// the moment its timer fires.
+func TestVirtualTimeTurn(t *testing.T) {
+	v := NewVirtualTime()
+	quit := make(chan struct{})
+	_, release := v.Sleep(time.Second)
+	v.Turn(quit) // returns at once: a sleep waits
+	v.Advance(time.Second)
+	v.mu.Lock()
+	sleepers := v.sleepers
+	v.mu.Unlock()
+	if sleepers != 0 {
+		t.Fatalf("a fired sleep still counts: %d sleepers", sleepers)
+	}
+	release() // after firing: no double count
+	v.mu.Lock()
+	sleepers = v.sleepers
+	v.mu.Unlock()
+	if sleepers != 0 {
+		t.Fatalf("releasing a fired sleep changed the count: %d", sleepers)
+	}
+	done := v.Busy()
+	returned := make(chan struct{})
+	go func() { v.Turn(quit); close(returned) }() // ends when the command returns, or by BusyWait
+	done()
+	<-returned
+	_, release = v.Sleep(time.Second)
+	release()
+	v.mu.Lock()
+	sleepers = v.sleepers
+	v.mu.Unlock()
+	if sleepers != 0 {
+		t.Fatalf("a released sleep still counts: %d", sleepers)
+	}
+	close(quit)
+	v.Turn(quit) // a closed quit always ends the turn
+}

@@ -1,0 +1,218 @@
+package recorder
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// VirtualTime is the take clock of a studio capture: it stands still until
+// the frame pump advances it, one frame interval per output frame, so every
+// record of the take (frames, steps, input receipts) lands on the page's
+// own clock. Timers on it (a wait's poll interval, a step's deadline, a
+// pause) fire when the pump has advanced past them: a pause of two seconds
+// is 120 frames at 60 fps, however long those take to make.
+//
+// When the pump can no longer advance (the browser is gone), Fail fires
+// every timer and makes new ones fire at once, so nothing waits forever on
+// a clock that stopped.
+type VirtualTime struct {
+	mu     sync.Mutex
+	now    timeline.Time
+	timers []*vtimer // sorted by due time, then creation
+	failed bool
+
+	// Pacing (see Turn): how many session sleeps are waiting on the
+	// clock, how many session commands are in flight, when either last
+	// changed or the pump last made a frame (wall time), and a channel
+	// signalled on each change.
+	sleepers, busy int
+	changed        time.Time
+	pace           chan struct{}
+}
+
+type vtimer struct {
+	due   timeline.Time
+	ch    chan struct{}
+	done  bool
+	sleep bool // a session sleep: counted in sleepers until it fires
+}
+
+// NewVirtualTime returns a virtual clock at 0.
+func NewVirtualTime() *VirtualTime { return &VirtualTime{pace: make(chan struct{}, 1)} }
+
+// Now returns the virtual time.
+func (v *VirtualTime) Now() timeline.Time {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.now
+}
+
+// After returns a channel closed once virtual time has advanced by d (at
+// once when d <= 0 or the clock failed), and a func that releases the timer.
+func (v *VirtualTime) After(d time.Duration) (<-chan struct{}, func()) {
+	return v.after(d, false)
+}
+
+// Sleep is After for the session's own waits (a pause, a poll's interval,
+// the pointer's and the keyboard's pacing): while one waits, the pump may
+// make frames freely (Turn).
+func (v *VirtualTime) Sleep(d time.Duration) (<-chan struct{}, func()) {
+	return v.after(d, true)
+}
+
+func (v *VirtualTime) after(d time.Duration, sleep bool) (<-chan struct{}, func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	t := &vtimer{due: v.now + timeline.Time(d), ch: make(chan struct{})}
+	if d <= 0 || v.failed {
+		t.done = true
+		close(t.ch)
+		return t.ch, func() {}
+	}
+	if sleep {
+		t.sleep = true
+		v.sleepers++
+		v.touch()
+	}
+	i := sort.Search(len(v.timers), func(i int) bool { return v.timers[i].due > t.due })
+	v.timers = append(v.timers, nil)
+	copy(v.timers[i+1:], v.timers[i:])
+	v.timers[i] = t
+	return t.ch, func() { v.release(t) }
+}
+
+func (v *VirtualTime) release(t *vtimer) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if t.done {
+		return
+	}
+	t.done = true
+	if t.sleep {
+		v.sleepers--
+		v.touch()
+	}
+	for i, o := range v.timers {
+		if o == t {
+			v.timers = append(v.timers[:i], v.timers[i+1:]...)
+			break
+		}
+	}
+}
+
+// Advance moves the clock forward by d and fires the timers now due.
+func (v *VirtualTime) Advance(d time.Duration) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.now += timeline.Time(d)
+	n := 0
+	for n < len(v.timers) && v.timers[n].due <= v.now {
+		t := v.timers[n]
+		t.done = true
+		if t.sleep {
+			// The sleeper is awake from now on, before its goroutine runs:
+			// the pump must not run ahead of what it does next.
+			v.sleepers--
+		}
+		close(t.ch)
+		n++
+	}
+	v.changed = time.Now()
+	v.timers = append(v.timers[:0], v.timers[n:]...)
+}
+
+// Fail marks the clock stopped for good: every timer fires now, and later
+// ones fire at once.
+func (v *VirtualTime) Fail() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.failed = true
+	for _, t := range v.timers {
+		t.done = true
+		close(t.ch)
+	}
+	v.timers = nil
+	v.sleepers = 0
+	v.touch()
+}
+
+// touch notes a change of the pacing counts. v.mu is held.
+func (v *VirtualTime) touch() {
+	v.changed = time.Now()
+	select {
+	case v.pace <- struct{}{}:
+	default:
+	}
+}
+
+// Busy marks a session command in flight until the returned func is
+// called (Turn).
+func (v *VirtualTime) Busy() func() {
+	v.mu.Lock()
+	v.busy++
+	v.touch()
+	v.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			v.mu.Lock()
+			v.busy--
+			v.touch()
+			v.mu.Unlock()
+		})
+	}
+}
+
+// Pacing of the pump, so that two runs of a script make the same frames:
+// virtual time moves only while the session waits on it. Before each
+// frame the pump takes its Turn:
+//   - a session sleep is waiting: go on at once;
+//   - a session command is in flight: wait until it returns (a command
+//     that needs no frame then costs none), but at most BusyWait of real
+//     time since the last frame or change (input and scripts awaiting
+//     animation frames complete only as frames are made);
+//   - neither (the session is working between calls): wait for it to
+//     sleep or send, but at most IdleWait (a call the session did not
+//     mark must not stall the page).
+//
+// A command that takes longer than BusyWait without needing frames, or an
+// unmarked call, lets frames pass by real time: such runs can differ.
+const (
+	BusyWait = 30 * time.Millisecond
+	IdleWait = 250 * time.Millisecond
+)
+
+// Turn blocks until the pump may make its next frame, or quit is closed.
+func (v *VirtualTime) Turn(quit <-chan struct{}) {
+	for {
+		v.mu.Lock()
+		sleepers, busy, failed, since := v.sleepers, v.busy, v.failed, time.Since(v.changed)
+		v.mu.Unlock()
+		limit := IdleWait
+		if busy > 0 {
+			limit = BusyWait
+		}
+		if failed || sleepers > 0 || since >= limit {
+			return
+		}
+		t := time.NewTimer(limit - since)
+		select {
+		case <-quit:
+			t.Stop()
+			return
+		case <-v.pace:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// Pending returns how many timers wait (tests and leak checks).
+func (v *VirtualTime) Pending() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.timers)
+}

@@ -1,0 +1,290 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/recorder"
+	"github.com/clapper-dev/clapper/scripts"
+)
+
+// Studio capture, the session's side: which capture a run uses, the
+// headless shell it launches for it, tabs created with begin-frame
+// control, and the session's waits on the take clock, which in studio
+// mode is the page's virtual time (advanced by the recorder's frame pump,
+// never by the session).
+
+// ShellEnv names the headless shell when --chromium-shell does not.
+const ShellEnv = "CLAPPER_CHROMIUM_SHELL"
+
+// shellName is the headless shell's name on PATH (Debian's
+// chromium-headless-shell package).
+const shellName = "chromium-headless-shell"
+
+// ShellInstall is what to do when the headless shell is missing.
+const ShellInstall = "install it with \"apt-get install chromium-headless-shell\" (or pass --chromium-shell PATH)"
+
+// FindShell resolves the headless shell: path, else $CLAPPER_CHROMIUM_SHELL,
+// else chromium-headless-shell on PATH.
+func FindShell(path string) (string, error) {
+	from := "--chromium-shell"
+	if path == "" {
+		path, from = os.Getenv(ShellEnv), ShellEnv
+	}
+	if path != "" {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return "", fmt.Errorf("chromium-headless-shell %q (%s) not found: %w; %s", path, from, err, ShellInstall)
+		}
+		return p, nil
+	}
+	p, err := exec.LookPath(shellName)
+	if err != nil {
+		return "", fmt.Errorf("chromium-headless-shell not found on PATH: %s", ShellInstall)
+	}
+	return p, nil
+}
+
+// CaptureChoice is how a run films: the mode, the shell for studio, and a
+// line to tell the user when the choice was not the one asked for.
+type CaptureChoice struct {
+	Mode  string // scripts.CaptureLive or scripts.CaptureStudio
+	Shell string // the headless shell, for studio
+	Note  string // "" or why the run films live
+}
+
+// DefaultCapture is the mode of a run whose script and command line leave
+// the choice open.
+const DefaultCapture = scripts.CaptureLive
+
+// ChooseCapture decides how a run films. flag is --capture ("" unset),
+// script the script's browser.capture ("" unset); the flag wins.
+// shellErr is the result of looking for the headless shell. An explicit
+// studio without a shell is an error that says how to install it; a
+// default studio without one falls back to live with a note. A script
+// that attaches to a running browser films it live. Pure.
+func ChooseCapture(flag, script string, attach bool, shell string, shellErr error) (CaptureChoice, error) {
+	mode, explicit := flag, true
+	if mode == "" {
+		mode = script
+	}
+	if mode == "" {
+		mode, explicit = DefaultCapture, false
+	}
+	switch mode {
+	case scripts.CaptureLive:
+		return CaptureChoice{Mode: mode}, nil
+	case scripts.CaptureStudio:
+	default:
+		return CaptureChoice{}, fmt.Errorf("capture %q: use live or studio", mode)
+	}
+	if attach {
+		if explicit {
+			return CaptureChoice{}, errors.New("capture studio launches its own chromium-headless-shell and cannot attach to a running browser: use --capture live with an attached browser")
+		}
+		return CaptureChoice{Mode: scripts.CaptureLive}, nil
+	}
+	if shellErr != nil {
+		if explicit {
+			return CaptureChoice{}, fmt.Errorf("capture studio: %w", shellErr)
+		}
+		return CaptureChoice{Mode: scripts.CaptureLive, Note: "filming live: chromium-headless-shell, which studio capture needs, is missing; " + ShellInstall}, nil
+	}
+	return CaptureChoice{Mode: scripts.CaptureStudio, Shell: shell}, nil
+}
+
+// studioArgs are the flags begin-frame control needs on the headless shell
+// (measured on Chromium 156: without them begin-frames are refused, or
+// frames are drawn outside them), and the device scale, which only the
+// command line sets for screenshots. Pure.
+func studioArgs(scale float64) []string {
+	args := []string{
+		"--enable-begin-frame-control",
+		"--deterministic-mode",
+		"--run-all-compositor-stages-before-draw",
+		"--disable-threaded-animation",
+		"--disable-threaded-scrolling",
+		"--disable-checker-imaging",
+		"--disable-new-content-rendering-timeout",
+		"--disable-image-animation-resync",
+	}
+	if scale > 0 && scale != 1 {
+		args = append(args, "--force-device-scale-factor="+strconv.FormatFloat(scale, 'f', -1, 64))
+	}
+	return args
+}
+
+// NewStudioTab opens a tab whose frames are made only when asked
+// (Target.createTarget with enableBeginFrameControl), bounded by ctx and
+// tabOpenLimit like NewTab. Cancelling the returned func closes it.
+func (b *Browser) NewStudioTab(ctx context.Context, width, height int) (context.Context, context.CancelFunc, error) {
+	cctx, cancel := context.WithTimeout(b.ctx, tabOpenLimit)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	yes := true
+	res, err := chromedp.CallBrowser(cctx, target.CreateTarget, target.CreateTargetParams{
+		URL: "about:blank", EnableBeginFrameControl: &yes, Width: int64(width), Height: int64(height),
+	})
+	if err != nil {
+		if b.ctx.Err() == nil && cctx.Err() == nil {
+			err = fmt.Errorf("%w (begin-frame control needs chromium-headless-shell)", err)
+		}
+		return nil, nil, fmt.Errorf("open tab: %w", err)
+	}
+	tctx, tcancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(res.TargetID))
+	stop := context.AfterFunc(ctx, tcancel)
+	err = bounded(tabOpenLimit, tcancel, func() error {
+		return chromedp.Do(tctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil }))
+	})
+	closeTab := func() {
+		tcancel()
+		c, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), 2*time.Second)
+		defer cancel()
+		_, _ = chromedp.CallBrowser(c, target.CloseTarget, target.CloseTargetParams{TargetID: res.TargetID})
+	}
+	if !stop() || err != nil {
+		closeTab()
+		if err == nil || ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
+		return nil, nil, fmt.Errorf("open tab: %w", err)
+	}
+	return tctx, closeTab, nil
+}
+
+// The take clock in contexts. A studio run puts its virtual clock in each
+// tab's context; the session's sleeps, polls and step deadlines read it
+// there, so they are measured in the page's time: a pause of 2s is 120
+// frames at 60 fps, fast when the page is still, and a wait that never
+// succeeds ends when its virtual deadline passes.
+
+type virtualKey struct{}
+
+// withVirtual returns ctx carrying the virtual clock v.
+func withVirtual(ctx context.Context, v *recorder.VirtualTime) context.Context {
+	if v == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, virtualKey{}, v)
+}
+
+func virtualOf(ctx context.Context) *recorder.VirtualTime {
+	v, _ := ctx.Value(virtualKey{}).(*recorder.VirtualTime)
+	return v
+}
+
+// after returns a channel that is closed once d has passed on ctx's clock,
+// and a func to release it. On virtual time it is a session sleep: the
+// pump makes frames freely while it waits (recorder.VirtualTime.Turn).
+func after(ctx context.Context, d time.Duration) (<-chan struct{}, func()) {
+	if v := virtualOf(ctx); v != nil {
+		return v.Sleep(d)
+	}
+	ch := make(chan struct{})
+	t := time.AfterFunc(d, func() { close(ch) })
+	return ch, func() { t.Stop() }
+}
+
+// wallStart anchors clockNow's real-time reading.
+var wallStart = time.Now()
+
+// clockNow reads ctx's clock: virtual time in studio mode, else time since
+// the process started (monotonic).
+func clockNow(ctx context.Context) time.Duration {
+	if v := virtualOf(ctx); v != nil {
+		return v.Now().Duration()
+	}
+	return time.Since(wallStart)
+}
+
+// withStepTimeout is context.WithTimeoutCause on ctx's clock. On virtual
+// time a wall-clock bound backs it (wallFactor times the timeout, plus
+// wallSlack), so a pump that crawls cannot hold a step for ever.
+func withStepTimeout(ctx context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	v := virtualOf(ctx)
+	if v == nil {
+		return context.WithTimeoutCause(ctx, d, cause)
+	}
+	wctx, wcancel := context.WithTimeoutCause(ctx, wallFactor*d+wallSlack, fmt.Errorf("%w (not reached in virtual time within %v of real time)", cause, wallFactor*d+wallSlack))
+	c, cancel := context.WithCancelCause(wctx)
+	ch, release := v.After(d)
+	go func() { // ends with c
+		defer release()
+		select {
+		case <-ch:
+			cancel(cause)
+		case <-c.Done():
+		}
+	}()
+	return c, func() { cancel(context.Canceled); wcancel() }
+}
+
+const (
+	wallFactor = 20
+	wallSlack  = 60 * time.Second
+)
+
+// openTarget opens a tab for the run: with begin-frame control and the
+// virtual clock in its context in studio mode.
+func (r *run) openTarget(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if r.virt == nil {
+		return r.browser.NewTab(ctx)
+	}
+	tctx, cancel, err := r.browser.NewStudioTab(ctx, r.s.Browser.Width, r.s.Browser.Height)
+	if err != nil {
+		return nil, nil, err
+	}
+	return withVirtual(tctx, r.virt), cancel, nil
+}
+
+// startCapture starts filming the tab of ctx: the screencast when live,
+// the frame pump in studio mode.
+func (r *run) startCapture(ctx context.Context, co recorder.Options) (*recorder.Capture, error) {
+	if r.virt == nil {
+		return recorder.Start(ctx, co)
+	}
+	return recorder.StartStudio(ctx, co, r.studioFPS())
+}
+
+// studioFPS is the frame rate of studio capture: the output's, so that
+// each output frame is one page frame, else recorder.DefaultFPS.
+func (r *run) studioFPS() int {
+	if r.s.Output.FPS > 0 {
+		return r.s.Output.FPS
+	}
+	return recorder.DefaultFPS
+}
+
+// studioRefuses refuses, before anything is sent, the steps studio
+// capture does not support yet: a hold pauses the page's script with the
+// debugger, and a page paused that way under begin-frame control would
+// stall the frame pump.
+func (r *run) studioRefuses(st scripts.Step) error {
+	if r.virt == nil {
+		return nil
+	}
+	switch st.Action.(type) {
+	case scripts.Hold, scripts.Resume:
+		return undispatched(fmt.Errorf("%s is not supported with capture: studio yet; use capture: live (--capture live) for scripts that hold a tab", st.Kind))
+	}
+	return nil
+}
+
+// busy marks a command to the page in flight on ctx's virtual clock until
+// the returned func is called: the pump holds its next frame meanwhile,
+// for a while (recorder.VirtualTime.Turn), so the command lands between
+// the same two frames in every run. A no-op when live.
+func busy(ctx context.Context) func() {
+	if v := virtualOf(ctx); v != nil {
+		return v.Busy()
+	}
+	return func() {}
+}
