@@ -532,4 +532,42 @@ func TestSettleAddsTheSettledPage(t *testing.T) {
 	if err := c.Settle(); err != nil {
 		t.Errorf("Settle after Stop: %v, want a no-op", err)
 	}
+	if s := res.Capture.Settled; s == nil || s.Screenshots != 1 || s.Frames != 0 {
+		t.Errorf("settled %+v: the screencast sends one frame in 1000, so the one settled picture is a screenshot", s)
+	}
+}
+
+// Settle on a still page that just changed gets its picture from the
+// screencast: it asks the compositor for one more frame and waits for it,
+// without a screenshot, and the frame shows the change.
+func TestSettleAsksTheScreencastForAFrame(t *testing.T) {
+	ctx, _, _, tk, c := captureOn(t, "/teal?still")
+	waitFrames(t, c, 1)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
+		t.Fatal(err)
+	}
+	before := c.Snapshot().Received
+	if err := c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	after := c.Snapshot()
+	res := c.Stop(ctx)
+	checkClean(t, res)
+	if s := res.Capture.Settled; s == nil || s.Frames != 1 || s.Screenshots != 0 {
+		t.Fatalf("settled %+v, want one frame from the screencast and no screenshot", s)
+	}
+	if after.Received <= before {
+		t.Fatalf("Settle returned with no new frame received (%d before, %d after)", before, after.Received)
+	}
+	opened, frames := tk.finish(t, res)
+	purple := [3]uint8{200, 0, 200}
+	var shown bool
+	for _, fr := range frames {
+		if !fr.Seeded && fr.Seq < after.Received+1 && near(colorOf(t, opened, fr), purple) {
+			shown = true
+		}
+	}
+	if !shown {
+		t.Errorf("no screencast frame received by the end of Settle shows the change")
+	}
 }

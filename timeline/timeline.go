@@ -86,6 +86,17 @@ type Capture struct {
 	BufferBytes  int64  `json:"buffer_bytes"`
 	Format       string `json:"format"`
 	Quality      int    `json:"quality"`
+	// Settled counts how the pictures of the settled page after steps were
+	// had (absent in takes that never asked for one).
+	Settled *Settled `json:"settled,omitempty"`
+}
+
+// Settled counts the settled pictures of a capture: Frames came through
+// the screencast (one more frame asked of the compositor), Screenshots
+// were taken because none came in time (they are seeded frames).
+type Settled struct {
+	Frames      int64 `json:"frames"`
+	Screenshots int64 `json:"screenshots"`
 }
 
 // Accounting is the frame accounting of a capture:
