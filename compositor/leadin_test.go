@@ -11,7 +11,9 @@ func TestFindLeadIn(t *testing.T) {
 	bounds := func(first *string) []timeline.Boundary {
 		return []timeline.Boundary{{Document: 0, LastSeq: -1, URL: first, At: 0}, {Document: 1, LastSeq: 3, URL: &site, At: msT(300)}, {Document: 2, LastSeq: 9, URL: &site, At: msT(2000)}}
 	}
-	step := func(kind string, at int) timeline.Step { return timeline.Step{Kind: kind, Start: msT(at), End: msT(at + 10)} }
+	step := func(kind string, at int) timeline.Step {
+		return timeline.Step{Kind: kind, Start: msT(at), End: msT(at + 10)}
+	}
 	hidden := step("eval", 10)
 	hidden.Hidden = true
 	for _, c := range []struct {

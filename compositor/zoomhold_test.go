@@ -14,7 +14,9 @@ func TestZoomHeldUntil(t *testing.T) {
 	zoomAt := func(at, d int) timeline.Step {
 		return timeline.Step{Kind: kindZoom, Region: &timeline.Rect{X: 100, Y: 100, W: 200, H: 100}, Scale: 1.5, Start: msT(at), Duration: ms(d)}
 	}
-	reset := func(at, d int) timeline.Step { return timeline.Step{Kind: kindZoom, Scale: 1, Start: msT(at), Duration: ms(d)} }
+	reset := func(at, d int) timeline.Step {
+		return timeline.Step{Kind: kindZoom, Scale: 1, Start: msT(at), Duration: ms(d)}
+	}
 	pause := func(at int) timeline.Step { return timeline.Step{Kind: "pause", Start: msT(at), End: msT(at + 1500)} }
 	for _, c := range []struct {
 		name    string
