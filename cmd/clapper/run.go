@@ -13,6 +13,7 @@ import (
 
 	"github.com/clapper-dev/clapper/compositor"
 	"github.com/clapper-dev/clapper/internal/ownerlock"
+	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/session"
 	"github.com/clapper-dev/clapper/timeline"
@@ -28,6 +29,8 @@ type runOptions struct {
 	quiet     bool
 	junit     string
 	ffmpeg    string
+	// capture tunes the recorder (clapper bench run compares settings).
+	capture recorder.Options
 }
 
 func runCommand() *cli.Command {
@@ -135,7 +138,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	started := time.Now()
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version,
-		Progress: ui.step, Logf: ui.logf,
+		Progress: ui.step, Logf: ui.logf, Capture: o.capture,
 	})
 	ui.doneSteps()
 	if runErr != nil && res == nil {
