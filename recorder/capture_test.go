@@ -571,3 +571,30 @@ func TestSettleAsksTheScreencastForAFrame(t *testing.T) {
 		t.Errorf("no screencast frame received by the end of Settle shows the change")
 	}
 }
+
+// After a cross-site navigation (a new renderer process), Settle still
+// gets its picture from the screencast.
+func TestSettleAfterCrossSiteNavigation(t *testing.T) {
+	ctx, _, _, _, c := captureOn(t, "/teal?still")
+	waitFrames(t, c, 1)
+	if err := c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	other := serve(t, "localhost")
+	navigate(t, ctx, other+"/green?still")
+	waitFrames(t, c, c.Snapshot().Delivered+1)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	res := c.Stop(ctx)
+	checkClean(t, res)
+	if s := res.Capture.Settled; s == nil || s.Frames != 2 || s.Screenshots != 0 {
+		t.Errorf("settled %+v, want both pictures from the screencast", s)
+	}
+	if len(res.Boundaries) != 2 {
+		t.Errorf("boundaries %+v, want the navigation's", res.Boundaries)
+	}
+}

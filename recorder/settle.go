@@ -71,11 +71,8 @@ func (c *Capture) settleByFrame() bool {
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.SettleWait)
 	defer cancel()
-	if !c.overlayOn {
-		if _, err := chromedp.Call(ctx, overlay.Enable, cdp.Empty{}); err != nil {
-			return false
-		}
-		c.overlayOn = true
+	if !c.overlayOn && !c.enableOverlay(ctx) {
+		return false
 	}
 	after := c.clock.Now() + timeline.Time(settleInterval)
 	// Drop a wake-up left by an earlier frame: only frames from now count.
@@ -89,10 +86,12 @@ func (c *Capture) settleByFrame() bool {
 		// the compositor draws a frame; it is transparent, so the frame
 		// shows the page exactly.
 		c.probeX ^= 1
-		if _, err := chromedp.Call(ctx, overlay.HighlightRect, overlay.HighlightRectParams{
-			X: c.probeX, Y: 0, Width: 1, Height: 1, // no colour: transparent
-		}); err != nil {
-			break
+		if err := c.probe(ctx); err != nil {
+			// A new renderer (a cross-site navigation) may have come
+			// without the domain: enable it once more and retry.
+			if c.overlayOn = false; !c.enableOverlay(ctx) || c.probe(ctx) != nil {
+				break
+			}
 		}
 		select {
 		case <-c.frameWake:
@@ -108,6 +107,23 @@ func (c *Capture) settleByFrame() bool {
 	defer hcancel()
 	_, _ = chromedp.Call(hctx, overlay.HideHighlight, cdp.Empty{}) // best effort: it is transparent anyway
 	return got
+}
+
+// enableOverlay turns on the inspector overlay the probe draws on.
+func (c *Capture) enableOverlay(ctx context.Context) bool {
+	if _, err := chromedp.Call(ctx, overlay.Enable, cdp.Empty{}); err != nil {
+		return false
+	}
+	c.overlayOn = true
+	return true
+}
+
+// probe moves the transparent highlight by one pixel.
+func (c *Capture) probe(ctx context.Context) error {
+	_, err := chromedp.Call(ctx, overlay.HighlightRect, overlay.HighlightRectParams{
+		X: c.probeX, Y: 0, Width: 1, Height: 1, // no colour: transparent
+	})
+	return err
 }
 
 // settledCounts is the timeline's record of Settle's calls, nil when there

@@ -203,7 +203,7 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out, 
 	busy0 := machineBusy()
 	t0 := time.Now()
 	err := runScript(ctx, runOptions{
-		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true,
+		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true,
 		env:     map[string]string{"BENCH_URL": pageURL},
 		capture: recorder.Options{SettleByScreenshot: mode == settledByScreenshot},
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,8 +30,10 @@ type runOptions struct {
 	quiet     bool
 	junit     string
 	ffmpeg    string
-	// capture tunes the recorder (clapper bench run compares settings).
+	// capture tunes the recorder (clapper bench run compares settings);
+	// silent drops the summary lines too (the bench reports its own).
 	capture recorder.Options
+	silent  bool
 }
 
 func runCommand() *cli.Command {
@@ -135,6 +138,9 @@ func runScript(ctx context.Context, o runOptions) error {
 		return err
 	}
 	ui := newUI(o.quiet)
+	if o.silent {
+		ui.out = io.Discard
+	}
 	started := time.Now()
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version,
