@@ -38,6 +38,7 @@ type takeInfo struct {
 func scanFrames(tk *timeline.Take) (takeInfo, error) {
 	var ti takeInfo
 	li, skip := findLeadIn(tk.Timeline)
+	loaded := false
 	for fr, err := range tk.Frames() {
 		if err != nil {
 			return ti, err
@@ -45,8 +46,12 @@ func scanFrames(tk *timeline.Take) (takeInfo, error) {
 		if ti.n == 0 {
 			ti.first = fr
 		}
-		if skip && !ti.hasStart && li.shows(fr) {
-			ti.start, ti.hasStart = fr, true
+		if skip && !loaded && li.shows(fr) {
+			// The first frame after the load wins over an earlier one
+			// after the commit.
+			if loaded = li.loaded(fr); loaded || !ti.hasStart {
+				ti.start, ti.hasStart = fr, true
+			}
 		}
 		ti.last = fr
 		ti.n++

@@ -108,9 +108,17 @@ func (c *Capture) settleByFrame() bool {
 			break
 		}
 	}
+	// Hide the highlight and turn the overlay off again: left on, the
+	// inspector overlay sees every input event, and frames drawn after a
+	// wheel scroll came one frame later relative to the page's animation
+	// frame (measured with clapper bench run). Best effort: the highlight
+	// is transparent anyway.
 	hctx, hcancel := context.WithTimeout(c.ctx, time.Second)
 	defer hcancel()
-	_, _ = chromedp.Call(hctx, overlay.HideHighlight, cdp.Empty{}) // best effort: it is transparent anyway
+	_, _ = chromedp.Call(hctx, overlay.HideHighlight, cdp.Empty{})
+	if _, err := chromedp.Call(hctx, overlay.Disable, cdp.Empty{}); err == nil {
+		c.overlayOn = false
+	}
 	return got
 }
 
