@@ -89,9 +89,10 @@ type Options struct {
 	// when Chromium sends it, else wall-offset, else receipt). Frames that
 	// lack the forced time are rejected.
 	Mapping timeline.Mapping
-	// SettleByScreenshot makes Settle take a screenshot at once instead of
-	// asking the screencast for one more frame first (to compare the two).
-	SettleByScreenshot bool
+	// SettleByFrame makes Settle ask the screencast for one more frame
+	// first, and take a screenshot only when none comes (see Settle for
+	// why this is not the default).
+	SettleByFrame bool
 	// SettleWait bounds Settle's wait for the frame it asked for (default
 	// DefaultSettleWait).
 	SettleWait time.Duration

@@ -205,7 +205,7 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out, 
 	err := runScript(ctx, runOptions{
 		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true,
 		env:     map[string]string{"BENCH_URL": pageURL},
-		capture: recorder.Options{SettleByScreenshot: mode == settledByScreenshot},
+		capture: recorder.Options{SettleByFrame: mode == settledByFrame},
 	})
 	wall := time.Since(t0)
 	used := cpu.stop()
