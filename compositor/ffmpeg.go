@@ -111,6 +111,7 @@ func runFFmpeg(ctx context.Context, bin string, args []string, feed func(w io.Wr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
+	lowerPriority(cmd.Process.Pid)
 	ferr := feed(stdin)
 	var fe feedError
 	if errors.As(ferr, &fe) {
@@ -149,4 +150,21 @@ func killGroup(cmd *exec.Cmd) error {
 		return cmd.Process.Kill()
 	}
 	return nil
+}
+
+// renderNice is the niceness ffmpeg runs at: below a capture's Chromium
+// (another run's, on a shared machine, or this run's), so that encoding
+// never takes the cores a live page needs to keep its frames.
+const renderNice = 10
+
+// lowerPriority makes ffmpeg's process group (every thread it has; those it
+// starts later inherit it) nicer by renderNice than this process, at most
+// 19. Best effort: a render at normal priority is still a render.
+func lowerPriority(pgid int) {
+	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	if err != nil {
+		return
+	}
+	own := 20 - prio // the raw system call returns 20 - nice
+	_ = syscall.Setpriority(syscall.PRIO_PGRP, pgid, min(19, own+renderNice))
 }

@@ -151,8 +151,9 @@ func TestZoomTrack(t *testing.T) {
 	zs := ZoomSettings{Scale: 1.5, MaxScale: 3, Ease: 400 * time.Millisecond}
 	shots := zoomShots(tl, zs)
 	// Scale 9 is capped at 3; the fitted zoom (3.48 for the region with a
-	// margin) too; the hidden zoom step is gone.
-	if len(shots) != 2 || shots[0].To.Z != 3 || shots[1].To.Z != 3 || shots[1].End != msT(9000) {
+	// margin) too; the hidden zoom step is gone, but it still ends the first
+	// zoom; the last one holds to the end.
+	if len(shots) != 2 || shots[0].To.Z != 3 || shots[1].To.Z != 3 || shots[0].End != msT(6000) || shots[0].In != ms(1000) || shots[1].End != endOfTake {
 		t.Errorf("shots (auto off) = %+v", shots)
 	}
 	zs.Auto = true
@@ -167,8 +168,13 @@ func TestZoomTrack(t *testing.T) {
 		k    int
 		want zoomState
 	}{
-		{0, base}, {9, base}, {10, base}, {12, zoomState{2, 260, 105}}, {14, shots[0].To}, {19, shots[0].To},
-		{24, base}, {34, shots[1].To}, {50, base}, {80, shots[2].To}, {99, base},
+		// The first zoom moves over its duration (10 ticks), the others
+		// over the ease (4 ticks); the click's automatic zoom interrupts
+		// the first, which comes back after it and holds to the next zoom
+		// step.
+		{0, base}, {10, base}, {15, zoomState{2, 260, 105}}, {20, shots[0].To}, {29, shots[0].To},
+		{34, shots[1].To}, {41, shots[1].To}, {46, shots[0].To}, {59, shots[0].To},
+		{64, base}, {69, base}, {74, shots[2].To}, {99, shots[2].To},
 	} {
 		got := zt.At(c.k)
 		if math.Abs(got.Z-c.want.Z) > 1e-9 || math.Abs(got.CX-c.want.CX) > 1e-9 || math.Abs(got.CY-c.want.CY) > 1e-9 {

@@ -28,17 +28,30 @@ type plan struct {
 type takeInfo struct {
 	first, last timeline.Frame
 	n           int
+	// start is the first frame of the first real document when the take
+	// opens on a blank lead-in (see findLeadIn); hasStart says it was found.
+	start    timeline.Frame
+	hasStart bool
 }
 
 // scanFrames streams the frame index once (not the images).
 func scanFrames(tk *timeline.Take) (takeInfo, error) {
 	var ti takeInfo
+	li, skip := findLeadIn(tk.Timeline)
+	loaded := false
 	for fr, err := range tk.Frames() {
 		if err != nil {
 			return ti, err
 		}
 		if ti.n == 0 {
 			ti.first = fr
+		}
+		if skip && !loaded && li.shows(fr) {
+			// The first frame after the load wins over an earlier one
+			// after the commit.
+			if loaded = li.loaded(fr); loaded || !ti.hasStart {
+				ti.start, ti.hasStart = fr, true
+			}
 		}
 		ti.last = fr
 		ti.n++
@@ -54,6 +67,9 @@ func scanFrames(tk *timeline.Take) (takeInfo, error) {
 func newPlan(tk *timeline.Take, ti takeInfo, s Settings, fps, width, height int) (*plan, error) {
 	tl := tk.Timeline
 	start, end := tl.Start, tl.End
+	if ti.hasStart && ti.start.Source > start && (end <= start || ti.start.Source < end) {
+		start = ti.start.Source // no blank lead-in
+	}
 	if end <= start {
 		// A take cut short may lack its end: run to the last frame.
 		end = ti.last.Source + timeline.Time(second/int64(fps))

@@ -31,7 +31,7 @@ func studioTake(t testing.TB) *timeline.Take {
 			{Index: 1, Kind: "caption", Text: "Welcome <b>&", Start: at(100), End: at(100), Duration: ms(600), Outcome: "ok"},
 			{Index: 2, Kind: "type", Traits: timeline.Traits{ChangesPage: true, Focus: true}, Label: "secret", Start: at(1000), End: at(1500), Hidden: true, Outcome: "ok"},
 			{Index: 3, Kind: "chapter", Text: "Checkout", Start: at(1600), End: at(1600), Outcome: "ok"},
-			{Index: 4, Kind: "zoom", Region: &timeline.Rect{X: 220, Y: 40, W: 80, H: 90}, Scale: 2.5, Duration: ms(1000), Start: at(1800), End: at(1800), Outcome: "ok"},
+			{Index: 4, Kind: "zoom", Region: &timeline.Rect{X: 220, Y: 40, W: 80, H: 90}, Scale: 2.5, Duration: ms(400), Start: at(1800), End: at(1800), Outcome: "ok"},
 		},
 		Receipts: []timeline.Receipt{
 			{Kind: "move", Tab: "T1", X: 60, Y: 50, Sent: at(200)},

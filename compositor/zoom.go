@@ -16,62 +16,89 @@ type zoomState struct {
 	Z, CX, CY float64
 }
 
-// zoomShot asks for a camera over [Start, End) of the take clock.
+// zoomShot asks for a camera over [Start, End) of the take clock. In is
+// how long the camera takes to reach To, Out how long it takes to leave
+// it at End (0: the track's ease).
 type zoomShot struct {
 	Start, End timeline.Time
 	To         zoomState
+	In, Out    time.Duration
 }
 
 // autoZoomHold keeps an automatic zoom after its step ends.
 const autoZoomHold = time.Second
 
-// defaultZoomFor is how long a zoom step without a duration lasts.
-const defaultZoomFor = 2 * time.Second
+// endOfTake stands for a zoom that holds to the end of the video.
+const endOfTake = timeline.Time(math.MaxInt64)
 
 // zoomShots reads the zoom steps (and, with zs.Auto, the targets of click,
-// type and fill steps) as shots, scales capped at zs.MaxScale.
+// type and fill steps) as shots, scales capped at zs.MaxScale. A zoom
+// step's duration is its motion: the zoom holds until the next zoom step
+// (zoom: reset or another zoom), a new document, or the end of the take.
 func zoomShots(tl *timeline.Timeline, zs ZoomSettings) []zoomShot {
 	vpW, vpH := float64(tl.Viewport.Width), float64(tl.Viewport.Height)
 	var out []zoomShot
-	for _, st := range tl.Steps {
+	for i, st := range tl.Steps {
 		if st.Region == nil || st.Region.W <= 0 || st.Region.H <= 0 || st.Hidden {
 			continue
 		}
 		r := *st.Region
-		to := zoomState{CX: r.X + r.W/2, CY: r.Y + r.H/2}
-		var start, end timeline.Time
+		sh := zoomShot{To: zoomState{CX: r.X + r.W/2, CY: r.Y + r.H/2}}
 		switch {
 		case st.Kind == kindZoom:
-			to.Z = st.Scale
-			if to.Z <= 0 && vpW > 0 && vpH > 0 {
-				to.Z = math.Min(vpW/(r.W*1.15), vpH/(r.H*1.15))
+			sh.To.Z = st.Scale
+			if sh.To.Z <= 0 && vpW > 0 && vpH > 0 {
+				sh.To.Z = math.Min(vpW/(r.W*1.15), vpH/(r.H*1.15))
 			}
-			d := st.Duration
-			if d <= 0 {
-				d = defaultZoomFor
-			}
-			start, end = st.Start, st.Start+timeline.FromDuration(d)
+			sh.Start, sh.In = st.Start, st.Duration
+			sh.End, sh.Out = zoomHeldUntil(tl, i)
 		case zs.Auto && st.Traits.Focus:
-			to.Z = zs.Scale
-			start, end = st.Start, st.End+timeline.FromDuration(autoZoomHold)
-			// A new document lays out anew: the automatic zoom ends there.
-			for _, b := range tl.Boundaries {
-				if b.At > start && b.At < end {
-					end = b.At
-					break
-				}
-			}
+			sh.To.Z = zs.Scale
+			sh.Start, sh.End = st.Start, st.End+timeline.FromDuration(autoZoomHold)
+			sh.End = min(sh.End, nextBoundary(tl, sh.Start))
 		default:
 			continue
 		}
-		to.Z = math.Max(1, math.Min(to.Z, zs.MaxScale))
-		if to.Z == 1 || end <= start {
+		sh.To.Z = math.Max(1, math.Min(sh.To.Z, zs.MaxScale))
+		if sh.To.Z == 1 || sh.End <= sh.Start {
 			continue
 		}
-		out = append(out, zoomShot{start, end, to})
+		out = append(out, sh)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// zoomHeldUntil is when the zoom of step i ends, and how long its way out
+// takes (the motion of the zoom step that ends it; 0 otherwise): at the
+// next zoom step, the next document, or the end of the take, whichever
+// comes first.
+func zoomHeldUntil(tl *timeline.Timeline, i int) (timeline.Time, time.Duration) {
+	start := tl.Steps[i].Start
+	end, out := nextBoundary(tl, start), time.Duration(0)
+	if tl.End > start && tl.End < end {
+		end = tl.End
+	}
+	for _, st := range tl.Steps[i+1:] {
+		if st.Kind == kindZoom && st.Start >= start {
+			if st.Start < end {
+				end, out = st.Start, st.Duration
+			}
+			break
+		}
+	}
+	return end, out
+}
+
+// nextBoundary is the first document boundary after t (a new document lays
+// out anew: a zoom ends there), or endOfTake.
+func nextBoundary(tl *timeline.Timeline, t timeline.Time) timeline.Time {
+	for _, b := range tl.Boundaries {
+		if b.At > t {
+			return b.At
+		}
+	}
+	return endOfTake
 }
 
 // zoomSeg eases the camera From -> To over output ticks [K0, K1), and holds
@@ -90,7 +117,8 @@ type ZoomTrack struct {
 
 // newZoomTrack plans the camera for the shots on schedule s. The target at
 // any time is the latest-started active shot (or the whole page); each change
-// of target eases from wherever the camera is over ease.
+// of target eases from wherever the camera is, over the In of the shot it
+// goes to, else the Out of the shot it leaves, else ease.
 func newZoomTrack(shots []zoomShot, s *Schedule, vp timeline.Viewport, ease time.Duration) *ZoomTrack {
 	zt := &ZoomTrack{base: zoomState{1, float64(vp.Width) / 2, float64(vp.Height) / 2}}
 	if len(shots) == 0 {
@@ -101,18 +129,31 @@ func newZoomTrack(shots []zoomShot, s *Schedule, vp timeline.Viewport, ease time
 		times = append(times, sh.Start, sh.End)
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	easeTicks := int(math.Round(ease.Seconds() * float64(s.FPS())))
 	cur := zt.base
 	for _, at := range times {
-		target := zt.base
+		target, motion := zt.base, time.Duration(0)
 		for _, sh := range shots {
 			if sh.Start <= at && at < sh.End {
 				target = sh.To
+				if sh.Start == at {
+					motion = sh.In
+				}
 			}
 		}
 		if target == cur {
 			continue
 		}
+		if motion <= 0 {
+			for _, sh := range shots {
+				if sh.End == at && sh.To == cur && sh.Out > 0 {
+					motion = sh.Out
+				}
+			}
+		}
+		if motion <= 0 {
+			motion = ease
+		}
+		easeTicks := int(math.Round(motion.Seconds() * float64(s.FPS())))
 		k0 := s.TicksBefore(at)
 		if k0 >= s.Ticks() {
 			break

@@ -89,6 +89,13 @@ type Options struct {
 	// when Chromium sends it, else wall-offset, else receipt). Frames that
 	// lack the forced time are rejected.
 	Mapping timeline.Mapping
+	// SettleByFrame makes Settle ask the screencast for one more frame
+	// first, and take a screenshot only when none comes (see Settle for
+	// why this is not the default).
+	SettleByFrame bool
+	// SettleWait bounds Settle's wait for the frame it asked for (default
+	// DefaultSettleWait).
+	SettleWait time.Duration
 	// WriteFile writes a frame's bytes; nil means os.WriteFile. Tests use
 	// it to inject a slow or failing disk.
 	WriteFile func(name string, data []byte) error
@@ -114,6 +121,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxFramesInFlight <= 0 {
 		o.MaxFramesInFlight = DefaultFramesInFlight
+	}
+	if o.SettleWait <= 0 {
+		o.SettleWait = DefaultSettleWait
 	}
 	if o.Clock == nil {
 		o.Clock = NewClock()
@@ -226,6 +236,13 @@ type Capture struct {
 	// picture after it.
 	newest atomic.Int64
 
+	// Settle's state: frameWake is signalled by the listener on every
+	// screencast frame; the rest is Settle's own.
+	frameWake                   chan struct{}
+	overlayOn                   bool
+	probeX                      int64
+	settledFrames, settledShots atomic.Int64
+
 	casting  bool          // the screencast was started; set by Start
 	pump     *pump         // the frame pump of a studio capture (StartStudio)
 	done     chan struct{} // closed when the interval ends
@@ -270,7 +287,7 @@ type spoolItem struct {
 // events themselves) and starts its goroutines.
 func newCapture(ctx context.Context, opts Options) *Capture {
 	opts.defaults()
-	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), ackWake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), ackWake: make(chan struct{}, 1), frameWake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.ledger.InFlight = opts.MaxFramesInFlight
 	c.bcond = sync.NewCond(&c.bmu)
 	c.buf = Buffer[spoolItem]{MaxItems: opts.BufferFrames, MaxBytes: opts.BufferBytes}
@@ -347,6 +364,7 @@ func (c *Capture) onEvent(ev any) {
 				c.newest.Store(int64(src)) // only the listener writes it
 			}
 		}
+		signal(c.frameWake)
 		c.ackMu.Lock()
 		c.ackQ = append(c.ackQ, ev.SessionID)
 		c.ackMu.Unlock()
@@ -538,6 +556,7 @@ func (c *Capture) drain() Result {
 			Tab: c.opts.Tab, Started: c.started, Ended: ended, EndReason: why, Frames: acc,
 			Attribution:  "receipt-order: each frame carries the document committed before it arrived",
 			BufferFrames: c.opts.BufferFrames, BufferBytes: c.opts.BufferBytes, Format: "jpeg", Quality: c.opts.Quality,
+			Settled: settledCounts(c.settledFrames.Load(), c.settledShots.Load()),
 		},
 		Boundaries:   c.bounds,
 		Mapping:      c.mappingUsed(),
@@ -579,31 +598,6 @@ func (c *Capture) clockInfo() timeline.Clock {
 	return info
 }
 
-// Settle adds a picture of the page as it is now, as a seeded frame: the
-// screencast sends frames only while the page changes and can miss the
-// last change of a burst, so a run calls Settle after a step that changed
-// the page, and the still moment that follows shows its final state. The
-// frame is stamped with the reply's time; a screencast frame produced
-// before it and arriving after it is counted late. It is a no-op once the
-// capture has ended.
-func (c *Capture) Settle() error {
-	if c.pump != nil {
-		return nil // a studio capture films every frame: nothing to miss
-	}
-	select {
-	case <-c.done:
-		return nil
-	default:
-	}
-	c.mu.Lock()
-	stopped := c.stopped
-	c.mu.Unlock()
-	if stopped {
-		return nil
-	}
-	return c.seed(false)
-}
-
 // Join combines the results of captures made one after another into one
 // take (the run switched the filmed tab): accounting summed, interval from
 // the first start to the last end, boundaries in order, the first early end
@@ -624,6 +618,7 @@ func Join(rs ...Result) Result {
 		if out.Err == nil && r.Err != nil {
 			out.Err, out.Capture.EndReason = r.Err, r.Capture.EndReason
 		}
+		out.Capture.Settled = joinSettled(out.Capture.Settled, r.Capture.Settled)
 		out.Boundaries = append(out.Boundaries, r.Boundaries...)
 		out.Acks += r.Acks
 		out.AckErrors += r.AckErrors

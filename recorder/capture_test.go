@@ -495,7 +495,7 @@ func TestSettleAddsTheSettledPage(t *testing.T) {
 	navigate(t, ctx, site+"/teal?still")
 	tk := newTake(t)
 	o := tk.options(site + "/teal?still")
-	o.EveryNthFrame, o.NoSendLastFrame = 1000, true
+	o.EveryNthFrame, o.NoSendLastFrame, o.SettleByFrame = 1000, true, true
 	c, err := recorder.Start(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -531,5 +531,100 @@ func TestSettleAddsTheSettledPage(t *testing.T) {
 	}
 	if err := c.Settle(); err != nil {
 		t.Errorf("Settle after Stop: %v, want a no-op", err)
+	}
+	if s := res.Capture.Settled; s == nil || s.Screenshots != 1 || s.Frames != 0 {
+		t.Errorf("settled %+v: the screencast sends one frame in 1000, so the one settled picture is a screenshot (after waiting for a frame)", s)
+	}
+}
+
+// Settle on a still page that just changed gets its picture from the
+// screencast: it asks the compositor for one more frame and waits for it,
+// without a screenshot, and the frame shows the change.
+func TestSettleAsksTheScreencastForAFrame(t *testing.T) {
+	ctx, _, _, tk, c := captureSettlingByFrame(t, "/teal?still")
+	waitFrames(t, c, 1)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
+		t.Fatal(err)
+	}
+	before := c.Snapshot().Received
+	if err := c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	after := c.Snapshot()
+	res := c.Stop(ctx)
+	checkClean(t, res)
+	if s := res.Capture.Settled; s == nil || s.Frames != 1 || s.Screenshots != 0 {
+		t.Fatalf("settled %+v, want one frame from the screencast and no screenshot", s)
+	}
+	if after.Received <= before {
+		t.Fatalf("Settle returned with no new frame received (%d before, %d after)", before, after.Received)
+	}
+	opened, frames := tk.finish(t, res)
+	purple := [3]uint8{200, 0, 200}
+	var shown bool
+	for _, fr := range frames {
+		if !fr.Seeded && fr.Seq < after.Received+1 && near(colorOf(t, opened, fr), purple) {
+			shown = true
+		}
+	}
+	if !shown {
+		t.Errorf("no screencast frame received by the end of Settle shows the change")
+	}
+}
+
+// After a cross-site navigation (a new renderer process), Settle still
+// gets its picture from the screencast.
+func TestSettleAfterCrossSiteNavigation(t *testing.T) {
+	ctx, _, _, _, c := captureSettlingByFrame(t, "/teal?still")
+	waitFrames(t, c, 1)
+	if err := c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	other := serve(t, "localhost")
+	navigate(t, ctx, other+"/green?still")
+	waitFrames(t, c, c.Snapshot().Delivered+1)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	res := c.Stop(ctx)
+	checkClean(t, res)
+	if s := res.Capture.Settled; s == nil || s.Frames != 2 || s.Screenshots != 0 {
+		t.Errorf("settled %+v, want both pictures from the screencast", s)
+	}
+	if len(res.Boundaries) != 2 {
+		t.Errorf("boundaries %+v, want the navigation's", res.Boundaries)
+	}
+}
+
+// captureSettlingByFrame is captureOn with Options.SettleByFrame.
+func captureSettlingByFrame(t *testing.T, path string) (context.Context, *session.Browser, string, *take, *recorder.Capture) {
+	t.Helper()
+	ctx, b := browserTab(t)
+	site := serve(t, "127.0.0.1")
+	navigate(t, ctx, site+path)
+	tk := newTake(t)
+	o := tk.options(site + path)
+	o.SettleByFrame = true
+	c, err := recorder.Start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, b, site, tk, c
+}
+
+// By default Settle takes a screenshot.
+func TestSettleTakesAScreenshotByDefault(t *testing.T) {
+	ctx, _, _, _, c := captureOn(t, "/teal?still")
+	waitFrames(t, c, 1)
+	if err := c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	res := c.Stop(ctx)
+	checkClean(t, res)
+	if s := res.Capture.Settled; s == nil || s.Screenshots != 1 || s.Frames != 0 {
+		t.Errorf("settled %+v, want one screenshot", s)
 	}
 }

@@ -172,7 +172,7 @@ func stepTable() []*stepSpec {
 				a.Style = c.str("style")
 				return a
 			}},
-		{name: "zoom", traits: Traits{Presentation: true}, doc: "zoom the video toward an element or region; zoom: reset returns", short: "reset",
+		{name: "zoom", traits: Traits{Presentation: true}, doc: "zoom the video toward an element or region and hold there until zoom: reset, the next zoom or a new document", short: "reset",
 			fields: []field{
 				fStr("reset", "zoom back out").oneOf("reset").short(),
 				fOf("target", kTarget, "zoom toward this element"),

@@ -97,6 +97,17 @@ type Capture struct {
 	// without damage: the page did not change, so no frame was stored and
 	// the last picture stands for them.
 	Repeats int64 `json:"repeats,omitempty"`
+	// Settled counts how the pictures of the settled page after steps were
+	// had (absent in takes that never asked for one).
+	Settled *Settled `json:"settled,omitempty"`
+}
+
+// Settled counts the settled pictures of a capture: Frames came through
+// the screencast (one more frame asked of the compositor), Screenshots
+// were taken because none came in time (they are seeded frames).
+type Settled struct {
+	Frames      int64 `json:"frames"`
+	Screenshots int64 `json:"screenshots"`
 }
 
 // Capture modes.

@@ -52,9 +52,9 @@ func benchCommand() *cli.Command {
 		Name:            "bench",
 		Usage:           "capture and render benchmarks",
 		HideHelpCommand: true,
-		Subcommands:     []*cli.Command{capture, benchRenderCommand()},
+		Subcommands:     []*cli.Command{capture, benchRenderCommand(), benchRunCommand()},
 		Action: func(c *cli.Context) error {
-			return usageErr("bench needs a benchmark: clapper bench capture, or clapper bench render")
+			return usageErr("bench needs a benchmark: clapper bench capture, clapper bench render, or clapper bench run")
 		},
 	}
 }

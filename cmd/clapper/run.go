@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/clapper-dev/clapper/compositor"
 	"github.com/clapper-dev/clapper/internal/ownerlock"
+	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/session"
 	"github.com/clapper-dev/clapper/timeline"
@@ -33,6 +35,10 @@ type runOptions struct {
 	headed    bool
 	capture   string
 	shell     string
+	// capture tunes the recorder (clapper bench run compares settings);
+	// silent drops the summary lines too (the bench reports its own).
+	tuning recorder.Options
+	silent bool
 }
 
 func runCommand() *cli.Command {
@@ -162,11 +168,15 @@ func runScript(ctx context.Context, o runOptions) error {
 		return err
 	}
 	ui := newUI(o.quiet)
+	if o.silent {
+		ui.out = io.Discard
+	}
 	started := time.Now()
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version, Revision: revision,
 		Progress: ui.step, Logf: ui.logf, Attach: attach, Leases: leased, Handoff: ui.handoff,
 		CaptureMode: o.capture, ChromiumShell: o.shell,
+		Capture: o.tuning,
 	})
 	ui.doneSteps()
 	if runErr != nil && res == nil {

@@ -30,7 +30,9 @@ type Info struct {
 
 // Sample is one delivered frame of a take of the bench page, decoded.
 type Sample struct {
-	Seq      int64
+	Seq int64
+	// Document is the document the frame was received during.
+	Document int
 	Source   timeline.Time
 	Received timeline.Time
 	Seeded   bool
@@ -138,7 +140,7 @@ func decodeTake(dir string) (*timeline.Take, []Sample, error) {
 			defer wg.Done()
 			for i := range next {
 				fr := frames[i]
-				s := Sample{Seq: fr.Seq, Source: fr.Source, Received: fr.Received, Seeded: fr.Seeded}
+				s := Sample{Seq: fr.Seq, Document: fr.Document, Source: fr.Source, Received: fr.Received, Seeded: fr.Seeded}
 				b, err := tk.ReadFrame(fr)
 				if err != nil {
 					errs[i] = err

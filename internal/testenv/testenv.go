@@ -106,9 +106,13 @@ func run(m M, extra []func() []string) int {
 	}
 	code := m.Run()
 	var leaks []string
-	left, err := filepath.Glob(filepath.Join(dir, "clapper-*"))
-	if err != nil {
-		leaks = append(leaks, "cannot list the private temporary folder: "+err.Error())
+	var left []string
+	for _, pattern := range leftPatterns {
+		l, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			leaks = append(leaks, "cannot list the private temporary folder: "+err.Error())
+		}
+		left = append(left, l...)
 	}
 	for _, l := range left {
 		leaks = append(leaks, "left behind: "+l)
@@ -130,6 +134,12 @@ func run(m M, extra []func() []string) int {
 	}
 	return code
 }
+
+// leftPatterns name what must not be left in the private folder: clapper's
+// profiles and work folders, and Chromium's own temporary folders (an owned
+// Chromium is given a TMPDIR inside its profile; one that wrote here instead
+// would leave them in the system's temporary folder on every run).
+var leftPatterns = []string{"clapper-*", "org.chromium.Chromium.*"}
 
 // liveNaming lists live processes whose command line contains s.
 func liveNaming(s string) []string {

@@ -62,6 +62,13 @@ var helpers = map[string]helper{
 		}
 		return 0
 	},
+	"leave-chromium-tmp": func() int {
+		fmt.Println("ran")
+		if _, err := os.MkdirTemp("", "org.chromium.Chromium."); err != nil {
+			return 1
+		}
+		return 0
+	},
 	"leave-process": func() int {
 		fmt.Println("ran")
 		// A shell whose command line names the private folder, left running.
@@ -243,6 +250,9 @@ func TestMainLeakChecks(t *testing.T) {
 	}
 	if code, out := runHelper(t, "leave-profile", tmp); code != 1 || !strings.Contains(out, "leak: left behind: "+base+"/clapper-test-") {
 		t.Errorf("profile left: exit %d\n%s", code, out)
+	}
+	if code, out := runHelper(t, "leave-chromium-tmp", tmp); code != 1 || !strings.Contains(out, "leak: left behind: "+base+"/clapper-test-") || !strings.Contains(out, "/org.chromium.Chromium.") {
+		t.Errorf("Chromium temporary folder left: exit %d\n%s", code, out)
 	}
 	if code, out := runHelper(t, "leave-process", tmp); code != 1 || !strings.Contains(out, "leak: process left behind: ") {
 		t.Errorf("process left: exit %d\n%s", code, out)

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clapper-dev/clapper/internal/benchpage"
+	"github.com/clapper-dev/clapper/internal/procfs"
+	"github.com/clapper-dev/clapper/recorder"
+)
+
+// benchScenario is the scripted scenario of clapper bench run, on the bench
+// page (which paints a new frame on every animation frame): a pause, a
+// click and typing, a navigation, a wheel scroll, each followed by a pause
+// in which the recorder takes its settled picture.
+const benchScenario = `name: Bench scenario
+browser:
+  viewport: {width: %[1]d, height: %[2]d}
+output:
+  video: [bench.mp4]
+  fps: %[3]d
+  size: %[1]dx%[2]d
+steps:
+  - goto: ${BENCH_URL}
+  - pause: 2s
+  - click: "#field"
+  - type: {into: "#field", text: "clapper films every frame"}
+  - pause: 2s
+  - goto: ${BENCH_URL}second
+  - pause: 2s
+  - scroll: {by: 600, in: "#list"}
+  - pause: 2s
+`
+
+type benchRunOptions struct {
+	w, h, fps, runs int
+	modes           []string
+	noSandbox, json bool
+	chromium        string
+	ffmpeg          string
+	keep            string
+	quietWait       time.Duration
+}
+
+// Settled-picture modes compared by clapper bench run.
+const (
+	settledByFrame      = "frame"
+	settledByScreenshot = "screenshot"
+)
+
+func benchRunCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "run a scripted scenario on the bench page end to end (record and video) and report wall time, CPU of every process, coverage, freezes, drift and repeated frames",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "size", Value: "1280x720", Usage: "viewport and video WIDTHxHEIGHT"},
+			&cli.IntFlag{Name: "fps", Value: 60, Usage: "video frame rate"},
+			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs per mode; figures are their medians"},
+			&cli.StringFlag{Name: "settled-by", Value: "both", Usage: "how the settled picture after a step is had: frame (one more screencast frame), screenshot, or both (runs alternate)"},
+			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
+			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
+			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
+			&cli.StringFlag{Name: "keep", Usage: "keep each run's output folder in this folder"},
+			&cli.DurationFlag{Name: "settle", Value: 30 * time.Second, Usage: "before each run, wait up to this long for other work on the machine to fall under a third of a core (0: do not wait)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			w, h, err := parseSize(c.String("size"))
+			if err != nil {
+				return usageErr("--size: %v", err)
+			}
+			if w < 1160 || h < 640 {
+				return usageErr("--size %q: the scenario's field and list need at least 1160x640", c.String("size"))
+			}
+			o := benchRunOptions{w: w, h: h, fps: c.Int("fps"), runs: c.Int("runs"), noSandbox: c.Bool("no-sandbox"), json: c.Bool("json"),
+				chromium: c.String("chromium"), ffmpeg: c.String("ffmpeg"), keep: c.String("keep"), quietWait: c.Duration("settle")}
+			switch m := c.String("settled-by"); m {
+			case "both":
+				o.modes = []string{settledByFrame, settledByScreenshot}
+			case settledByFrame, settledByScreenshot:
+				o.modes = []string{m}
+			default:
+				return usageErr("--settled-by %q: use frame, screenshot or both", m)
+			}
+			if o.runs < 1 || o.fps < 1 {
+				return usageErr("--runs and --fps must be positive")
+			}
+			return benchScenarioRuns(c.Context, o)
+		},
+	}
+}
+
+// scenarioRun is one run's figures.
+type scenarioRun struct {
+	// WallS is the whole run, from launching Chromium to the video
+	// written; ScenarioS the take's own length; LaunchS from the start to
+	// the take's start (Chromium's launch); TailS from the take's end to
+	// the video written. Ratio is WallS / (ScenarioS + LaunchS).
+	WallS     float64 `json:"wall_s"`
+	ScenarioS float64 `json:"scenario_s"`
+	LaunchS   float64 `json:"launch_s"`
+	TailS     float64 `json:"tail_s"`
+	Ratio     float64 `json:"ratio"`
+	// CPUS is the CPU time of this process and every process it started
+	// (Chromium's, ffmpeg), sampled from /proc; OthersCPUS the rest of the
+	// machine's busy time meanwhile (other work on a shared machine).
+	CPUS       float64 `json:"cpu_s"`
+	OthersCPUS float64 `json:"others_cpu_s"`
+	benchpage.ScenarioFigures
+	Video benchpage.VideoRepeats `json:"video"`
+	// FirstFrameIsPage says the video's first frame shows the bench page
+	// (no blank lead-in).
+	FirstFrameIsPage bool `json:"first_frame_is_page"`
+	// SettledFrames and SettledShots count how the settled pictures were had.
+	SettledFrames int64 `json:"settled_frames"`
+	SettledShots  int64 `json:"settled_screenshots"`
+}
+
+type scenarioMode struct {
+	Mode   string        `json:"settled_by"`
+	Runs   []scenarioRun `json:"runs"`
+	Median scenarioRun   `json:"median"`
+}
+
+func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
+	srv, pageURL, err := serveBenchPage()
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	work := o.keep
+	if work != "" {
+		if err := os.MkdirAll(work, 0o755); err != nil {
+			return err
+		}
+	} else {
+		if work, err = os.MkdirTemp("", "clapper-bench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(work)
+	}
+	script := filepath.Join(work, "scenario.yaml")
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(benchScenario, o.w, o.h, o.fps)), 0o644); err != nil {
+		return err
+	}
+	modes := make([]scenarioMode, len(o.modes))
+	for i, m := range o.modes {
+		modes[i].Mode = m
+	}
+	// Modes alternate run by run, so both see the same machine.
+	for n := 1; n <= o.runs; n++ {
+		for i := range modes {
+			r, err := benchRunOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s-run%d", modes[i].Mode, n)), modes[i].Mode)
+			if err != nil {
+				return fmt.Errorf("bench run (settled by %s) %d: %w", modes[i].Mode, n, err)
+			}
+			modes[i].Runs = append(modes[i].Runs, r)
+			if !o.json {
+				fmt.Fprintf(os.Stderr, "settled by %-10s run %d: %s\n", modes[i].Mode, n, r.line())
+			}
+		}
+	}
+	for i := range modes {
+		modes[i].Median = medianScenario(modes[i].Runs)
+	}
+	if o.json {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"size": fmt.Sprintf("%dx%d", o.w, o.h), "fps": o.fps, "runs": o.runs, "modes": modes})
+	}
+	fmt.Printf("bench run: %dx%d, %d fps video, medians of %d runs\n", o.w, o.h, o.fps, o.runs)
+	for _, m := range modes {
+		fmt.Printf("settled by %-10s median: %s\n", m.Mode, m.Median.line())
+	}
+	return nil
+}
+
+func (r scenarioRun) line() string {
+	return fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (others %.1fs), coverage %.3f, longest freeze %.0f ms, drift p95 %.1f ms, "+
+		"video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v; settled pictures %d by frame, %d by screenshot",
+		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, r.OthersCPUS, r.Coverage, r.LongestFreezeMs, r.Drift.P95,
+		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage, r.SettledFrames, r.SettledShots)
+}
+
+// benchRunOnce runs the scenario once through clapper run's own path into
+// out, and measures it.
+func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out, mode string) (scenarioRun, error) {
+	if err := settle(ctx, o.quietWait); err != nil {
+		return scenarioRun{}, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return scenarioRun{}, err
+	}
+	cpu := startTreeCPU()
+	busy0 := machineBusy()
+	t0 := time.Now()
+	err := runScript(ctx, runOptions{
+		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true,
+		env:    map[string]string{"BENCH_URL": pageURL},
+		tuning: recorder.Options{SettleByFrame: mode == settledByFrame},
+	})
+	wall := time.Since(t0)
+	used := cpu.stop()
+	others := max(0, (machineBusy() - busy0 - used).Seconds())
+	if err != nil {
+		return scenarioRun{}, err
+	}
+	takeDir := filepath.Join(out, "take")
+	tk, samples, err := benchpage.DecodeTake(takeDir)
+	if err != nil {
+		return scenarioRun{}, err
+	}
+	tl := tk.Timeline
+	r := scenarioRun{WallS: wall.Seconds(), ScenarioS: time.Duration(tl.End - tl.Start).Seconds(), CPUS: used.Seconds(), OthersCPUS: others,
+		ScenarioFigures: benchpage.SummarizeScenario(samples)}
+	if !tl.Clock.Wall.IsZero() {
+		r.LaunchS = tl.Clock.Wall.Add(time.Duration(tl.Start)).Sub(t0).Seconds()
+	}
+	r.TailS = r.WallS - r.LaunchS - r.ScenarioS
+	r.Ratio = r.WallS / (r.ScenarioS + r.LaunchS)
+	if s := tl.Capture.Settled; s != nil {
+		r.SettledFrames, r.SettledShots = s.Frames, s.Screenshots
+	}
+	ticks, err := benchpage.DecodeVideo(ctx, filepath.Join(out, "bench.mp4"), o.w, o.h, tl.Viewport.Width, o.ffmpeg)
+	if err != nil {
+		return scenarioRun{}, err
+	}
+	r.Video = benchpage.SummarizeVideo(ticks, o.fps)
+	r.FirstFrameIsPage = len(ticks) > 0 && ticks[0].Decoded
+	return r, nil
+}
+
+// treeCPU samples the CPU time of this process's descendants from /proc
+// while a run goes on: processes that have exited keep the last time seen,
+// so up to one sampling interval of a process's last work is missed.
+type treeCPU struct {
+	self0 time.Duration
+	mu    sync.Mutex
+	seen  map[int]time.Duration
+	quit  chan struct{}
+	wg    sync.WaitGroup
+}
+
+const treeSampleEvery = 100 * time.Millisecond
+
+func startTreeCPU() *treeCPU {
+	c := &treeCPU{self0: selfCPU(), seen: map[int]time.Duration{}, quit: make(chan struct{})}
+	c.wg.Add(1)
+	go func() { // owned by c: ends in stop
+		defer c.wg.Done()
+		t := time.NewTicker(treeSampleEvery)
+		defer t.Stop()
+		for {
+			c.sample()
+			select {
+			case <-t.C:
+			case <-c.quit:
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (c *treeCPU) sample() {
+	ps := procfs.List()
+	parent := map[int]int{}
+	for _, p := range ps {
+		parent[p.Pid] = p.PPid
+	}
+	self := os.Getpid()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range ps {
+		for a, hops := parent[p.Pid], 0; a != 0 && hops < 64; a, hops = parent[a], hops+1 {
+			if a == self {
+				c.seen[p.Pid] = max(c.seen[p.Pid], p.CPU)
+				break
+			}
+		}
+	}
+}
+
+// stop ends the sampling and returns the CPU time used since the start:
+// this process's and its descendants'.
+func (c *treeCPU) stop() time.Duration {
+	c.sample()
+	close(c.quit)
+	c.wg.Wait()
+	total := selfCPU() - c.self0
+	for _, d := range c.seen {
+		total += d
+	}
+	return total
+}
+
+// medianScenario takes the median of every numeric figure across runs.
+func medianScenario(runs []scenarioRun) scenarioRun {
+	out := runs[0]
+	firstAll := true
+	for _, r := range runs {
+		firstAll = firstAll && r.FirstFrameIsPage
+	}
+	medianFields(reflect.ValueOf(&out).Elem(), func(path []int) []float64 {
+		v := make([]float64, len(runs))
+		for i := range runs {
+			f := reflect.ValueOf(runs[i]).FieldByIndex(path)
+			if f.CanInt() {
+				v[i] = float64(f.Int())
+			} else {
+				v[i] = f.Float()
+			}
+		}
+		return v
+	}, nil)
+	out.FirstFrameIsPage = firstAll
+	return out
+}

@@ -1,0 +1,186 @@
+package benchpage
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"image"
+	"io"
+	"math"
+	"os/exec"
+	"strconv"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// ScenarioFigures are what a take of a scripted scenario on the bench page
+// says about the capture. The scenario navigates, so the page's counter
+// and clock start again in each document: every figure is taken within a
+// document and then combined. Frames of the blank first tab, and frames
+// without a readable code, are left out.
+type ScenarioFigures struct {
+	// Documents is how many documents showed the bench page.
+	Documents int `json:"documents"`
+	// Painted, Distinct and Coverage are as in Figures, summed over
+	// documents.
+	Painted  int64   `json:"painted"`
+	Distinct int64   `json:"distinct"`
+	Coverage float64 `json:"coverage"`
+	// LongestFreezeMs is the longest source-time gap between consecutive
+	// screencast frames of one document, from its first readable frame on:
+	// how long the page looked stuck, navigations aside.
+	LongestFreezeMs float64 `json:"longest_freeze_ms"`
+	// Drift is |source time - rAF time - the document's median offset|.
+	Drift Dist `json:"drift"`
+	// Seeded is how many delivered frames were the recorder's screenshots.
+	Seeded      int `json:"seeded"`
+	Undecodable int `json:"undecodable"`
+}
+
+// DecodeTake opens and checks a take of the bench page and decodes every
+// delivered frame's code, in delivery order.
+func DecodeTake(dir string) (*timeline.Take, []Sample, error) { return decodeTake(dir) }
+
+// SummarizeScenario computes the scenario figures from decoded samples in
+// delivery order.
+func SummarizeScenario(samples []Sample) ScenarioFigures {
+	var f ScenarioFigures
+	type docState struct {
+		seen   map[uint32]bool
+		lo, hi uint32
+		last   *Sample // last screencast frame since the first readable one
+		drift  []float64
+	}
+	docs := map[int]*docState{}
+	var order []int
+	for i := range samples {
+		s := &samples[i]
+		if s.Seeded {
+			f.Seeded++
+		}
+		if !s.Decoded {
+			f.Undecodable++
+			continue
+		}
+		d := docs[s.Document]
+		if d == nil {
+			d = &docState{seen: map[uint32]bool{}, lo: s.Code.Counter, hi: s.Code.Counter}
+			docs[s.Document] = d
+			order = append(order, s.Document)
+		}
+		if s.Seeded {
+			continue
+		}
+		c := s.Code.Counter
+		d.lo, d.hi = min(d.lo, c), max(d.hi, c)
+		d.seen[c] = true
+		d.drift = append(d.drift, ms(s.Source-timeline.Time(s.Code.RAF)))
+		if d.last != nil {
+			f.LongestFreezeMs = math.Max(f.LongestFreezeMs, ms(s.Source-d.last.Source))
+		}
+		d.last = s
+	}
+	var drift []float64
+	for _, n := range order {
+		d := docs[n]
+		if len(d.seen) == 0 {
+			continue
+		}
+		f.Documents++
+		f.Painted += int64(d.hi-d.lo) + 1
+		f.Distinct += int64(len(d.seen))
+		off := median(d.drift)
+		for _, v := range d.drift {
+			drift = append(drift, math.Abs(v-off))
+		}
+	}
+	if f.Painted > 0 {
+		f.Coverage = float64(f.Distinct) / float64(f.Painted)
+	}
+	f.Drift = dist(drift)
+	return f
+}
+
+// VideoTick is what one output frame of a video of the bench page shows.
+type VideoTick struct {
+	Code    Code
+	Decoded bool
+}
+
+// VideoRepeats are the frames a person sees repeated in a video of a
+// page that paints a new frame on every animation frame.
+type VideoRepeats struct {
+	FPS   int `json:"fps"`
+	Ticks int `json:"ticks"`
+	// Decoded ticks showed a readable code; Repeated showed the same page
+	// frame as the tick before.
+	Decoded  int `json:"decoded"`
+	Repeated int `json:"repeated"`
+	// LongestStillMs is the longest run of ticks showing one page frame,
+	// leaving out runs that end at a new document (the page's counter
+	// starting again): a navigation's wait.
+	LongestStillMs float64 `json:"longest_still_ms"`
+}
+
+// SummarizeVideo counts the repeats of a video's ticks at fps.
+func SummarizeVideo(ticks []VideoTick, fps int) VideoRepeats {
+	r := VideoRepeats{FPS: fps, Ticks: len(ticks)}
+	run := 0 // ticks in the current run of one page frame
+	var prev *VideoTick
+	end := func(next *VideoTick) {
+		navigation := next != nil && next.Decoded && prev != nil && !counterBefore(prev.Code.Counter, next.Code.Counter)
+		if run > 1 && !navigation {
+			r.LongestStillMs = math.Max(r.LongestStillMs, float64(run)*1000/float64(fps))
+		}
+	}
+	for i := range ticks {
+		t := &ticks[i]
+		if !t.Decoded {
+			end(nil)
+			prev, run = nil, 0
+			continue
+		}
+		r.Decoded++
+		if prev != nil && t.Code == prev.Code {
+			r.Repeated++
+			run++
+			continue
+		}
+		if prev != nil {
+			end(t)
+		}
+		prev, run = t, 1
+	}
+	end(nil)
+	return r
+}
+
+// DecodeVideo decodes every frame of video, w x h pixels of a viewport vw
+// CSS pixels wide, and reads each one's code.
+func DecodeVideo(ctx context.Context, video string, w, h, vw int, ffmpeg string) ([]VideoTick, error) {
+	if ffmpeg == "" {
+		ffmpeg = "ffmpeg"
+	}
+	cmd := exec.CommandContext(ctx, ffmpeg, "-v", "error", "-i", video, "-vf", "scale="+strconv.Itoa(w)+":"+strconv.Itoa(h), "-f", "rawvideo", "-pix_fmt", "rgba", "-")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", video, err)
+	}
+	r := bufio.NewReaderSize(out, 1<<20)
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	var ticks []VideoTick
+	for {
+		if _, err := io.ReadFull(r, img.Pix); err != nil {
+			break
+		}
+		c, err := Decode(img, float64(w)/float64(vw))
+		ticks = append(ticks, VideoTick{Code: c, Decoded: err == nil})
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", video, err)
+	}
+	return ticks, nil
+}

@@ -1,0 +1,168 @@
+package recorder
+
+import (
+	"context"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/overlay"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// DefaultSettleWait bounds how long Settle waits for the screencast frame
+// it asked for before it takes a screenshot instead. Measured here (2
+// cores, 1280x720): on a page already shown the frame arrives 8 to 45 ms
+// after the request, but right after a goto the page's first frames came
+// 330 ms after the step ended on the loaded machine (a bound of 300 ms
+// missed them and the screenshot then took 370 ms). Waiting costs no
+// frames (the screencast runs meanwhile) where a screenshot freezes it,
+// so the bound is generous.
+const DefaultSettleWait = time.Second
+
+// settleInterval is one frame at 60 Hz: a screencast frame's source time
+// can lie up to about one frame after the moment it was begun (Chromium
+// stamps the time it expects the frame shown), so only a frame stamped
+// more than this after the request is sure to have been begun after it.
+const settleInterval = 16667 * time.Microsecond
+
+// Settle makes sure the take holds a picture of the page as it is now: the
+// screencast sends frames only while the page changes and can miss the
+// last change of a burst, so a run calls Settle after a step that changed
+// the page, and the still moment that follows shows its final state.
+//
+// By default it takes a screenshot: a seeded frame stamped with the reply's
+// time (a screencast frame produced before it and arriving after it is
+// counted late). With Options.SettleByFrame it first asks the compositor
+// for one more frame without changing what the page shows (a fully
+// transparent inspector highlight, drawn outside the page's DOM, moved by
+// one pixel at each request) and waits, bounded by Options.SettleWait, for
+// a screencast frame begun after the request: an ordinary screencast
+// frame, accounted as any other; the screenshot only when none arrives.
+//
+// Why the screenshot stays the default (clapper bench run, 1280x720, 2
+// cores, quiet machine, medians of 3): the first highlight in a renderer
+// stalls its frames for 267 ms about a second later (3 runs of 3; none
+// in 3 runs without it), while the screenshots cost 65 to 175 ms between
+// steps and left no gap over 83 ms (longest freeze 50 ms, coverage 0.978
+// against 267 ms and 0.931 by frame).
+//
+// Settle is called by one goroutine at a time (the run's); it is a no-op
+// once the capture has ended.
+func (c *Capture) Settle() error {
+	if c.pump != nil {
+		return nil // a studio capture films every frame: nothing to miss
+	}
+	select {
+	case <-c.done:
+		return nil
+	default:
+	}
+	c.mu.Lock()
+	stopped := c.stopped
+	c.mu.Unlock()
+	if stopped {
+		return nil
+	}
+	if c.opts.SettleByFrame && c.settleByFrame() {
+		c.settledFrames.Add(1)
+		return nil
+	}
+	if err := c.seed(false); err != nil {
+		return err
+	}
+	c.settledShots.Add(1)
+	return nil
+}
+
+// settleByFrame asks for a frame and waits for one begun after the
+// request. It reports whether one arrived within Options.SettleWait.
+func (c *Capture) settleByFrame() bool {
+	if c.ctx == nil || !c.casting {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, c.opts.SettleWait)
+	defer cancel()
+	if !c.overlayOn && !c.enableOverlay(ctx) {
+		return false
+	}
+	after := c.clock.Now() + timeline.Time(settleInterval)
+	// Drop a wake-up left by an earlier frame: only frames from now count.
+	select {
+	case <-c.frameWake:
+	default:
+	}
+	got := false
+	for !got {
+		// Each request moves the highlight, so the overlay has damage and
+		// the compositor draws a frame; it is transparent, so the frame
+		// shows the page exactly.
+		c.probeX ^= 1
+		if err := c.probe(ctx); err != nil {
+			// A new renderer (a cross-site navigation) may have come
+			// without the domain: enable it once more and retry.
+			if c.overlayOn = false; !c.enableOverlay(ctx) || c.probe(ctx) != nil {
+				break
+			}
+		}
+		select {
+		case <-c.frameWake:
+			got = timeline.Time(c.newest.Load()) > after
+		case <-c.done:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil || c.ended.Load() {
+			break
+		}
+	}
+	// Hide the highlight and turn the overlay off again: left on, the
+	// inspector overlay sees every input event, and frames drawn after a
+	// wheel scroll came one frame later relative to the page's animation
+	// frame (measured with clapper bench run). Best effort: the highlight
+	// is transparent anyway.
+	hctx, hcancel := context.WithTimeout(c.ctx, time.Second)
+	defer hcancel()
+	_, _ = chromedp.Call(hctx, overlay.HideHighlight, cdp.Empty{})
+	if _, err := chromedp.Call(hctx, overlay.Disable, cdp.Empty{}); err == nil {
+		c.overlayOn = false
+	}
+	return got
+}
+
+// enableOverlay turns on the inspector overlay the probe draws on.
+func (c *Capture) enableOverlay(ctx context.Context) bool {
+	if _, err := chromedp.Call(ctx, overlay.Enable, cdp.Empty{}); err != nil {
+		return false
+	}
+	c.overlayOn = true
+	return true
+}
+
+// probe moves the transparent highlight by one pixel.
+func (c *Capture) probe(ctx context.Context) error {
+	_, err := chromedp.Call(ctx, overlay.HighlightRect, overlay.HighlightRectParams{
+		X: c.probeX, Y: 0, Width: 1, Height: 1, // no colour: transparent
+	})
+	return err
+}
+
+// settledCounts is the timeline's record of Settle's calls, nil when there
+// were none.
+func settledCounts(frames, shots int64) *timeline.Settled {
+	if frames == 0 && shots == 0 {
+		return nil
+	}
+	return &timeline.Settled{Frames: frames, Screenshots: shots}
+}
+
+// joinSettled sums the settled counts of two captures of one take.
+func joinSettled(a, b *timeline.Settled) *timeline.Settled {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return &timeline.Settled{Frames: a.Frames + b.Frames, Screenshots: a.Screenshots + b.Screenshots}
+}
