@@ -62,7 +62,10 @@ func TestStageScoutSample(t *testing.T) {
 		}
 		return runner, pulse
 	}
-	start, end := float64(h.StartMs)/1000, float64(h.EndMs)/1000
+	// The video starts at the first real document, not at the take's
+	// blank lead-in.
+	off := leadIn(t, take).Seconds()
+	start, end := float64(h.StartMs)/1000-off, float64(h.EndMs)/1000-off
 	r0, p0 := pos(start - 0.4)
 	r1, p1 := pos(start + 0.1)
 	var still []string
