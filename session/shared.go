@@ -51,6 +51,8 @@ type sharedTabs struct {
 	self  leases.Caller
 	held  map[string]heldTab // by tab name
 	logf  func(string, ...any)
+	// closePage replaces the browser's close in tests (nil: the browser's).
+	closePage func(id string) error
 }
 
 func newSharedTabs(o LeaseOptions, b *Browser, s *scripts.Script, logf func(string, ...any)) *sharedTabs {
@@ -154,7 +156,10 @@ func (t *sharedTabs) attach(ctx context.Context, name, id string) (context.Conte
 }
 
 // release gives a tab's lease back and closes the tab when the rule says
-// so: a tab clapper opened, and only when the release happened.
+// so: a tab clapper opened, and only when the release happened. The close
+// is decided and made under the store's lock with the lease still in
+// place (leases.ReleaseClosing), so no other run can claim the tab between
+// the release and the close.
 func (t *sharedTabs) release(name string) {
 	h, ok := t.held[name]
 	if !ok {
@@ -163,23 +168,28 @@ func (t *sharedTabs) release(name string) {
 	delete(t.held, name)
 	c := t.self
 	c.Token = h.token
-	released, _, err := t.o.Store.Release(h.id, c)
+	g, err := t.o.Store.ReleaseClosing(h.id, c,
+		func(leases.Lease) bool { return leases.CloseOnRelease(true, h.opened, nil) },
+		func() error { return t.closeTab(h.id) })
 	if err != nil {
 		t.logf("release tab %s: %v", h.id, err)
 	}
-	if !released {
+	if !g.Released {
 		t.logf("tab %s: lease was no longer ours; left as it is", h.id)
 	}
-	if !leases.CloseOnRelease(released, h.opened, nil) {
-		return
+	if g.CloseErr != nil {
+		t.logf("%v", g.CloseErr)
+	}
+}
+
+// closeTab closes a tab of the shared browser, bounded.
+func (t *sharedTabs) closeTab(id string) error {
+	if t.closePage != nil {
+		return t.closePage(id)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := t.b.ClosePage(ctx, h.id); err != nil {
-		t.logf("%v", err)
-		return
-	}
-	t.o.Store.Forget(h.id)
+	return t.b.ClosePage(ctx, id)
 }
 
 // use is the lease check before every step on a tab: the run must still

@@ -165,14 +165,16 @@ func reapIdle(ctx context.Context, b *session.Browser, st *leases.Store, idle ti
 		if !leases.Idle(clients, last, now, idle) {
 			continue
 		}
-		sweepPages(ctx, b, st, rows, fmt.Sprintf("idle for %v with no client", idle), out)
+		sweepPages(ctx, b, st, fmt.Sprintf("idle for %v with no client", idle), out)
 		last = now // a fresh window after a sweep
 	}
 }
 
 // sweepPages closes the idle host's http(s) pages, opening a blank tab
-// first when they are all it has.
-func sweepPages(ctx context.Context, b *session.Browser, st *leases.Store, rows []leases.Row, why string, out io.Writer) {
+// first when they are all it has. Each close is decided again under the
+// store's lock (leases.SweepIf): a page whose lease is unreadable or whose
+// holder lives is left.
+func sweepPages(ctx context.Context, b *session.Browser, st *leases.Store, why string, out io.Writer) {
 	pages, err := b.Pages(ctx)
 	if err != nil {
 		event(out, map[string]any{"event": "sweep_failed", "error": err.Error()})
@@ -186,17 +188,14 @@ func sweepPages(ctx context.Context, b *session.Browser, st *leases.Store, rows 
 		}
 	}
 	for _, p := range closing {
-		if err := b.ClosePage(ctx, p.ID); err != nil {
+		closed, err := st.SweepIf(p.ID, func() error { return b.ClosePage(ctx, p.ID) })
+		if err != nil {
 			event(out, map[string]any{"event": "sweep_failed", "tab": p.ID, "error": err.Error()})
 			continue
 		}
-		for _, r := range rows {
-			if r.Lease.Tab == p.ID && r.Unreadable == "" {
-				_ = st.Drop(p.ID, r.Lease.Nonce)
-			}
+		if closed {
+			event(out, map[string]any{"event": "tab_reaped", "tab": p.ID, "url": p.URL, "why": why})
 		}
-		st.Forget(p.ID)
-		event(out, map[string]any{"event": "tab_reaped", "tab": p.ID, "url": p.URL, "why": why})
 	}
 }
 
