@@ -128,8 +128,9 @@ func runHost(ctx context.Context, o hostOptions, out io.Writer) error {
 }
 
 // reapIdle watches the host until ctx ends. Its clients are the runs
-// holding a lease whose process lives (every run leases the tab it
-// drives, and every step refreshes the lease); once none has been there
+// holding a lease on its browser whose process lives, expired or not
+// (every run leases the tab it drives), and any unreadable lease
+// (leases.IsClient); once none has been there
 // and nothing was used for the idle timeout, it closes the leftover
 // http(s) pages (never the last window) and reports each as tab_reaped.
 func reapIdle(ctx context.Context, b *session.Browser, st *leases.Store, idle time.Duration, out io.Writer) error {
@@ -149,11 +150,8 @@ func reapIdle(ctx context.Context, b *session.Browser, st *leases.Store, idle ti
 		case <-t.C:
 		}
 		rows, _ := st.List()
-		clients := 0
+		clients := leases.Clients(rows, b.ID())
 		for _, r := range rows {
-			if r.Unreadable == "" && r.Alive && r.Stale == "" {
-				clients++
-			}
 			if r.Unreadable == "" && r.Lease.LastUsed.After(last) {
 				last = r.Lease.LastUsed
 			}
