@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/leases"
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 // A tab a run claimed is released and left open, even when another
@@ -104,4 +107,66 @@ steps:
 		t.Errorf("leases %+v, want the other holder's", rows)
 	}
 	b.ClosePage(ctx, opening)
+}
+
+// The lease check covers every tab a step acts on, not only the step's
+// own: with the lease on side lost (rewritten as another holder's) while
+// main's is fine, hold: side and tab: {switch: side} are refused with
+// nothing sent, and the run's end does not touch side.
+func TestSharedLostLeaseOnANamedTab(t *testing.T) {
+	for _, step := range []string{"hold: side", "tab: {switch: side}"} {
+		t.Run(step, func(t *testing.T) {
+			b, st := sharedBrowser(t)
+			s := loadScript(t, `name: named
+steps:
+  - goto: "data:text/html,<title>main</title>"
+  - tab: {open: side, url: "data:text/html,<title>side</title>"}
+  - tab: {switch: main}
+  - `+step+`
+`)
+			var side string
+			res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Attach: b.Endpoint(),
+				Leases: &LeaseOptions{Store: st, Label: "named-run"},
+				Progress: func(p Progress) {
+					if p.Step != 4 || side != "" {
+						return
+					}
+					side = stealLease(t, st, b, "side")
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := res.Failed
+			if f == nil || f.Index != 3 || f.Outcome != timeline.OutcomeUndispatched || !strings.Contains(f.Err.Error(), "thief") {
+				t.Fatalf("failure %+v, want step 4 refused, undispatched, naming the new holder", f)
+			}
+			if len(res.Timeline.Holds) != 0 {
+				t.Errorf("holds %+v: the other holder's tab was held", res.Timeline.Holds)
+			}
+			if _, open := pageByID(t, b, side); !open {
+				t.Error("the run closed the tab it lost")
+			}
+			b.ClosePage(context.Background(), side)
+		})
+	}
+}
+
+// stealLease rewrites the lease of the run's tab titled title as another
+// holder's (as if it expired and was reclaimed), and returns the tab.
+func stealLease(t *testing.T, st *leases.Store, b *Browser, title string) string {
+	t.Helper()
+	rows, _ := st.List()
+	for _, r := range rows {
+		if pg, _ := pageByID(t, b, r.Lease.Tab); pg.Title == title {
+			l := r.Lease
+			l.Label, l.Nonce, l.Tier = "thief", "0000", leases.Explicit
+			j, _ := json.Marshal(l)
+			if err := os.WriteFile(filepath.Join(st.Dir(), "leases", l.Tab+".json"), j, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return l.Tab
+		}
+	}
+	t.Fatalf("no leased tab titled %q in %+v", title, rows)
+	return ""
 }
