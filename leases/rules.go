@@ -205,3 +205,24 @@ func Abandoned(rows []Row, browser string, open, opened map[string]bool) []Row {
 	}
 	return out
 }
+
+// IsClient decides whether a lease counts as a client of browser's host:
+// a readable lease for that browser whose holder lives, expired or not (a
+// run in a step longer than its TTL is still connected), and, to stay on
+// the safe side, any unreadable lease (it cannot say whose it is). A
+// living run on another browser with the same state folder is not this
+// host's client. Pure.
+func IsClient(r Row, browser string) bool {
+	return r.Unreadable != "" || (r.Alive && r.Lease.Browser == browser)
+}
+
+// Clients counts the clients of browser's host among rows.
+func Clients(rows []Row, browser string) int {
+	n := 0
+	for _, r := range rows {
+		if IsClient(r, browser) {
+			n++
+		}
+	}
+	return n
+}

@@ -225,3 +225,33 @@ func TestConflictMessage(t *testing.T) {
 		}
 	}
 }
+
+// A client is a living holder on this browser, expired or not, or an
+// unreadable lease; every combination.
+func TestIsClient(t *testing.T) {
+	for _, unreadable := range []bool{false, true} {
+		for _, alive := range []bool{false, true} {
+			for _, stale := range []string{"", DeadPid, Expired} {
+				for _, browser := range []string{"B", "OTHER"} {
+					r := Row{Lease: Lease{Tab: "T", Browser: browser}, Alive: alive, Stale: stale}
+					if unreadable {
+						r = Row{Lease: Lease{Tab: "T"}, Unreadable: "EACCES"}
+					}
+					want := unreadable || (alive && browser == "B")
+					if got := IsClient(r, "B"); got != want {
+						t.Errorf("IsClient(unreadable %v, alive %v, stale %q, browser %s) = %v", unreadable, alive, stale, browser, got)
+					}
+				}
+			}
+		}
+	}
+	rows := []Row{
+		{Lease: Lease{Browser: "B"}, Alive: true, Stale: Expired},
+		{Lease: Lease{Browser: "B"}, Alive: false, Stale: DeadPid},
+		{Lease: Lease{Browser: "OTHER"}, Alive: true},
+		{Unreadable: "unparseable"},
+	}
+	if n := Clients(rows, "B"); n != 2 {
+		t.Errorf("Clients = %d, want 2", n)
+	}
+}

@@ -379,3 +379,9 @@ func (s *Store) DropOthers(browser string) int {
 	}
 	return n
 }
+
+// Leased reports whether tab has a lease file, readable or not.
+func (s *Store) Leased(tab string) bool {
+	_, err := os.Lstat(s.path(tab))
+	return err == nil
+}

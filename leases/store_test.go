@@ -1,9 +1,11 @@
 package leases
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +20,9 @@ import (
 // CLAPPER_LEASE_DIR, prints the lease and exits (leaving the lease as a
 // run killed would).
 func TestMain(m *testing.M) {
+	if os.Getenv("CLAPPER_LEASE_HELPER") == "claim-and-hold" {
+		os.Exit(claimAndHold())
+	}
 	if os.Getenv("CLAPPER_LEASE_HELPER") == "claim" {
 		s, err := Open(os.Getenv("CLAPPER_LEASE_DIR"))
 		if err == nil {
@@ -173,43 +178,79 @@ func TestReclaimFromExitedProcess(t *testing.T) {
 	}
 }
 
-// Two claims at once cannot both win: real processes racing for one tab.
+// claimAndHold is a helper process that claims a tab, says how it went
+// on one line (WON, CONFLICT or ERR), and stays alive, holding whatever it
+// won, until its stdin closes.
+func claimAndHold() int {
+	s, err := Open(os.Getenv("CLAPPER_LEASE_DIR"))
+	if err == nil {
+		_, _, err = s.Claim(Lease{Tab: os.Getenv("CLAPPER_LEASE_TAB"), Browser: "B", Label: "helper " + fmt.Sprint(os.Getpid()), Tier: Automatic}, Self(""))
+	}
+	var ce *ConflictError
+	switch {
+	case err == nil:
+		fmt.Println("WON")
+	case errors.As(err, &ce):
+		fmt.Println("CONFLICT", ce.Holder)
+	default:
+		fmt.Println("ERR", err)
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// Two claims at once cannot both win: real processes racing for one tab,
+// each alive and holding what it got until all have tried.
 func TestExclusiveClaim(t *testing.T) {
 	s := store(t)
 	const n = 6
-	var wg sync.WaitGroup
-	won := make(chan Lease, n)
+	type proc struct {
+		cmd   *exec.Cmd
+		stdin io.WriteCloser
+		out   *bufio.Reader
+	}
+	var procs []proc
 	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if l, msg := helperClaim(t, s.Dir(), "T1"); msg == "" {
-				won <- l
-			}
-		}()
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "CLAPPER_LEASE_HELPER=claim-and-hold", "CLAPPER_LEASE_DIR="+s.Dir(), "CLAPPER_LEASE_TAB=T1")
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, proc{cmd, stdin, bufio.NewReader(stdout)})
 	}
-	wg.Wait()
-	close(won)
-	// Each helper exits after claiming, so a later one may reclaim a dead
-	// one's lease; what must hold is that the file names exactly one of
-	// the winners, whole.
-	var winners []Lease
-	for l := range won {
-		winners = append(winners, l)
-	}
-	rows, err := s.List()
-	if err != nil || len(rows) != 1 || rows[0].Unreadable != "" {
-		t.Fatalf("List = %+v, %v", rows, err)
-	}
-	found := 0
-	for _, w := range winners {
-		if w.Nonce == rows[0].Lease.Nonce {
-			found++
+	answers := map[string]int{}
+	for _, p := range procs {
+		line, err := p.out.ReadString('\n')
+		if err != nil {
+			t.Errorf("helper: %v", err)
+		}
+		verdict, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		answers[verdict]++
+		if verdict == "ERR" {
+			t.Errorf("helper: %s", line)
 		}
 	}
-	if found != 1 {
-		t.Errorf("the lease names %d of the %d winners", found, len(winners))
+	// All have tried, and all still live: exactly one holds the tab.
+	rows, err := s.List()
+	if err != nil || len(rows) != 1 || rows[0].Unreadable != "" || !rows[0].Alive {
+		t.Errorf("List = %+v, %v", rows, err)
 	}
+	for _, p := range procs {
+		p.stdin.Close()
+		_ = p.cmd.Wait()
+	}
+	if answers["WON"] != 1 || answers["CONFLICT"] != n-1 {
+		t.Errorf("answers %v, want one WON and %d CONFLICT", answers, n-1)
+	}
+	var wg sync.WaitGroup
 	// Live claimants in one process: exactly one wins, the others get the
 	// conflict naming it.
 	s2 := store(t)

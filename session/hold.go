@@ -369,6 +369,12 @@ func (r *run) endHolds() {
 			r.endHold(h, timeline.HoldRun, "")
 			continue
 		}
+		if r.leasedTab(t.Name) != nil {
+			// The lease was lost: the tab is another holder's now, and
+			// nothing is sent to it.
+			r.endHold(h, timeline.HoldRun, "")
+			continue
+		}
 		c, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 		if err := r.thaw(c, h, timeline.HoldRun); err != nil {
 			r.logf("tab %q: could not let go of its hold at the end of the run: %v", t.Name, err)

@@ -59,14 +59,22 @@ func (b *Browser) Pages(ctx context.Context) ([]leases.Page, error) {
 	return pages, nil
 }
 
+// settingUp is the address a tab a run opens starts at: a blank page,
+// marked so the choke point can tell a tab a run is still leasing.
+const settingUp = "about:blank#clapper-opening"
+
 // OpenPage opens a blank tab in a window of its own and returns its id:
 // a tab sharing a window is hidden behind the active one, and a hidden
 // page paints no frames (runs side by side each film their own).
 func (b *Browser) OpenPage(ctx context.Context) (string, error) {
+	return b.openPage(ctx, "about:blank")
+}
+
+func (b *Browser) openPage(ctx context.Context, url string) (string, error) {
 	var id target.ID
 	newWindow := true
 	err := b.onBrowser(ctx, func(c context.Context) error {
-		res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: &newWindow})
+		res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: &newWindow})
 		id = res.TargetID
 		return err
 	})

@@ -540,10 +540,8 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	if tab == nil {
 		return undispatched(errors.New("no tab"))
 	}
-	if r.shared != nil {
-		if err := r.shared.use(tab.Name); err != nil { // the lease check: a refused step sends nothing
-			return undispatched(err)
-		}
+	if err := r.leased(tab, st); err != nil { // the lease check: a refused step sends nothing
+		return undispatched(err)
 	}
 	run, cancelRun := context.WithCancelCause(tab.ctx)
 	defer cancelRun(nil)
@@ -552,4 +550,38 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	sctx, cancel := withStepTimeout(run, timeout, fmt.Errorf("timeout %v", timeout))
 	defer cancel()
 	return r.exec(sctx, tab, st, rec)
+}
+
+// leased is the lease check of a step against a shared browser: every tab
+// the step acts on (its own, and the tab a hold, resume, film or tab
+// switch or close names) must still be the run's, and each use refreshes its lease.
+func (r *run) leased(tab *Tab, st scripts.Step) error {
+	names := []string{tab.Name}
+	switch a := st.Action.(type) {
+	case scripts.Hold:
+		names = append(names, a.Tab)
+	case scripts.Resume:
+		names = append(names, a.Tab)
+	case scripts.Film:
+		names = append(names, a.Tab)
+	case scripts.Tab:
+		if a.Op != scripts.TabOpen {
+			names = append(names, a.Name)
+		}
+	}
+	for _, name := range names {
+		if err := r.leasedTab(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leasedTab checks that the run still holds the tab name (nil when the
+// browser is not shared, or the tab is not one the run leased).
+func (r *run) leasedTab(name string) error {
+	if r.shared == nil {
+		return nil
+	}
+	return r.shared.use(name)
 }

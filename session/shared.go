@@ -58,6 +58,8 @@ type sharedTabs struct {
 	held  map[string]heldTab // by tab name
 	beat  *heartbeat         // running while held is not empty
 	logf  func(string, ...any)
+	// closePage replaces the browser's close in tests (nil: the browser's).
+	closePage func(id string) error
 }
 
 func newSharedTabs(o LeaseOptions, b *Browser, s *scripts.Script, logf func(string, ...any)) *sharedTabs {
@@ -132,12 +134,23 @@ func (r *run) newTab(ctx context.Context, name string) (context.Context, context
 	return r.shared.open(ctx, name)
 }
 
+// afterOpenPage, when set (tests), runs between opening a tab and leasing
+// it: the gap in which another run could look at the tab.
+var afterOpenPage func(id string)
+
 // open opens a tab, records that clapper opened it, leases it and
-// attaches to it. On any failure the tab goes again.
+// attaches to it. The tab is born at settingUp, an address the choke
+// point never hands out while the tab has no lease, so no claim takes it
+// before it is leased. On a failure the tab goes again, unless the failure
+// is that another holder has it: then it is theirs, and left open (its
+// origin record stays, for reaping).
 func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, context.CancelFunc, error) {
-	id, err := t.b.OpenPage(ctx)
+	id, err := t.b.openPage(ctx, settingUp)
 	if err != nil {
 		return nil, nil, err
+	}
+	if afterOpenPage != nil {
+		afterOpenPage(id)
 	}
 	st := t.o.Store
 	undo := func() {
@@ -152,6 +165,10 @@ func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, co
 		return nil, nil, err
 	}
 	l, _, err := st.Claim(t.lease(id, "about:blank", leases.Automatic), t.self)
+	var ce *leases.ConflictError
+	if errors.As(err, &ce) {
+		return nil, nil, fmt.Errorf("the tab opened for %s was taken by another holder before it was leased, and is left to it: %w", name, err)
+	}
 	if err != nil {
 		undo()
 		return nil, nil, err
@@ -176,7 +193,9 @@ func (t *sharedTabs) claim(ctx context.Context, name, sel string) (context.Conte
 	if was != nil {
 		t.logf("reclaimed tab %s from %s (pid %d, stale)", page.ID, was.Label, was.Pid)
 	}
-	t.hold(name, heldTab{id: page.ID, token: l.Token(), opened: t.o.Store.Opened(page.ID, t.b.ID())})
+	// A claimed tab is released and left open, even one another clapper
+	// run opened: this run did not open it (its origin record stays).
+	t.hold(name, heldTab{id: page.ID, token: l.Token(), opened: false})
 	t.logf("claimed tab %s (%s) as %q", page.ID, page.URL, t.label)
 	return t.attach(ctx, name, page.ID)
 }
@@ -192,7 +211,9 @@ func (t *sharedTabs) attach(ctx context.Context, name, id string) (context.Conte
 
 // release gives a tab's lease back and closes the tab when the rule says
 // so: only when the release happened, and then as browser.close says, or
-// when clapper opened the tab.
+// when this run opened the tab. The close is decided and made under the
+// store's lock with the lease still in place (leases.ReleaseClosing), so no
+// other run can claim the tab between the release and the close.
 func (t *sharedTabs) release(name string) {
 	h, ok := t.unhold(name)
 	if !ok {
@@ -200,23 +221,28 @@ func (t *sharedTabs) release(name string) {
 	}
 	c := t.self
 	c.Token = h.token
-	released, _, err := t.o.Store.Release(h.id, c)
+	g, err := t.o.Store.ReleaseClosing(h.id, c,
+		func(leases.Lease) bool { return leases.CloseOnRelease(true, h.opened, t.o.Close) },
+		func() error { return t.closeTab(h.id) })
 	if err != nil {
 		t.logf("release tab %s: %v", h.id, err)
 	}
-	if !released {
+	if !g.Released {
 		t.logf("tab %s: lease was no longer ours; left as it is", h.id)
 	}
-	if !leases.CloseOnRelease(released, h.opened, t.o.Close) {
-		return
+	if g.CloseErr != nil {
+		t.logf("%v", g.CloseErr)
+	}
+}
+
+// closeTab closes a tab of the shared browser, bounded.
+func (t *sharedTabs) closeTab(id string) error {
+	if t.closePage != nil {
+		return t.closePage(id)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := t.b.ClosePage(ctx, h.id); err != nil {
-		t.logf("%v", err)
-		return
-	}
-	t.o.Store.Forget(h.id)
+	return t.b.ClosePage(ctx, id)
 }
 
 // use is the lease check before every step on a tab: the run must still
@@ -231,7 +257,8 @@ func (t *sharedTabs) use(name string) error {
 }
 
 // ResolveTab is the one choke point that turns a tab selector into an open
-// tab: it lists the browser's pages, picks the one sel names (no match is
+// tab: it lists the browser's pages (less the tabs a run is still setting
+// up), picks the one sel names (no match is
 // an error, never a new tab) and checks its lease for c: a tab another
 // holder has is a *LeaseConflict, an unreadable lease a refusal too.
 // Nothing is sent to the tab.
@@ -244,7 +271,7 @@ func ResolveTab(ctx context.Context, b *Browser, st *leases.Store, sel string, c
 	if err != nil {
 		return leases.Page{}, err
 	}
-	page, err := leases.Pick(pages, s)
+	page, err := leases.Pick(unsettled(pages, st), s)
 	if err != nil {
 		return leases.Page{}, err
 	}
@@ -252,4 +279,18 @@ func ResolveTab(ctx context.Context, b *Browser, st *leases.Store, sel string, c
 		return leases.Page{}, err
 	}
 	return page, nil
+}
+
+// unsettled leaves out of pages the tabs a run has opened and not leased
+// yet (still at settingUp, with no lease file): handing one out would let
+// a claim take it from the run that is opening it.
+func unsettled(pages []leases.Page, st *leases.Store) []leases.Page {
+	var out []leases.Page
+	for _, p := range pages {
+		if p.URL == settingUp && !st.Leased(p.ID) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }

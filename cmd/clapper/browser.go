@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -155,11 +156,7 @@ func hostStatus(dir string) error {
 	clients := 0
 	if st, err := leases.Open(dir); err == nil {
 		rows, _ := st.List()
-		for _, r := range rows {
-			if r.Unreadable == "" && r.Alive && r.Stale == "" {
-				clients++
-			}
-		}
+		clients = leases.Clients(rows, path.Base(rec.Endpoint))
 	}
 	fmt.Printf("browser host running in %s\n  endpoint: %s\n  pid: %d (chromium %d), since %s\n  idle timeout: %s\n  clients: %d (runs holding a tab; clapper leases lists them)\n",
 		dir, rec.Endpoint, rec.Pid, rec.ChromiumPid, rec.Started.Format(time.RFC3339), rec.IdleTimeout, clients)

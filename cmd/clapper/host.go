@@ -128,8 +128,9 @@ func runHost(ctx context.Context, o hostOptions, out io.Writer) error {
 }
 
 // reapIdle watches the host until ctx ends. Its clients are the runs
-// holding a lease whose process lives (every run leases the tab it
-// drives, and every step refreshes the lease); once none has been there
+// holding a lease on its browser whose process lives, expired or not
+// (every run leases the tab it drives), and any unreadable lease
+// (leases.IsClient); once none has been there
 // and nothing was used for the idle timeout, it closes the leftover
 // http(s) pages (never the last window) and reports each as tab_reaped.
 func reapIdle(ctx context.Context, b *session.Browser, st *leases.Store, idle time.Duration, out io.Writer) error {
@@ -149,11 +150,8 @@ func reapIdle(ctx context.Context, b *session.Browser, st *leases.Store, idle ti
 		case <-t.C:
 		}
 		rows, _ := st.List()
-		clients := 0
+		clients := leases.Clients(rows, b.ID())
 		for _, r := range rows {
-			if r.Unreadable == "" && r.Alive && r.Stale == "" {
-				clients++
-			}
 			if r.Unreadable == "" && r.Lease.LastUsed.After(last) {
 				last = r.Lease.LastUsed
 			}
@@ -165,14 +163,16 @@ func reapIdle(ctx context.Context, b *session.Browser, st *leases.Store, idle ti
 		if !leases.Idle(clients, last, now, idle) {
 			continue
 		}
-		sweepPages(ctx, b, st, rows, fmt.Sprintf("idle for %v with no client", idle), out)
+		sweepPages(ctx, b, st, fmt.Sprintf("idle for %v with no client", idle), out)
 		last = now // a fresh window after a sweep
 	}
 }
 
 // sweepPages closes the idle host's http(s) pages, opening a blank tab
-// first when they are all it has.
-func sweepPages(ctx context.Context, b *session.Browser, st *leases.Store, rows []leases.Row, why string, out io.Writer) {
+// first when they are all it has. Each close is decided again under the
+// store's lock (leases.SweepIf): a page whose lease is unreadable or whose
+// holder lives is left.
+func sweepPages(ctx context.Context, b *session.Browser, st *leases.Store, why string, out io.Writer) {
 	pages, err := b.Pages(ctx)
 	if err != nil {
 		event(out, map[string]any{"event": "sweep_failed", "error": err.Error()})
@@ -186,17 +186,14 @@ func sweepPages(ctx context.Context, b *session.Browser, st *leases.Store, rows 
 		}
 	}
 	for _, p := range closing {
-		if err := b.ClosePage(ctx, p.ID); err != nil {
+		closed, err := st.SweepIf(p.ID, func() error { return b.ClosePage(ctx, p.ID) })
+		if err != nil {
 			event(out, map[string]any{"event": "sweep_failed", "tab": p.ID, "error": err.Error()})
 			continue
 		}
-		for _, r := range rows {
-			if r.Lease.Tab == p.ID && r.Unreadable == "" {
-				_ = st.Drop(p.ID, r.Lease.Nonce)
-			}
+		if closed {
+			event(out, map[string]any{"event": "tab_reaped", "tab": p.ID, "url": p.URL, "why": why})
 		}
-		st.Forget(p.ID)
-		event(out, map[string]any{"event": "tab_reaped", "tab": p.ID, "url": p.URL, "why": why})
 	}
 }
 

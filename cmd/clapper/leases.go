@@ -198,19 +198,25 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 }
 
 // reap closes the abandoned tabs among rows and drops their leases and
-// origin records; a close that fails leaves both, so the next read tries
-// again, and is not reported as done. Closed tabs leave open.
+// origin records. Each close is decided again under the store's lock, on
+// the lease as it is then (same nonce, still stale: not refreshed or
+// reclaimed since the listing), and made with the lease in place. A close
+// that fails leaves both, so the next read tries again, and is not
+// reported as done. Closed tabs leave open.
 func reap(st *leases.Store, rows []leases.Row, bid string, open map[string]bool, urls map[string]string, opened map[string]bool, closeTab func(id string) error) []reapedTab {
 	var reaped []reapedTab
 	for _, r := range leases.Abandoned(rows, bid, open, opened) {
-		if err := closeTab(r.Lease.Tab); err != nil {
-			fmt.Fprintf(os.Stderr, "clapper: could not close abandoned tab %s (lease kept, tried again next time): %v\n", r.Lease.Tab, err)
+		id := r.Lease.Tab
+		closed, err := st.ReapIf(id, r.Lease.Nonce, func() error { return closeTab(id) })
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "clapper: could not close abandoned tab %s (lease kept, tried again next time): %v\n", id, err)
 			continue
 		}
-		_ = st.Drop(r.Lease.Tab, r.Lease.Nonce)
-		st.Forget(r.Lease.Tab)
-		delete(open, r.Lease.Tab)
-		reaped = append(reaped, reapedTab{Tab: r.Lease.Tab, URL: urls[r.Lease.Tab], Label: r.Lease.Label, Reason: r.Stale})
+		if !closed {
+			continue // used or reclaimed since the listing: wanted again
+		}
+		delete(open, id)
+		reaped = append(reaped, reapedTab{Tab: id, URL: urls[id], Label: r.Lease.Label, Reason: r.Stale})
 	}
 	return reaped
 }
@@ -263,27 +269,30 @@ func releaseTab(ctx context.Context, stateFlag, browserFlag, sel string, overrid
 	} else {
 		return usageErr("no browser host is running: name the tab by its id (clapper leases lists them)")
 	}
-	released, was, err := st.Release(id, me)
-	if err != nil {
-		return refusal(err)
-	}
-	if !released {
-		fmt.Printf("tab %s has no lease to give back\n", id)
-		return nil
-	}
 	bid := ""
 	if b != nil {
 		bid = b.ID()
 	}
-	if b == nil || !leases.CloseOnRelease(released, st.Opened(id, bid), override) {
-		fmt.Printf("released tab %s (held by %s); left open\n", id, was.Label)
+	// The close is decided and made under the store's lock with the lease
+	// still in place: no other run can claim the tab in between.
+	g, err := st.ReleaseClosing(id, me,
+		func(leases.Lease) bool { return b != nil && leases.CloseOnRelease(true, st.Opened(id, bid), override) },
+		func() error { return b.ClosePage(ctx, id) })
+	if err != nil {
+		return refusal(err)
+	}
+	if !g.Released {
+		fmt.Printf("tab %s has no lease to give back\n", id)
 		return nil
 	}
-	if err := b.ClosePage(ctx, id); err != nil {
-		return fmt.Errorf("released tab %s, but could not close it: %w", id, err)
+	if g.CloseErr != nil {
+		return fmt.Errorf("released tab %s, but could not close it: %w", id, g.CloseErr)
 	}
-	st.Forget(id)
-	fmt.Printf("released tab %s (held by %s); closed it (clapper opened it)\n", id, was.Label)
+	if !g.Closed {
+		fmt.Printf("released tab %s (held by %s); left open\n", id, g.Was.Label)
+		return nil
+	}
+	fmt.Printf("released tab %s (held by %s); closed it\n", id, g.Was.Label)
 	return nil
 }
 

@@ -58,3 +58,31 @@ func TestReapKeepsWhatItCouldNotClose(t *testing.T) {
 		t.Error("the open set should lose only the closed tab")
 	}
 }
+
+// Reaping decides again at the close: a dead run's lease reclaimed by
+// another run after the listing keeps its tab open, and its lease.
+func TestReapSkipsWhatWasReclaimedSinceTheListing(t *testing.T) {
+	st, err := leases.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Alive = func(pid int, _ uint64) bool { return pid != 2 }
+	_ = st.RecordOrigin(leases.Origin{Tab: "T", Browser: "B"})
+	if _, _, err := st.Claim(leases.Lease{Tab: "T", Browser: "B", Label: "killed", Tier: leases.Automatic}, leases.Caller{Pid: 2, Start: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := st.List()
+	if _, was, err := st.Claim(leases.Lease{Tab: "T", Browser: "B", Label: "next", Tier: leases.Explicit}, leases.Caller{Pid: 3, Start: 1}); err != nil || was == nil {
+		t.Fatalf("reclaim: %v, %v", was, err)
+	}
+	got := reap(st, rows, "B", map[string]bool{"T": true}, nil, map[string]bool{"T": true}, func(id string) error {
+		t.Errorf("closed tab %s, which another run has just claimed", id)
+		return nil
+	})
+	if len(got) != 0 {
+		t.Errorf("reaped %+v", got)
+	}
+	if rows, _ := st.List(); len(rows) != 1 || rows[0].Lease.Label != "next" {
+		t.Errorf("leases %+v, want the new holder's", rows)
+	}
+}

@@ -349,7 +349,9 @@ func TestHostIdleReaper(t *testing.T) {
 	h := startHost(t, "2s")
 	dir := t.TempDir()
 	s := writeFile(t, dir, "left.yaml", "name: left\nsteps:\n  - goto: ${URL}\n  - pause: 120s\n")
-	p := startCLI(t, nil, "run", s, "--browser", "shared", "--state-dir", h.dir, "-o", filepath.Join(dir, "out"), "--no-video", "--label", "left-run", "-e", "URL="+srv.URL+"/page")
+	// A lease TTL of 1s: the run's lease expires during its long pause,
+	// and the run, alive, is still a client.
+	p := startCLI(t, nil, "run", s, "--browser", "shared", "--state-dir", h.dir, "-o", filepath.Join(dir, "out"), "--no-video", "--label", "left-run", "--lease-ttl", "1s", "-e", "URL="+srv.URL+"/page")
 	tab := h.leased(t, p, "left-run", "leftover")
 	// The run is a client: nothing is reaped while it lives. Leave its
 	// page the only one, then kill it.
@@ -360,8 +362,18 @@ func TestHostIdleReaper(t *testing.T) {
 			}
 		}
 	}
+	// Let the idle timeout (2s) pass well after the lease's last use, with
+	// the lease expired and the run alive: the host, ticking every 500ms,
+	// has looked several times since, and must have closed nothing.
+	eventually(t, "the idle timeout passed twice over since the run's last use", func() bool {
+		r, ok := h.leaseOf(t, "left-run")
+		return ok && r.Stale == leases.Expired && r.Alive && time.Since(r.Lease.LastUsed) > 4*time.Second
+	})
 	if strings.Contains(h.proc.stdout.String(), "tab_reaped") {
 		t.Fatal("a page was reaped while its run was alive")
+	}
+	if _, open := h.page(t, tab); !open {
+		t.Fatal("the live run's page was closed")
 	}
 	p.cmd.Process.Kill()
 	p.exit(t)
