@@ -35,7 +35,11 @@ type FrameLog struct {
 // CreateTake makes the take folder dir (and frames/) and opens its frame log.
 // An existing take in dir is replaced.
 func CreateTake(dir string) (*FrameLog, error) {
-	for _, name := range []string{TimelineFile, FramesFile, JournalFile} {
+	// The old manifest goes first: a manifest present means the take was
+	// finished, so a run killed from here on must leave a take without one
+	// (opened with a warning, or recovered), never one sealing the files
+	// of the run before.
+	for _, name := range []string{ManifestFile, ManifestFile + ".tmp", TimelineFile, TimelineFile + ".tmp", FramesFile, JournalFile} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("clear old take: %w", err)
 		}
