@@ -74,6 +74,17 @@ func TestEvidenceCommands(t *testing.T) {
 	}
 }
 
+// unpack without -o derives the folder from the bundle's name; a name that
+// is not a bundle's, however short, is a usage error, not a crash.
+func TestUnpackNeedsABundleName(t *testing.T) {
+	for _, arg := range []string{"x", "", ".clap", "take.tar"} {
+		_, stderr, code := runCLI(t, "unpack", arg)
+		if code == 0 || strings.Contains(stderr, "panic") || !strings.Contains(stderr, "pass -o DIR") {
+			t.Errorf("unpack %q: code %d\n%s", arg, code, stderr)
+		}
+	}
+}
+
 func TestSchemaTake(t *testing.T) {
 	stdout, _, code := runCLI(t, "schema", "--take")
 	var m map[string]any
