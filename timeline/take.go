@@ -209,12 +209,25 @@ func (tk *Take) ReadFrame(fr Frame) ([]byte, error) {
 		return nil, fmt.Errorf("frame %d: %w", fr.Seq, err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(f)
+	// Bounded by the size the index gives (or MaxFrameBytes): a frame
+	// file grown past it is read no further.
+	limit := int64(MaxFrameBytes)
+	if fr.Bytes > 0 {
+		limit = int64(fr.Bytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("frame %d: %w", fr.Seq, err)
 	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("frame %d: %s is larger than the %d bytes %s says", fr.Seq, fr.File, limit, FramesFile)
+	}
 	return b, nil
 }
+
+// MaxFrameBytes bounds a frame read whose size the caller does not know; a
+// screencast JPEG is far smaller.
+const MaxFrameBytes = 64 << 20
 
 // ErrSymlink is returned for a frame file that is, or lies under, a
 // symbolic link inside the take.
