@@ -6,11 +6,13 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -258,6 +260,11 @@ func writeB64(w io.Writer, b []byte) {
 // (a temporary one renamed into place) and points each frame at its file.
 func copyFrames(tk *timeline.Take, files []timeline.Frame, frames []Frame, dir string, progress func(int, int)) error {
 	tmp := dir + ".tmp"
+	for _, d := range []string{dir, tmp} {
+		if err := replaceable(d); err != nil {
+			return err
+		}
+	}
 	os.RemoveAll(tmp)
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
@@ -282,6 +289,27 @@ func copyFrames(tk *timeline.Take, files []timeline.Frame, frames []Frame, dir s
 		return err
 	}
 	return os.Rename(tmp, dir)
+}
+
+// frameName is how copyFrames names a frame.
+var frameName = regexp.MustCompile(`^[0-9]{6,}\.jpg$`)
+
+// replaceable refuses to let copyFrames remove a folder it did not write:
+// one that is there must hold only frames named as copyFrames names them.
+func replaceable(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s is in the way of the report's frames: %w (remove it, or pass another -o)", dir, err)
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !frameName.MatchString(e.Name()) {
+			return fmt.Errorf("%s holds %s, which clapper did not write there: not replacing it (remove it, or pass another -o)", dir, e.Name())
+		}
+	}
+	return nil
 }
 
 var htmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
