@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,6 +175,27 @@ func TestUnpackRefusesHostileBundles(t *testing.T) {
 		{"compression bomb", []entry{{name: timeline.ManifestFile, body: manifestOf(map[string]string{"frames.jsonl": bomb})}, {name: "frames.jsonl", body: bomb}},
 			Limits{MaxBytes: 1 << 30, MaxFiles: 10, MaxRatio: 50, Slack: 1 << 20}, "times its compressed size"},
 	}
+	// A flood of folders: each is a header, an inode and a map entry.
+	flood := []entry{{name: timeline.ManifestFile, body: man}}
+	for i := range 20000 {
+		flood = append(flood, entry{name: fmt.Sprintf("d%05d/", i), typ: tar.TypeDir})
+	}
+	flood = append(flood, entry{name: "timeline.json", body: "{}"})
+	// A manifest padded with whitespace compresses to almost nothing.
+	padded := func(n int) string { return strings.Replace(man, "{", "{"+strings.Repeat(" ", n), 1) }
+	cases = append(cases, []struct {
+		name string
+		ents []entry
+		lim  Limits
+		want string
+	}{
+		{"folder flood past the file count", flood, Limits{MaxBytes: 1 << 30, MaxFiles: 10, MaxRatio: 50, Slack: 1 << 10}, "more than 10 files"},
+		{"folder flood past the ratio", flood, Limits{MaxBytes: 1 << 30, MaxFiles: 1 << 20, MaxRatio: 50, Slack: 1 << 10}, "times its compressed size"},
+		{"folder flood past the size", flood, Limits{MaxBytes: 1 << 20, MaxFiles: 1 << 20, MaxRatio: 1 << 20, Slack: 1 << 30}, "more than 1048576 bytes"},
+		{"huge manifest", []entry{{name: timeline.ManifestFile, body: padded(maxManifest)}}, Limits{MaxBytes: 1 << 30, MaxFiles: 10, MaxRatio: 1 << 20, Slack: 1 << 30}, "more than the"},
+		{"manifest bomb", []entry{{name: timeline.ManifestFile, body: padded(8 << 20)}, {name: "timeline.json", body: "{}"}}, Limits{MaxBytes: 1 << 30, MaxFiles: 10, MaxRatio: 50, Slack: 1 << 20}, "times its compressed size"},
+		{"manifest lists too many files", []entry{{name: timeline.ManifestFile, body: manifestOf(map[string]string{"a": "1", "b": "2", "c": "3"})}}, Limits{MaxBytes: 1 << 20, MaxFiles: 3, MaxRatio: 50, Slack: 1 << 20}, "manifest.json lists 3 files"},
+	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := craft(t, c.ents)

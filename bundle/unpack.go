@@ -34,6 +34,15 @@ type Limits struct {
 // DefaultLimits fit an hour-long take with room to spare.
 var DefaultLimits = Limits{MaxBytes: 16 << 30, MaxFiles: 1 << 20, MaxRatio: 50, Slack: 16 << 20}
 
+// headerCost is what each tar entry is charged against MaxBytes and the
+// ratio, whatever its size: a folder or an empty file still costs a header,
+// an inode and a map entry, so a flood of them is bounded like bytes are.
+const headerCost = 512
+
+// maxManifest bounds manifest.json, which is read into memory whole: an
+// hour-long take lists about 60k files, some 8 MB.
+const maxManifest = 32 << 20
+
 // ErrRefused wraps every refusal of a bundle's content.
 var ErrRefused = errors.New("bundle refused")
 
@@ -114,8 +123,22 @@ func unpackInto(src, dir string, lim Limits) (*timeline.Manifest, error) {
 			return nil, refuse("%s appears twice", name)
 		}
 		seen[name] = true
+		// Every entry, folders included, counts against the file bound and
+		// is charged a header against the size and ratio bounds, before
+		// anything is created for it.
+		files++
+		if files > lim.MaxFiles {
+			return nil, refuse("more than %d files and folders", lim.MaxFiles)
+		}
+		total += headerCost
+		if err := checkRatio(name, total, cr, lim); err != nil {
+			return nil, err
+		}
 		switch h.Typeflag {
 		case tar.TypeDir:
+			if total > lim.MaxBytes {
+				return nil, refuse("more than %d bytes unpacked", lim.MaxBytes)
+			}
 			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(name)), 0o755); err != nil {
 				return nil, err
 			}
@@ -126,10 +149,6 @@ func unpackInto(src, dir string, lim Limits) (*timeline.Manifest, error) {
 		default:
 			return nil, refuse("%s is not a plain file or folder (tar type %q): devices, pipes and links are refused", name, h.Typeflag)
 		}
-		files++
-		if files > lim.MaxFiles {
-			return nil, refuse("more than %d files", lim.MaxFiles)
-		}
 		if h.Size < 0 || total+h.Size > lim.MaxBytes {
 			return nil, refuse("more than %d bytes unpacked", lim.MaxBytes)
 		}
@@ -137,15 +156,18 @@ func unpackInto(src, dir string, lim Limits) (*timeline.Manifest, error) {
 			if name != timeline.ManifestFile {
 				return nil, refuse("the first entry is %s, not %s: a bundle starts with its manifest", name, timeline.ManifestFile)
 			}
-			if h.Size > 256<<20 {
-				return nil, refuse("%s is %d bytes", name, h.Size)
+			if h.Size > maxManifest {
+				return nil, refuse("%s is %d bytes, more than the %d a take's manifest needs", name, h.Size, maxManifest)
 			}
-			b, err := io.ReadAll(io.LimitReader(tr, h.Size))
+			b, err := readBounded(name, tr, h.Size, cr, total, lim)
 			if err != nil {
-				return nil, refuse("%s: %v", name, err)
+				return nil, err
 			}
 			if m, err = parseManifest(b); err != nil {
 				return nil, err
+			}
+			if len(m.Files) >= lim.MaxFiles {
+				return nil, refuse("%s lists %d files: with itself that is more than %d files", timeline.ManifestFile, len(m.Files), lim.MaxFiles)
 			}
 			for _, e := range m.Files {
 				if _, err := entryName(e.Path); err != nil || e.Path == timeline.ManifestFile {
@@ -200,8 +222,8 @@ func writeEntry(dir, name string, r io.Reader, e timeline.Entry, cr *countingRea
 		k, rerr := r.Read(buf)
 		if k > 0 {
 			n += int64(k)
-			if before+n > lim.Slack && before+n > lim.MaxRatio*cr.n {
-				return refuse("%s: unpacks to more than %d times its compressed size", name, lim.MaxRatio)
+			if err := checkRatio(name, before+n, cr, lim); err != nil {
+				return err
 			}
 			h.Write(buf[:k])
 			if _, err := f.Write(buf[:k]); err != nil {
@@ -222,6 +244,40 @@ func writeEntry(dir, name string, r io.Reader, e timeline.Entry, cr *countingRea
 		return refuse("%s: its SHA-256 does not match %s's: the bundle was altered", name, timeline.ManifestFile)
 	}
 	return f.Close()
+}
+
+// checkRatio refuses a bundle whose unpacked bytes so far (headers charged)
+// exceed MaxRatio times the compressed bytes read, past the first Slack.
+func checkRatio(name string, unpacked int64, cr *countingReader, lim Limits) error {
+	if unpacked > lim.Slack && unpacked > lim.MaxRatio*cr.n {
+		return refuse("%s: unpacks to more than %d times its compressed size", name, lim.MaxRatio)
+	}
+	return nil
+}
+
+// readBounded reads an entry of size bytes into memory, checking the ratio
+// as it goes, so a manifest of repeated whitespace is refused early.
+func readBounded(name string, r io.Reader, size int64, cr *countingReader, before int64, lim Limits) ([]byte, error) {
+	b := make([]byte, 0, min(size, 1<<20))
+	buf := make([]byte, 64<<10)
+	lr := io.LimitReader(r, size)
+	for {
+		k, err := lr.Read(buf)
+		b = append(b, buf[:k]...)
+		if cerr := checkRatio(name, before+int64(len(b)), cr, lim); cerr != nil {
+			return nil, cerr
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, refuse("%s: %v", name, err)
+		}
+	}
+	if int64(len(b)) != size {
+		return nil, refuse("%s: truncated (%d of %d bytes)", name, len(b), size)
+	}
+	return b, nil
 }
 
 // entryName checks a tar entry's name: relative, clean, inside the take,

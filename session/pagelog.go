@@ -1,9 +1,12 @@
 package session
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,10 +36,48 @@ type pageLog struct {
 	// counted is what the journal last heard of the counts, and when.
 	counted   timeline.PageCounts
 	countedAt timeline.Time
+	// routine counts the routine events kept (see room).
+	routine int
+	// late holds the requests sent once the routine budget was full, until
+	// they end: one that fails or gets an HTTP error is then kept as a bad
+	// event, the others are counted as dropped. At most maxLate at a time.
+	late map[string]timeline.PageEvent
 }
 
+// maxLate bounds the requests in flight held past the routine budget.
+const maxLate = 1000
+
 func newPageLog(now func() timeline.Time, mask func(string) string) *pageLog {
-	return &pageLog{now: now, mask: mask, reqs: map[string]int{}, docs: map[string]int{}, log: timeline.PageLog{Events: []timeline.PageEvent{}}}
+	return &pageLog{now: now, mask: mask, reqs: map[string]int{}, docs: map[string]int{}, late: map[string]timeline.PageEvent{}, log: timeline.PageLog{Events: []timeline.PageEvent{}}}
+}
+
+// room reports whether an event may be kept: a bad one while the log is
+// not full, a routine one while the routine budget is not spent either.
+func (p *pageLog) room(bad bool) bool {
+	if len(p.log.Events) >= timeline.MaxPageEvents {
+		return false
+	}
+	return bad || p.routine < timeline.MaxRoutinePageEvents
+}
+
+// drop counts an event not kept, by kind.
+func (p *pageLog) drop(kind string) {
+	p.log.Dropped++
+	if p.log.DroppedByKind == nil {
+		p.log.DroppedByKind = map[string]int64{}
+	}
+	p.log.DroppedByKind[kind]++
+	p.journalCounts(false)
+}
+
+// settle keeps a late request that ended badly, and counts one that did
+// not as dropped.
+func (p *pageLog) settle(e timeline.PageEvent) {
+	if e.Bad() && p.room(true) {
+		p.add(e)
+		return
+	}
+	p.drop(timeline.PageRequest)
 }
 
 // listener returns the CDP listener of tab's events.
@@ -58,13 +99,15 @@ func (p *pageLog) text(s string) string {
 	return s
 }
 
-// full counts an event that would not be kept, before any work is spent
-// on it.
-func (p *pageLog) full() bool {
-	if len(p.log.Events) >= timeline.MaxPageEvents {
-		p.log.Dropped++
-		p.journalCounts(false)
+// full counts an event of kind that would not be kept, before any work is
+// spent on it.
+func (p *pageLog) full(kind string, bad bool) bool {
+	if !p.room(bad) {
+		p.drop(kind)
 		return true
+	}
+	if !bad {
+		p.routine++
 	}
 	return false
 }
@@ -87,11 +130,12 @@ func (p *pageLog) observe(tab string, ev any) {
 			p.docs[tab]++
 		}
 	case *runtime.EventConsoleAPICalled:
-		if p.full() {
+		level := consoleLevel(string(ev.Type))
+		if p.full(timeline.PageConsole, level == "error") {
 			return
 		}
 		e := base
-		e.Kind, e.At, e.Level = timeline.PageConsole, p.now(), consoleLevel(string(ev.Type))
+		e.Kind, e.At, e.Level = timeline.PageConsole, p.now(), level
 		parts := make([]string, 0, len(ev.Args))
 		for _, a := range ev.Args {
 			parts = append(parts, remoteText(a))
@@ -101,7 +145,7 @@ func (p *pageLog) observe(tab string, ev any) {
 		p.add(e)
 	case *runtime.EventExceptionThrown:
 		d := ev.ExceptionDetails
-		if d == nil || p.full() {
+		if d == nil || p.full(timeline.PageException, true) {
 			return
 		}
 		e := base
@@ -130,20 +174,45 @@ func (p *pageLog) observe(tab string, ev any) {
 				p.journalEvent(i)
 			}
 		}
-		if p.full() {
-			delete(p.reqs, key) // its response and end are not kept either
+		if e, ok := p.late[key]; ok && ev.RedirectResponse != nil {
+			e.Status, e.End = int(ev.RedirectResponse.Status), p.now()
+			delete(p.late, key)
+			p.settle(e)
+		}
+		delete(p.reqs, key)
+		e := base
+		e.Kind, e.Method, e.Type = timeline.PageRequest, ev.Request.Method, string(ev.Type)
+		if !p.room(false) {
+			// Past the routine budget: held until it ends, kept only if
+			// it ends badly.
+			if len(p.late) >= maxLate {
+				p.drop(timeline.PageRequest)
+				return
+			}
+			e.At, e.URL = p.now(), p.text(ev.Request.URL)
+			p.late[key] = e
 			return
 		}
-		e := base
-		e.Kind, e.At, e.Method, e.URL, e.Type = timeline.PageRequest, p.now(), ev.Request.Method, p.text(ev.Request.URL), string(ev.Type)
+		p.routine++
+		e.At, e.URL = p.now(), p.text(ev.Request.URL)
 		p.reqs[key] = p.add(e)
 	case *network.EventResponseReceived:
-		if i, ok := p.reqs[tab+"/"+string(ev.RequestID)]; ok && i >= 0 && ev.Response != nil {
+		key := tab + "/" + string(ev.RequestID)
+		if i, ok := p.reqs[key]; ok && i >= 0 && ev.Response != nil {
 			p.log.Events[i].Status = int(ev.Response.Status)
 			p.journalEvent(i)
 		}
+		if e, ok := p.late[key]; ok && ev.Response != nil {
+			e.Status = int(ev.Response.Status)
+			p.late[key] = e
+		}
 	case *network.EventLoadingFinished:
 		key := tab + "/" + string(ev.RequestID)
+		if e, ok := p.late[key]; ok {
+			e.End, e.Bytes = p.now(), int64(ev.EncodedDataLength)
+			delete(p.late, key)
+			p.settle(e)
+		}
 		if i, ok := p.reqs[key]; ok {
 			if i >= 0 {
 				p.log.Events[i].End, p.log.Events[i].Bytes = p.now(), int64(ev.EncodedDataLength)
@@ -153,14 +222,19 @@ func (p *pageLog) observe(tab string, ev any) {
 		}
 	case *network.EventLoadingFailed:
 		key := tab + "/" + string(ev.RequestID)
+		why := ev.ErrorText
+		if ev.Canceled {
+			why = "canceled"
+		} else if ev.BlockedReason != "" {
+			why += " (blocked: " + string(ev.BlockedReason) + ")"
+		}
+		if e, ok := p.late[key]; ok {
+			e.End, e.Failed = p.now(), p.text(why)
+			delete(p.late, key)
+			p.settle(e)
+		}
 		if i, ok := p.reqs[key]; ok {
 			if i >= 0 {
-				why := ev.ErrorText
-				if ev.Canceled {
-					why = "canceled"
-				} else if ev.BlockedReason != "" {
-					why += " (blocked: " + string(ev.BlockedReason) + ")"
-				}
 				p.log.Events[i].End, p.log.Events[i].Failed = p.now(), p.text(why)
 				p.journalEvent(i)
 			}
@@ -253,5 +327,18 @@ func (p *pageLog) take() *timeline.PageLog {
 	defer p.mu.Unlock()
 	l := p.log
 	l.Events = append([]timeline.PageEvent(nil), p.log.Events...)
+	// A late request is added when it ends: put the events back in time
+	// order. Late requests still in flight are not kept.
+	slices.SortStableFunc(l.Events, func(a, b timeline.PageEvent) int { return cmp.Compare(a.At, b.At) })
+	if n := len(p.late); n > 0 {
+		l.Dropped += int64(n)
+		l.DroppedByKind = maps.Clone(l.DroppedByKind)
+		if l.DroppedByKind == nil {
+			l.DroppedByKind = map[string]int64{}
+		}
+		l.DroppedByKind[timeline.PageRequest] += int64(n)
+	} else {
+		l.DroppedByKind = maps.Clone(l.DroppedByKind)
+	}
 	return &l
 }

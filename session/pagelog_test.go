@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,11 +85,64 @@ func TestPageLogBounded(t *testing.T) {
 	// A request whose start was dropped is not found later.
 	l(&network.EventLoadingFinished{RequestID: "x"})
 	got := p.take()
-	if len(got.Events) != timeline.MaxPageEvents || got.Dropped != 7 || got.Truncated != timeline.MaxPageEvents {
-		t.Errorf("%d events, %d dropped, %d truncated", len(got.Events), got.Dropped, got.Truncated)
+	extra := int64(timeline.MaxPageEvents + 7 - timeline.MaxRoutinePageEvents)
+	if len(got.Events) != timeline.MaxRoutinePageEvents || got.Dropped != extra || got.DroppedByKind[timeline.PageConsole] != extra || got.Truncated != timeline.MaxRoutinePageEvents {
+		t.Errorf("%d events, %d dropped (%v), %d truncated", len(got.Events), got.Dropped, got.DroppedByKind, got.Truncated)
 	}
 	txt := got.Events[0].Text
 	if len(txt) > timeline.MaxPageText+len("…") || !strings.HasSuffix(txt, "…") || strings.ContainsRune(txt, '\uFFFD') {
 		t.Errorf("text of %d bytes: %q…", len(txt), txt[:20])
+	}
+}
+
+// Routine events cannot crowd out the bad ones: past the routine budget a
+// page that polls still has its console error, uncaught error, HTTP error
+// and failed request kept, in time order, and what was dropped is counted
+// by kind. Bad events too are bounded, by the whole log's size.
+func TestPageLogKeepsErrorsPastRoutineEvents(t *testing.T) {
+	p := testPageLog()
+	l := p.listener("main")
+	poll := func(id string) {
+		l(&network.EventRequestWillBeSent{RequestID: network.RequestID(id), Request: &network.Request{Method: "GET", URL: "http://x/poll"}})
+		l(&network.EventResponseReceived{RequestID: network.RequestID(id), Response: &network.Response{Status: 200}})
+		l(&network.EventLoadingFinished{RequestID: network.RequestID(id)})
+	}
+	for i := range timeline.MaxRoutinePageEvents + 500 {
+		poll(fmt.Sprint("p", i))
+	}
+	l(&runtime.EventConsoleAPICalled{Type: "log", Args: []*runtime.RemoteObject{{Type: "string", Value: []byte(`"routine"`)}}})
+	// A request sent past the budget that gets a 500, answered after a
+	// console error: kept, and put back in time order.
+	l(&network.EventRequestWillBeSent{RequestID: "bad", Request: &network.Request{Method: "POST", URL: "http://x/save"}})
+	l(&runtime.EventConsoleAPICalled{Type: "error", Args: []*runtime.RemoteObject{{Type: "string", Value: []byte(`"save failed"`)}}})
+	l(&network.EventResponseReceived{RequestID: "bad", Response: &network.Response{Status: 500}})
+	l(&network.EventLoadingFinished{RequestID: "bad"})
+	l(&runtime.EventExceptionThrown{ExceptionDetails: &runtime.ExceptionDetails{Text: "Uncaught boom"}})
+	l(&network.EventRequestWillBeSent{RequestID: "gone", Request: &network.Request{URL: "http://x/gone"}})
+	l(&network.EventLoadingFailed{RequestID: "gone", ErrorText: "net::ERR_CONNECTION_REFUSED"})
+	l(&network.EventRequestWillBeSent{RequestID: "open", Request: &network.Request{URL: "http://x/stream"}})
+	got := p.take()
+	if len(got.Events) != timeline.MaxRoutinePageEvents+4 {
+		t.Fatalf("%d events kept", len(got.Events))
+	}
+	tail := got.Events[timeline.MaxRoutinePageEvents:]
+	if tail[0].URL != "http://x/save" || tail[0].Status != 500 || tail[1].Text != "save failed" || tail[2].Kind != timeline.PageException || tail[3].Failed == "" {
+		t.Errorf("bad events: %+v", tail)
+	}
+	for i := 1; i < len(got.Events); i++ {
+		if got.Events[i].At < got.Events[i-1].At {
+			t.Fatalf("event %d goes back in time", i)
+		}
+	}
+	// 500 polls, and the request still open, not kept; one routine log.
+	if got.DroppedByKind[timeline.PageRequest] != 501 || got.DroppedByKind[timeline.PageConsole] != 1 || got.Dropped != 502 {
+		t.Errorf("dropped %d: %v", got.Dropped, got.DroppedByKind)
+	}
+	for range timeline.MaxPageEvents {
+		l(&runtime.EventConsoleAPICalled{Type: "error", Args: []*runtime.RemoteObject{{Type: "string", Value: []byte(`"again"`)}}})
+	}
+	got = p.take()
+	if len(got.Events) != timeline.MaxPageEvents || got.DroppedByKind[timeline.PageConsole] != 1+int64(timeline.MaxRoutinePageEvents)+4 {
+		t.Errorf("%d events, dropped %v", len(got.Events), got.DroppedByKind)
 	}
 }

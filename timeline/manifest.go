@@ -126,9 +126,12 @@ func ReadManifest(dir string) (*Manifest, error) {
 }
 
 // skipFile reports the names a manifest never lists: itself and the
-// temporary files of atomic writes.
+// temporary files clapper's atomic writes use at the take's root, which may
+// be in flight while the manifest is built. Only those names are skipped:
+// any other file, whatever its name, is listed (and, when a sealed take
+// has it, an extra file).
 func skipFile(rel string) bool {
-	return rel == ManifestFile || strings.HasSuffix(rel, ".tmp")
+	return rel == ManifestFile || rel == ManifestFile+".tmp" || rel == TimelineFile+".tmp"
 }
 
 // hashFiles walks the take and returns its plain files, sorted by path.
@@ -233,7 +236,9 @@ func hashNames(dir string) ([]string, error) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
-		if rel == "." || d.IsDir() || skipFile(rel) {
+		// Only the manifest itself: a temporary file left in a sealed take
+		// was written after it, so it is an extra file like any other.
+		if rel == "." || d.IsDir() || rel == ManifestFile {
 			return nil
 		}
 		if !d.Type().IsRegular() {

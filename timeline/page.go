@@ -17,12 +17,20 @@ type PageLog struct {
 	// the texts cut at MaxPageText.
 	Dropped   int64 `json:"dropped,omitempty"`
 	Truncated int64 `json:"truncated,omitempty"`
+	// DroppedByKind splits Dropped by event kind (console, exception,
+	// request).
+	DroppedByKind map[string]int64 `json:"dropped_by_kind,omitempty"`
 }
 
-// Bounds of a take's page log.
+// Bounds of a take's page log. Routine events (console messages below
+// error, requests when sent) may fill at most MaxRoutinePageEvents of the
+// MaxPageEvents, so the rest is always left for the bad ones (console
+// errors, uncaught errors, failed requests, HTTP error statuses): on a
+// page that polls, the errors near a failure are never crowded out.
 const (
-	MaxPageEvents = 5000
-	MaxPageText   = 2048
+	MaxPageEvents        = 5000
+	MaxRoutinePageEvents = 4000
+	MaxPageText          = 2048
 )
 
 // PageEvent is one console message, uncaught error or request.
@@ -71,13 +79,15 @@ func (e PageEvent) Bad() bool {
 // PageSummary digests a take's page log for inspect: counts, and the bad
 // events first (at most MaxSummaryErrors, in time order).
 type PageSummary struct {
-	Console        int         `json:"console"`
-	Exceptions     int         `json:"exceptions"`
-	ConsoleErrors  int         `json:"console_errors"`
-	Requests       int         `json:"requests"`
-	FailedRequests int         `json:"failed_requests"`
-	Dropped        int64       `json:"dropped,omitempty"`
-	Errors         []PageError `json:"errors"`
+	Console        int   `json:"console"`
+	Exceptions     int   `json:"exceptions"`
+	ConsoleErrors  int   `json:"console_errors"`
+	Requests       int   `json:"requests"`
+	FailedRequests int   `json:"failed_requests"`
+	Dropped        int64 `json:"dropped,omitempty"`
+	// DroppedByKind splits Dropped by event kind.
+	DroppedByKind map[string]int64 `json:"dropped_by_kind,omitempty"`
+	Errors        []PageError      `json:"errors"`
 }
 
 // PageError is a bad page event in a summary, its time in milliseconds
@@ -95,7 +105,7 @@ func SummarizePage(l *PageLog, start Time) *PageSummary {
 	if l == nil {
 		return nil
 	}
-	s := &PageSummary{Dropped: l.Dropped, Errors: []PageError{}}
+	s := &PageSummary{Dropped: l.Dropped, DroppedByKind: l.DroppedByKind, Errors: []PageError{}}
 	for _, e := range l.Events {
 		switch e.Kind {
 		case PageConsole:

@@ -35,7 +35,11 @@ type FrameLog struct {
 // CreateTake makes the take folder dir (and frames/) and opens its frame log.
 // An existing take in dir is replaced.
 func CreateTake(dir string) (*FrameLog, error) {
-	for _, name := range []string{TimelineFile, FramesFile, JournalFile} {
+	// The old manifest goes first: a manifest present means the take was
+	// finished, so a run killed from here on must leave a take without one
+	// (opened with a warning, or recovered), never one sealing the files
+	// of the run before.
+	for _, name := range []string{ManifestFile, ManifestFile + ".tmp", TimelineFile, TimelineFile + ".tmp", FramesFile, JournalFile} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("clear old take: %w", err)
 		}
@@ -205,12 +209,25 @@ func (tk *Take) ReadFrame(fr Frame) ([]byte, error) {
 		return nil, fmt.Errorf("frame %d: %w", fr.Seq, err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(f)
+	// Bounded by the size the index gives (or MaxFrameBytes): a frame
+	// file grown past it is read no further.
+	limit := int64(MaxFrameBytes)
+	if fr.Bytes > 0 {
+		limit = int64(fr.Bytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("frame %d: %w", fr.Seq, err)
 	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("frame %d: %s is larger than the %d bytes %s says", fr.Seq, fr.File, limit, FramesFile)
+	}
 	return b, nil
 }
+
+// MaxFrameBytes bounds a frame read whose size the caller does not know; a
+// screencast JPEG is far smaller.
+const MaxFrameBytes = 64 << 20
 
 // ErrSymlink is returned for a frame file that is, or lies under, a
 // symbolic link inside the take.

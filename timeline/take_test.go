@@ -302,3 +302,27 @@ func TestOpenVersion1Take(t *testing.T) {
 		t.Errorf("version 99: %v", err)
 	}
 }
+
+// ReadFrame reads no more of a frame file than the index says it holds.
+func TestReadFrameIsBoundedByTheIndex(t *testing.T) {
+	tk, err := Open(keptTake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first Frame
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		first = fr
+		break
+	}
+	if b, err := tk.ReadFrame(first); err != nil || len(b) != first.Bytes {
+		t.Fatalf("frame as indexed: %d bytes, %v", len(b), err)
+	}
+	short := first
+	short.Bytes = first.Bytes - 1
+	if _, err := tk.ReadFrame(short); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("frame larger than its index: %v", err)
+	}
+}

@@ -166,6 +166,16 @@ func TestVerifyFindsEachCorruption(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "frames/999999.jpg"), []byte("x"), 0o644)
 			remanifest(t, dir)
 		}, "frames/999999.jpg", "not in frames.jsonl"},
+		{"extra file named .tmp", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "payload.tmp"), []byte("hi"), 0o644)
+		}, "payload.tmp", "extra: the manifest does not list it"},
+		{"extra file named .tmp in a folder", func(t *testing.T, dir string) {
+			os.MkdirAll(filepath.Join(dir, "x"), 0o755)
+			os.WriteFile(filepath.Join(dir, "x/evil.tmp"), []byte("hi"), 0o644)
+		}, "x/evil.tmp", "extra: the manifest does not list it"},
+		{"temporary manifest left in a sealed take", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ManifestFile+".tmp"), []byte("hi"), 0o644)
+		}, ManifestFile + ".tmp", "extra: the manifest does not list it"},
 		{"manifest not JSON", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ManifestFile), []byte("{"), 0o644)
 		}, ManifestFile, "not valid JSON"},
@@ -281,6 +291,41 @@ func TestPageEventBad(t *testing.T) {
 	} {
 		if e.Bad() != want {
 			t.Errorf("%+v.Bad() = %v", e, !want)
+		}
+	}
+}
+
+// A run into the folder of an earlier take removes that take's manifest
+// before anything else: if the run is killed, its take has no manifest (and
+// opens with a warning) rather than one sealing the files of the run
+// before.
+func TestCreateTakeRemovesTheOldManifest(t *testing.T) {
+	dir := copyTake(t)
+	os.WriteFile(filepath.Join(dir, ManifestFile+".tmp"), []byte("{"), 0o644)
+	log, err := CreateTake(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	for _, name := range []string{ManifestFile, ManifestFile + ".tmp"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+			t.Errorf("%s kept after CreateTake: %v", name, err)
+		}
+	}
+	if _, err := ReadManifest(dir); !os.IsNotExist(err) {
+		t.Errorf("ReadManifest after CreateTake: %v", err)
+	}
+}
+
+// Only clapper's own temporary names at the take's root are left out of a
+// manifest being built.
+func TestSkipFile(t *testing.T) {
+	for rel, want := range map[string]bool{
+		ManifestFile: true, ManifestFile + ".tmp": true, TimelineFile + ".tmp": true,
+		"payload.tmp": false, "x/manifest.json.tmp": false, "frames/000001.jpg.tmp": false, TimelineFile: false,
+	} {
+		if got := skipFile(rel); got != want {
+			t.Errorf("skipFile(%q) = %v, want %v", rel, got, want)
 		}
 	}
 }

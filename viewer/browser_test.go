@@ -262,6 +262,21 @@ func TestReportInChromium(t *testing.T) {
 	at600, _ := frameAt(t, tk, 600)
 	waitFor(t, tab, fmt.Sprintf(`document.getElementById("frame").complete && document.getElementById("frame").naturalWidth === 640 && document.body.dataset.frame === "%s"`, at600))
 
+	// Hostile but valid values do not stop the script: an outcome that is
+	// no class name, and a fragment with a stray %.
+	odd := *tk
+	tlOdd := *tk.Timeline
+	tlOdd.Outcome = "not a class"
+	odd.Timeline = &tlOdd
+	out3 := filepath.Join(dir, "odd.html")
+	if _, err := viewer.Write(&odd, out3, viewer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	load(t, tab, fileURL(out3)+"#%zz")
+	if got := eval[string](t, tab, `document.getElementById("outcome").textContent + "|" + document.getElementById("outcome").className`); got != "not a class|badge" {
+		t.Errorf("odd outcome shown as %q", got)
+	}
+
 	// The watcher itself sees a dialog and a console error: a probe the
 	// test runs proves it.
 	w.mu.Lock()

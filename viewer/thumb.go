@@ -11,9 +11,22 @@ import (
 // ThumbWidth is the width in pixels of a filmstrip picture.
 const ThumbWidth = 176
 
+// MaxFrameSide bounds the width and height of a frame the viewer decodes:
+// Chromium's screencast frames are the viewport times its scale, far below.
+const MaxFrameSide = 8192
+
 // thumbnail decodes a JPEG frame and returns it scaled to width w (box
 // filter), re-encoded as a small JPEG.
 func thumbnail(b []byte, w int) ([]byte, error) {
+	// The header first: a frame of a few hundred bytes can claim
+	// 65535×65535 pixels, and decoding it would allocate gigabytes.
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("decode frame: %w", err)
+	}
+	if cfg.Width > MaxFrameSide || cfg.Height > MaxFrameSide {
+		return nil, fmt.Errorf("the frame claims %d×%d pixels, more than any screencast frame (at most %d a side): the take is damaged or was crafted", cfg.Width, cfg.Height, MaxFrameSide)
+	}
 	src, err := jpeg.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("decode frame: %w", err)

@@ -6,11 +6,13 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -115,7 +117,9 @@ func Write(tk *timeline.Take, out string, o Options) (*Result, error) {
 	}
 	d.Verified = o.Verified
 	var frameBytes int64
-	var files []string
+	// The frames' files as the index gives them: ReadFrame reads no more
+	// than the index's size of each.
+	var files []timeline.Frame
 	for fr, err := range tk.Frames() {
 		if err != nil {
 			return nil, err
@@ -124,7 +128,7 @@ func Write(tk *timeline.Take, out string, o Options) (*Result, error) {
 			d.Accounting.Seeded++
 		}
 		d.Frames = append(d.Frames, Frame{Seq: fr.Seq, AtMs: ms(fr.Source, tk.Timeline.Start), Doc: fr.Document, Tab: fr.Tab, W: fr.Width, H: fr.Height, Thumb: -1})
-		files = append(files, fr.File)
+		files = append(files, timeline.Frame{Seq: fr.Seq, File: fr.File, Bytes: fr.Bytes})
 		frameBytes += int64(fr.Bytes)
 	}
 	mode, err := chooseMode(o.Frames, frameBytes, o.EmbedBudget)
@@ -185,7 +189,7 @@ func CSP(js, css string) string {
 
 // writePage streams the report: the page, the take's data as JSON, the
 // filmstrip and (embedded mode) the frames, then the script.
-func writePage(w io.Writer, tk *timeline.Take, d Data, files []string, thumbs []int, progress func(int, int)) error {
+func writePage(w io.Writer, tk *timeline.Take, d Data, files []timeline.Frame, thumbs []int, progress func(int, int)) error {
 	head, tail, ok := strings.Cut(pageHTML, "<!--DATA-->")
 	if !ok {
 		return fmt.Errorf("report template has no data marker")
@@ -206,7 +210,7 @@ func writePage(w io.Writer, tk *timeline.Take, d Data, files []string, thumbs []
 	fmt.Fprintf(w, `<script type="application/json" id="take">%s</script>`+"\n", b)
 	io.WriteString(w, `<script type="application/json" id="thumbs">[`)
 	for k, i := range thumbs {
-		fr, err := tk.ReadFrame(timeline.Frame{Seq: d.Frames[i].Seq, File: files[i]})
+		fr, err := tk.ReadFrame(files[i])
 		if err != nil {
 			return err
 		}
@@ -226,7 +230,7 @@ func writePage(w io.Writer, tk *timeline.Take, d Data, files []string, thumbs []
 	if d.Mode == ModeEmbedded {
 		io.WriteString(w, `<script type="application/json" id="full">[`)
 		for i := range d.Frames {
-			fr, err := tk.ReadFrame(timeline.Frame{Seq: d.Frames[i].Seq, File: files[i]})
+			fr, err := tk.ReadFrame(files[i])
 			if err != nil {
 				return err
 			}
@@ -254,14 +258,19 @@ func writeB64(w io.Writer, b []byte) {
 
 // copyFrames writes the frames into a fresh folder beside the report
 // (a temporary one renamed into place) and points each frame at its file.
-func copyFrames(tk *timeline.Take, files []string, frames []Frame, dir string, progress func(int, int)) error {
+func copyFrames(tk *timeline.Take, files []timeline.Frame, frames []Frame, dir string, progress func(int, int)) error {
 	tmp := dir + ".tmp"
+	for _, d := range []string{dir, tmp} {
+		if err := replaceable(d); err != nil {
+			return err
+		}
+	}
 	os.RemoveAll(tmp)
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
 	for i := range frames {
-		b, err := tk.ReadFrame(timeline.Frame{Seq: frames[i].Seq, File: files[i]})
+		b, err := tk.ReadFrame(files[i])
 		if err != nil {
 			os.RemoveAll(tmp)
 			return err
@@ -280,6 +289,27 @@ func copyFrames(tk *timeline.Take, files []string, frames []Frame, dir string, p
 		return err
 	}
 	return os.Rename(tmp, dir)
+}
+
+// frameName is how copyFrames names a frame.
+var frameName = regexp.MustCompile(`^[0-9]{6,}\.jpg$`)
+
+// replaceable refuses to let copyFrames remove a folder it did not write:
+// one that is there must hold only frames named as copyFrames names them.
+func replaceable(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s is in the way of the report's frames: %w (remove it, or pass another -o)", dir, err)
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !frameName.MatchString(e.Name()) {
+			return fmt.Errorf("%s holds %s, which clapper did not write there: not replacing it (remove it, or pass another -o)", dir, e.Name())
+		}
+	}
+	return nil
 }
 
 var htmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")

@@ -109,8 +109,12 @@ func unpackCommand() *cli.Command {
 			src := c.Args().First()
 			out := c.String("out")
 			if out == "" {
-				out = src[:len(src)-len(".clap")]
-				if !bundle.IsBundle(src) || out == "" {
+				// IsBundle first: a name shorter than ".clap" has no
+				// suffix to cut.
+				if bundle.IsBundle(src) {
+					out = src[:len(src)-len(".clap")]
+				}
+				if out == "" {
 					return usageErr("%s does not end in .clap: pass -o DIR", src)
 				}
 			}

@@ -66,11 +66,45 @@ func TestEvidenceCommands(t *testing.T) {
 			t.Errorf("%v: code %d\n%s", args, code, stderr)
 		}
 	}
+	// Every command that reads the take refuses it too, naming the
+	// problem, and view writes no report of it.
+	altered := filepath.Join(t.TempDir(), "altered.html")
+	for _, args := range [][]string{{"inspect", dir}, {"render", dir}, {"view", dir, "-o", altered}} {
+		_, stderr, code = runCLI(t, args...)
+		if code != 1 || !strings.Contains(stderr, "was not opened") || !strings.Contains(stderr, "frames/000002.jpg: altered") {
+			t.Errorf("%v of an altered take: code %d\n%s", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(altered); !os.IsNotExist(err) {
+		t.Errorf("view wrote a report of an altered take: %v", err)
+	}
 	// A take older than manifests opens with a warning.
 	os.Remove(filepath.Join(dir, timeline.ManifestFile))
-	os.CopyFS(filepath.Join(dir, "frames"), os.DirFS(filepath.Join(keptTake, "frames")))
+	if b, err := os.ReadFile(filepath.Join(keptTake, "frames", "000002.jpg")); err != nil || os.WriteFile(filepath.Join(dir, "frames", "000002.jpg"), b, 0o644) != nil {
+		t.Fatalf("restore the frame: %v", err)
+	}
 	if _, stderr, code = runCLI(t, "inspect", dir); code != 0 || !strings.Contains(stderr, "warning: ") || !strings.Contains(stderr, "no manifest.json") {
 		t.Errorf("inspect without a manifest: code %d\n%s", code, stderr)
+	}
+	if _, stderr, code = runCLI(t, "view", dir, "-o", altered); code != 0 || !strings.Contains(stderr, "no manifest.json") {
+		t.Errorf("view without a manifest: code %d\n%s", code, stderr)
+	}
+	// Without a manifest, view still refuses a take whose frame index
+	// does not match its frames.
+	os.WriteFile(filepath.Join(dir, "frames", "999999.jpg"), []byte("x"), 0o644)
+	if _, stderr, code = runCLI(t, "view", dir, "-o", altered+"2"); code != 1 || !strings.Contains(stderr, "frames/999999.jpg") {
+		t.Errorf("view of a broken take without a manifest: code %d\n%s", code, stderr)
+	}
+}
+
+// unpack without -o derives the folder from the bundle's name; a name that
+// is not a bundle's, however short, is a usage error, not a crash.
+func TestUnpackNeedsABundleName(t *testing.T) {
+	for _, arg := range []string{"x", "", ".clap", "take.tar"} {
+		_, stderr, code := runCLI(t, "unpack", arg)
+		if code == 0 || strings.Contains(stderr, "panic") || !strings.Contains(stderr, "pass -o DIR") {
+			t.Errorf("unpack %q: code %d\n%s", arg, code, stderr)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -28,7 +30,15 @@ func printPage(w io.Writer, p *timeline.PageSummary) {
 	}
 	fmt.Fprintf(w, "\npage: %d console messages (%d errors), %d uncaught errors, %d requests (%d failed)", p.Console, p.ConsoleErrors, p.Exceptions, p.Requests, p.FailedRequests)
 	if p.Dropped > 0 {
-		fmt.Fprintf(w, "; %d more events not kept (the log is bounded)", p.Dropped)
+		kinds := make([]string, 0, len(p.DroppedByKind))
+		for _, k := range slices.Sorted(maps.Keys(p.DroppedByKind)) {
+			kinds = append(kinds, fmt.Sprintf("%d %s", p.DroppedByKind[k], k))
+		}
+		by := ""
+		if len(kinds) > 0 {
+			by = ": " + strings.Join(kinds, ", ")
+		}
+		fmt.Fprintf(w, "; %d more events not kept (the log is bounded, errors first)%s", p.Dropped, by)
 	}
 	fmt.Fprintln(w)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/clapper-dev/clapper/bundle"
 	"github.com/clapper-dev/clapper/timeline"
@@ -27,9 +28,41 @@ func takeArg(path string) (dir string, done func(), err error) {
 	return path, func() {}, nil
 }
 
-// openTakeArg opens the take a command was given (folder or bundle).
-func openTakeArg(path string) (*timeline.Take, func(), error) {
+// checkedTakeArg is takeArg for the commands that show or render a take
+// (inspect, render, view): a take that has a manifest is verified first,
+// and one that fails is refused, exit 1, naming each problem, because an
+// altered take is not evidence of the run that wrote it. A take without a
+// manifest (older than manifests, or killed before it was sealed) opens
+// as before, with the warning takeArg printed.
+func checkedTakeArg(path string) (string, *timeline.Verification, func(), error) {
 	dir, done, err := takeArg(path)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, timeline.ManifestFile)); err != nil {
+		return dir, nil, done, nil
+	}
+	v := timeline.Verify(dir)
+	if err := refuseUnverified(path, v); err != nil {
+		done()
+		return "", nil, nil, err
+	}
+	return dir, v, done, nil
+}
+
+// refuseUnverified is the error for a take that failed verification, nil
+// for one that passed.
+func refuseUnverified(path string, v *timeline.Verification) error {
+	if v.OK() {
+		return nil
+	}
+	return &exitError{code: exitFailed, err: fmt.Errorf("%s was not opened: it does not match what clapper recorded (clapper verify %s lists the same problems)\n%w", path, path, v.Err())}
+}
+
+// openTakeArg opens the take a command was given (folder or bundle),
+// checked as checkedTakeArg does.
+func openTakeArg(path string) (*timeline.Take, func(), error) {
+	dir, _, done, err := checkedTakeArg(path)
 	if err != nil {
 		return nil, nil, err
 	}

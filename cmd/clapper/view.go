@@ -71,12 +71,15 @@ func writeReport(arg, out, frames string, ui *ui) (*viewer.Result, error) {
 		return nil, err
 	}
 	defer done()
+	// openTakeArg refused a take with a manifest that fails; this also
+	// refuses one without a manifest whose timeline or frame index is
+	// inconsistent: a report must not present a broken take as evidence.
 	v := timeline.Verify(tk.Dir)
+	if err := refuseUnverified(arg, v); err != nil {
+		return nil, err
+	}
 	verified := "not verified: the take has no manifest"
 	switch {
-	case !v.OK():
-		verified = fmt.Sprintf("VERIFICATION FAILED: %d problem(s), first: %s", len(v.Problems), v.Problems[0])
-		fmt.Fprintf(os.Stderr, "clapper: warning: %v\n", v.Err())
 	case v.Manifest != nil:
 		verified = fmt.Sprintf("verified: %d files match the manifest", len(v.Manifest.Files))
 	}

@@ -26,7 +26,9 @@
   $("name").textContent = D.name;
   var badge = $("outcome");
   badge.textContent = D.outcome;
-  badge.classList.add(D.outcome);
+  // Only a known outcome becomes a class: classList.add throws on "" or a
+  // space, and the whole report would stay blank.
+  if (["ok", "failed", "interrupted", "error", "aborted"].indexOf(D.outcome) >= 0) badge.classList.add(D.outcome);
   var meta = $("meta");
   [D.started ? "recorded " + D.started : "", secs(D.duration_ms), D.viewport.width + "×" + D.viewport.height + " @" + D.viewport.scale + "x",
     frames.length + " frames", steps.length + " steps", D.verified || ""].forEach(function (t) { if (t) meta.appendChild(el("span", "", t)); });
@@ -316,7 +318,8 @@
   window.addEventListener("resize", drawPointer);
   img.addEventListener("load", drawPointer);
   function fromHash() {
-    var h = decodeURIComponent(location.hash.slice(1)), m;
+    var h = location.hash.slice(1), m;
+    try { h = decodeURIComponent(h); } catch (e) { return; } // a stray % is not a place in the take
     if ((m = /^t=([0-9.]+)$/.exec(h))) seek(parseFloat(m[1]) * 1000);
     else if ((m = /^step=([0-9]+)$/.exec(h))) {
       var n = parseInt(m[1], 10);

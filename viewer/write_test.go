@@ -1,0 +1,62 @@
+package viewer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// Folder mode replaces a frames folder it wrote before, and refuses to
+// remove one holding anything else.
+func TestFolderModeReplacesOnlyItsOwnFolder(t *testing.T) {
+	tk, err := timeline.Open("../timeline/testdata/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report.html")
+	frames := FramesDirFor(out)
+	os.MkdirAll(frames, 0o755)
+	mine := filepath.Join(frames, "notes.txt")
+	os.WriteFile(mine, []byte("mine"), 0o644)
+	if _, err := Write(tk, out, Options{Frames: ModeFolder}); err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Fatalf("wrote over a folder clapper did not write: %v", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Fatalf("the user's file is gone: %v", err)
+	}
+	os.Remove(mine)
+	os.WriteFile(filepath.Join(frames, "000099.jpg"), []byte("old"), 0o644)
+	res, err := Write(tk, out, Options{Frames: ModeFolder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(frames, "000099.jpg")); !os.IsNotExist(err) || res.Frames == 0 {
+		t.Errorf("the old frames folder was not replaced: %v", err)
+	}
+}
+
+func TestReplaceable(t *testing.T) {
+	dir := t.TempDir()
+	if err := replaceable(filepath.Join(dir, "none")); err != nil {
+		t.Errorf("absent folder: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "000001.jpg"), nil, 0o644)
+	if err := replaceable(dir); err != nil {
+		t.Errorf("frames only: %v", err)
+	}
+	for _, name := range []string{"a.jpg", "000001.png", "sub"} {
+		d := t.TempDir()
+		if name == "sub" {
+			os.Mkdir(filepath.Join(d, name), 0o755)
+		} else {
+			os.WriteFile(filepath.Join(d, name), nil, 0o644)
+		}
+		if err := replaceable(d); err == nil {
+			t.Errorf("a folder holding %s would be removed", name)
+		}
+	}
+}
