@@ -57,6 +57,7 @@ type pump struct {
 	virt     *VirtualTime
 	fps      int
 	first    int64 // frame number of the first pumped frame (take time / interval)
+	tab      *tabTime
 	expired  chan struct{}
 	quit     chan struct{}
 	quitOnce sync.Once
@@ -93,15 +94,25 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 		return nil, fmt.Errorf("subscribe to the page's events: %w", err)
 	}
 	pctx, pcancel := context.WithTimeout(ctx, callLimit)
-	_, err := chromedp.Call(pctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
+	paused, err := chromedp.Call(pctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
 	pcancel()
 	if err != nil {
 		c.Stop(context.Background())
 		return nil, fmt.Errorf("put the page on virtual time (is this chromium-headless-shell with begin-frame control?): %w", err)
 	}
+	p.tab = p.virt.tab(tabID(ctx))
+	p.tab.setBase(paused.VirtualTimeTicksBase)
 	p.wg.Add(1)
 	go p.run()
 	return c, nil
+}
+
+// tabID names the tab of ctx, for its own virtual time.
+func tabID(ctx context.Context) string {
+	if c := chromedp.FromContext(ctx); c != nil && c.Target != nil {
+		return string(c.Target.TargetID)
+	}
+	return ""
 }
 
 // frameIndexAt is the number of the first frame at or after t on the grid
@@ -168,10 +179,10 @@ func (p *pump) run() {
 		}
 		at := p.virt.Now()
 		cctx, cancel := context.WithTimeout(c.ctx, callLimit)
-		// The frame's time in Chromium's TimeTicks (the host's monotonic
-		// clock, in ms): the take's origin plus virtual time, so that
-		// requestAnimationFrame's timestamps step exactly with it too.
-		ticks := float64(c.clock.Origin+int64(at)) / float64(time.Millisecond)
+		// The frame's time in Chromium's TimeTicks (ms): the tab's own
+		// virtual time (tabtime.go), the clock Blink's animations read
+		// between frames too.
+		ticks := p.tab.ticks()
 		res, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: ticks, Interval: interval, Screenshot: shot})
 		cancel()
 		if err != nil {
@@ -193,6 +204,7 @@ func (p *pump) run() {
 			p.fail(err)
 			return
 		}
+		p.tab.grant(time.Duration(next - at))
 		p.virt.Advance(time.Duration(next - at))
 	}
 }

@@ -130,3 +130,25 @@ func TestVirtualTimeTurn(t *testing.T) {
 	close(quit)
 	v.Turn(quit) // a closed quit always ends the turn
 }
+
+// A tab's frame times are its base plus what was granted to it, whatever
+// the take clock does; each tab keeps its own.
+func TestTabTime(t *testing.T) {
+	v := NewVirtualTime()
+	a, b := v.tab("a"), v.tab("b")
+	if v.tab("a") != a {
+		t.Fatal("the same target gets another tab time")
+	}
+	a.setBase(1000)
+	a.setBase(5000) // a capture that follows keeps the first base
+	b.setBase(2000)
+	a.grant(16 * time.Millisecond)
+	a.grant(500 * time.Microsecond)
+	v.Advance(time.Second)
+	if got := a.ticks(); got != 1016.5 {
+		t.Errorf("tab a at %v ms, want 1016.5", got)
+	}
+	if got := b.ticks(); got != 2000 {
+		t.Errorf("tab b at %v ms, want 2000 (nothing granted)", got)
+	}
+}

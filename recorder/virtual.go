@@ -31,6 +31,8 @@ type VirtualTime struct {
 	sleepers, busy int
 	changed        time.Time
 	pace           chan struct{}
+
+	tt tabTimes // each tab's own virtual time (tabtime.go)
 }
 
 type vtimer struct {
