@@ -160,10 +160,6 @@ func (p *pump) stopping() bool {
 // run is the pump goroutine.
 func (p *pump) run() {
 	defer p.wg.Done()
-	c := p.c
-	q := int64(c.opts.Quality)
-	shot := &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
-	interval := float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
 	var last []byte // the picture of the last stored frame
 	for k := p.first; ; k++ {
 		if !p.room() {
@@ -178,35 +174,57 @@ func (p *pump) run() {
 			return
 		}
 		at := p.virt.Now()
-		cctx, cancel := context.WithTimeout(c.ctx, callLimit)
-		// The frame's time in Chromium's TimeTicks (ms): the tab's own
-		// virtual time (tabtime.go), the clock Blink's animations read
-		// between frames too.
-		ticks := p.tab.ticks()
-		res, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: ticks, Interval: interval, Screenshot: shot})
-		cancel()
-		if err != nil {
-			p.fail(fmt.Errorf("begin frame: %w", err))
-			return
-		}
-		p.frames.Add(1)
-		if isRepeat(res.ScreenshotData, last) {
-			p.repeats.Add(1)
-		} else {
-			c.enqueue(event{kind: evPumped, at: at, src: at, data: res.ScreenshotData})
-			last = res.ScreenshotData
-		}
-		// The interval after a frame is always run, even when stopping:
-		// the clock then stands at the next frame's time, where a capture
-		// that follows (another tab, the same take) begins.
 		next := frameTime(k+1, p.fps)
-		if err := p.advance(time.Duration(next - at)); err != nil {
-			p.fail(err)
+		if !p.frame(at, next, &last) {
 			return
 		}
-		p.tab.grant(time.Duration(next - at))
 		p.virt.Advance(time.Duration(next - at))
 	}
+}
+
+// frame makes the frame at take time at and runs the tab's virtual time
+// on to next; a held tab (VirtualTime.Hold) gets no begin-frame and no
+// time, and its frame repeats the last picture. It returns false when the
+// capture failed.
+func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
+	c := p.c
+	p.tab.frame.Lock()
+	defer p.tab.frame.Unlock()
+	if p.tab.held.Load() {
+		p.frames.Add(1)
+		p.repeats.Add(1)
+		return true
+	}
+	q := int64(c.opts.Quality)
+	shot := &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
+	interval := float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
+	cctx, cancel := context.WithTimeout(c.ctx, callLimit)
+	// The frame's time in Chromium's TimeTicks (ms): the tab's own
+	// virtual time (tabtime.go), the clock Blink's animations read
+	// between frames too.
+	ticks := p.tab.ticks()
+	res, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: ticks, Interval: interval, Screenshot: shot})
+	cancel()
+	if err != nil {
+		p.fail(fmt.Errorf("begin frame: %w", err))
+		return false
+	}
+	p.frames.Add(1)
+	if isRepeat(res.ScreenshotData, *last) {
+		p.repeats.Add(1)
+	} else {
+		c.enqueue(event{kind: evPumped, at: at, src: at, data: res.ScreenshotData})
+		*last = res.ScreenshotData
+	}
+	// The interval after a frame is always run, even when stopping: the
+	// clock then stands at the next frame's time, where a capture that
+	// follows (another tab, the same take) begins.
+	if err := p.advance(time.Duration(next - at)); err != nil {
+		p.fail(err)
+		return false
+	}
+	p.tab.grant(time.Duration(next - at))
+	return true
 }
 
 // isRepeat reports whether a begin-frame's answer shows nothing new: no

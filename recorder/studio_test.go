@@ -152,3 +152,40 @@ func TestTabTime(t *testing.T) {
 		t.Errorf("tab b at %v ms, want 2000 (nothing granted)", got)
 	}
 }
+
+// An alarm that fired holds the pump (Turn) until its work is done, even
+// while a session sleep waits; one not fired is released by done.
+func TestVirtualTimeAlarm(t *testing.T) {
+	v := NewVirtualTime()
+	_, wake := v.Sleep(time.Hour)
+	defer wake()
+	fired, done := v.Alarm(time.Second)
+	v.Advance(time.Second)
+	select {
+	case <-fired:
+	default:
+		t.Fatal("the alarm did not fire at its time")
+	}
+	v.mu.Lock()
+	alarms := v.alarms
+	v.mu.Unlock()
+	if alarms != 1 {
+		t.Fatalf("%d alarms pending their work, want 1", alarms)
+	}
+	turned := make(chan struct{})
+	go func() { v.Turn(nil); close(turned) }()
+	done()
+	<-turned // returns once done (a sleeper waits): no timing asserted
+	done()   // twice is once
+	v.mu.Lock()
+	alarms = v.alarms
+	v.mu.Unlock()
+	if alarms != 0 {
+		t.Errorf("%d alarms after done, want 0", alarms)
+	}
+	_, done2 := v.Alarm(time.Second)
+	done2()
+	if n := v.Pending(); n != 1 { // the sleep's timer only
+		t.Errorf("%d timers pending after releasing an alarm, want 1", n)
+	}
+}

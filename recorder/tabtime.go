@@ -1,8 +1,14 @@
 package recorder
 
 import (
+	"context"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
 )
 
 // A tab's own virtual time. Each renderer keeps its virtual time apart:
@@ -17,6 +23,12 @@ import (
 // was granted to it, which is not the take time once a tab has been
 // filmed, left and filmed again.
 type tabTime struct {
+	// frame is held by the pump while it makes one of this tab's frames
+	// (begin-frame and the interval after it), and by Hold to change
+	// held between two frames.
+	frame sync.Mutex
+	held  atomic.Bool
+
 	mu      sync.Mutex
 	base    float64       // virtualTimeTicksBase, ms; 0 until known
 	granted time.Duration // virtual time run in the tab so far
@@ -63,4 +75,27 @@ func (t *tabTime) grant(d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.granted += d
+}
+
+// Hold stops the virtual time of the tab of ctx (on) or lets it run again
+// (off), between two of its frames. A held tab's page sees no time pass:
+// timers, requestAnimationFrame, CSS animations and transitions all stand
+// still, and go on from there when let go, with no jump. While the held
+// tab is filmed the pump goes on advancing the take clock and repeats the
+// last picture; other tabs are not affected, since each renderer keeps its
+// own virtual time. Holding also pauses a tab's virtual time that was not
+// on it yet (a tab never filmed), so its timers stop too.
+func (v *VirtualTime) Hold(ctx context.Context, on bool) error {
+	t := v.tab(tabID(ctx))
+	t.frame.Lock()
+	defer t.frame.Unlock()
+	if on {
+		res, err := chromedp.Call(ctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
+		if err != nil {
+			return fmt.Errorf("pause the tab's virtual time: %w", err)
+		}
+		t.setBase(res.VirtualTimeTicksBase)
+	}
+	t.held.Store(on)
+	return nil
 }

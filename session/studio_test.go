@@ -367,8 +367,7 @@ func boxLeft(img image.Image, y int) float64 {
 	return -1
 }
 
-// Every step kind but hold and resume (refused in studio mode for now)
-// works in studio mode: testdata/everything.yaml, whose waits and
+// Every step kind works in studio mode: testdata/everything.yaml, whose waits and
 // expectations check what each step did, second tab included.
 func TestStudioEveryStep(t *testing.T) {
 	testenv.Need(t, shellName)
@@ -377,15 +376,6 @@ func TestStudioEveryStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Browser.NoSandbox = testenv.NoSandbox()
-	var steps []scripts.Step
-	for _, st := range s.Steps {
-		switch st.Action.(type) {
-		case scripts.Hold, scripts.Resume:
-			continue
-		}
-		steps = append(steps, st)
-	}
-	s.Steps = steps
 	res, tk, frames := studioRun(t, s, RunOptions{CaptureMode: scripts.CaptureStudio})
 	for _, st := range res.Timeline.Steps {
 		if st.Outcome != timeline.OutcomeOK && !st.Optional {
