@@ -57,6 +57,7 @@ type pump struct {
 	virt     *VirtualTime
 	fps      int
 	first    int64 // frame number of the first pumped frame (take time / interval)
+	tab      *tabTime
 	expired  chan struct{}
 	quit     chan struct{}
 	quitOnce sync.Once
@@ -93,15 +94,25 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 		return nil, fmt.Errorf("subscribe to the page's events: %w", err)
 	}
 	pctx, pcancel := context.WithTimeout(ctx, callLimit)
-	_, err := chromedp.Call(pctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
+	paused, err := chromedp.Call(pctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
 	pcancel()
 	if err != nil {
 		c.Stop(context.Background())
 		return nil, fmt.Errorf("put the page on virtual time (is this chromium-headless-shell with begin-frame control?): %w", err)
 	}
+	p.tab = p.virt.tab(tabID(ctx))
+	p.tab.setBase(paused.VirtualTimeTicksBase)
 	p.wg.Add(1)
 	go p.run()
 	return c, nil
+}
+
+// tabID names the tab of ctx, for its own virtual time.
+func tabID(ctx context.Context) string {
+	if c := chromedp.FromContext(ctx); c != nil && c.Target != nil {
+		return string(c.Target.TargetID)
+	}
+	return ""
 }
 
 // frameIndexAt is the number of the first frame at or after t on the grid
@@ -149,10 +160,6 @@ func (p *pump) stopping() bool {
 // run is the pump goroutine.
 func (p *pump) run() {
 	defer p.wg.Done()
-	c := p.c
-	q := int64(c.opts.Quality)
-	shot := &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
-	interval := float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
 	var last []byte // the picture of the last stored frame
 	for k := p.first; ; k++ {
 		if !p.room() {
@@ -167,34 +174,57 @@ func (p *pump) run() {
 			return
 		}
 		at := p.virt.Now()
-		cctx, cancel := context.WithTimeout(c.ctx, callLimit)
-		// The frame's time in Chromium's TimeTicks (the host's monotonic
-		// clock, in ms): the take's origin plus virtual time, so that
-		// requestAnimationFrame's timestamps step exactly with it too.
-		ticks := float64(c.clock.Origin+int64(at)) / float64(time.Millisecond)
-		res, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: ticks, Interval: interval, Screenshot: shot})
-		cancel()
-		if err != nil {
-			p.fail(fmt.Errorf("begin frame: %w", err))
-			return
-		}
-		p.frames.Add(1)
-		if isRepeat(res.ScreenshotData, last) {
-			p.repeats.Add(1)
-		} else {
-			c.enqueue(event{kind: evPumped, at: at, src: at, data: res.ScreenshotData})
-			last = res.ScreenshotData
-		}
-		// The interval after a frame is always run, even when stopping:
-		// the clock then stands at the next frame's time, where a capture
-		// that follows (another tab, the same take) begins.
 		next := frameTime(k+1, p.fps)
-		if err := p.advance(time.Duration(next - at)); err != nil {
-			p.fail(err)
+		if !p.frame(at, next, &last) {
 			return
 		}
 		p.virt.Advance(time.Duration(next - at))
 	}
+}
+
+// frame makes the frame at take time at and runs the tab's virtual time
+// on to next; a held tab (VirtualTime.Hold) gets no begin-frame and no
+// time, and its frame repeats the last picture. It returns false when the
+// capture failed.
+func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
+	c := p.c
+	p.tab.frame.Lock()
+	defer p.tab.frame.Unlock()
+	if p.tab.held.Load() {
+		p.frames.Add(1)
+		p.repeats.Add(1)
+		return true
+	}
+	q := int64(c.opts.Quality)
+	shot := &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
+	interval := float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
+	cctx, cancel := context.WithTimeout(c.ctx, callLimit)
+	// The frame's time in Chromium's TimeTicks (ms): the tab's own
+	// virtual time (tabtime.go), the clock Blink's animations read
+	// between frames too.
+	ticks := p.tab.ticks()
+	res, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: ticks, Interval: interval, Screenshot: shot})
+	cancel()
+	if err != nil {
+		p.fail(fmt.Errorf("begin frame: %w", err))
+		return false
+	}
+	p.frames.Add(1)
+	if isRepeat(res.ScreenshotData, *last) {
+		p.repeats.Add(1)
+	} else {
+		c.enqueue(event{kind: evPumped, at: at, src: at, data: res.ScreenshotData})
+		*last = res.ScreenshotData
+	}
+	// The interval after a frame is always run, even when stopping: the
+	// clock then stands at the next frame's time, where a capture that
+	// follows (another tab, the same take) begins.
+	if err := p.advance(time.Duration(next - at)); err != nil {
+		p.fail(err)
+		return false
+	}
+	p.tab.grant(time.Duration(next - at))
+	return true
 }
 
 // isRepeat reports whether a begin-frame's answer shows nothing new: no

@@ -130,3 +130,62 @@ func TestVirtualTimeTurn(t *testing.T) {
 	close(quit)
 	v.Turn(quit) // a closed quit always ends the turn
 }
+
+// A tab's frame times are its base plus what was granted to it, whatever
+// the take clock does; each tab keeps its own.
+func TestTabTime(t *testing.T) {
+	v := NewVirtualTime()
+	a, b := v.tab("a"), v.tab("b")
+	if v.tab("a") != a {
+		t.Fatal("the same target gets another tab time")
+	}
+	a.setBase(1000)
+	a.setBase(5000) // a capture that follows keeps the first base
+	b.setBase(2000)
+	a.grant(16 * time.Millisecond)
+	a.grant(500 * time.Microsecond)
+	v.Advance(time.Second)
+	if got := a.ticks(); got != 1016.5 {
+		t.Errorf("tab a at %v ms, want 1016.5", got)
+	}
+	if got := b.ticks(); got != 2000 {
+		t.Errorf("tab b at %v ms, want 2000 (nothing granted)", got)
+	}
+}
+
+// An alarm that fired holds the pump (Turn) until its work is done, even
+// while a session sleep waits; one not fired is released by done.
+func TestVirtualTimeAlarm(t *testing.T) {
+	v := NewVirtualTime()
+	_, wake := v.Sleep(time.Hour)
+	defer wake()
+	fired, done := v.Alarm(time.Second)
+	v.Advance(time.Second)
+	select {
+	case <-fired:
+	default:
+		t.Fatal("the alarm did not fire at its time")
+	}
+	v.mu.Lock()
+	alarms := v.alarms
+	v.mu.Unlock()
+	if alarms != 1 {
+		t.Fatalf("%d alarms pending their work, want 1", alarms)
+	}
+	turned := make(chan struct{})
+	go func() { v.Turn(nil); close(turned) }()
+	done()
+	<-turned // returns once done (a sleeper waits): no timing asserted
+	done()   // twice is once
+	v.mu.Lock()
+	alarms = v.alarms
+	v.mu.Unlock()
+	if alarms != 0 {
+		t.Errorf("%d alarms after done, want 0", alarms)
+	}
+	_, done2 := v.Alarm(time.Second)
+	done2()
+	if n := v.Pending(); n != 1 { // the sleep's timer only
+		t.Errorf("%d timers pending after releasing an alarm, want 1", n)
+	}
+}

@@ -28,9 +28,11 @@ type VirtualTime struct {
 	// clock, how many session commands are in flight, when either last
 	// changed or the pump last made a frame (wall time), and a channel
 	// signalled on each change.
-	sleepers, busy int
-	changed        time.Time
-	pace           chan struct{}
+	sleepers, busy, alarms int
+	changed                time.Time
+	pace                   chan struct{}
+
+	tt tabTimes // each tab's own virtual time (tabtime.go)
 }
 
 type vtimer struct {
@@ -38,6 +40,7 @@ type vtimer struct {
 	ch    chan struct{}
 	done  bool
 	sleep bool // a session sleep: counted in sleepers until it fires
+	alarm bool // an Alarm: counted in alarms from when it fires until done
 }
 
 // NewVirtualTime returns a virtual clock at 0.
@@ -117,6 +120,9 @@ func (v *VirtualTime) Advance(d time.Duration) {
 			// the pump must not run ahead of what it does next.
 			v.sleepers--
 		}
+		if t.alarm {
+			v.alarms++ // until its work is done (Alarm)
+		}
 		close(t.ch)
 		n++
 	}
@@ -135,7 +141,7 @@ func (v *VirtualTime) Fail() {
 		close(t.ch)
 	}
 	v.timers = nil
-	v.sleepers = 0
+	v.sleepers, v.alarms = 0, 0
 	v.touch()
 }
 
@@ -145,6 +151,42 @@ func (v *VirtualTime) touch() {
 	select {
 	case v.pace <- struct{}{}:
 	default:
+	}
+}
+
+// Alarm is After for work the run does at a virtual time of its own (a
+// bounded hold resuming itself): once it fires, the pump makes no frame
+// until done is called (at most IdleWait of real time per frame), so the
+// work lands at the alarm's time in every run, not frames later. done
+// also releases an alarm that has not fired.
+func (v *VirtualTime) Alarm(d time.Duration) (<-chan struct{}, func()) {
+	v.mu.Lock()
+	t := &vtimer{due: v.now + timeline.Time(d), ch: make(chan struct{}), alarm: true}
+	if d <= 0 || v.failed {
+		t.done, t.alarm = true, false
+		close(t.ch)
+	} else {
+		i := sort.Search(len(v.timers), func(i int) bool { return v.timers[i].due > t.due })
+		v.timers = append(v.timers, nil)
+		copy(v.timers[i+1:], v.timers[i:])
+		v.timers[i] = t
+	}
+	v.mu.Unlock()
+	var once sync.Once
+	return t.ch, func() {
+		once.Do(func() {
+			v.mu.Lock()
+			fired := t.done && t.alarm
+			v.mu.Unlock()
+			if !fired {
+				v.release(t)
+				return
+			}
+			v.mu.Lock()
+			v.alarms--
+			v.touch()
+			v.mu.Unlock()
+		})
 	}
 }
 
@@ -189,13 +231,13 @@ const (
 func (v *VirtualTime) Turn(quit <-chan struct{}) {
 	for {
 		v.mu.Lock()
-		sleepers, busy, failed, since := v.sleepers, v.busy, v.failed, time.Since(v.changed)
+		sleepers, busy, alarms, failed, since := v.sleepers, v.busy, v.alarms, v.failed, time.Since(v.changed)
 		v.mu.Unlock()
 		limit := IdleWait
-		if busy > 0 {
+		if busy > 0 && alarms == 0 {
 			limit = BusyWait
 		}
-		if failed || sleepers > 0 || since >= limit {
+		if failed || (sleepers > 0 && alarms == 0) || since >= limit {
 			return
 		}
 		t := time.NewTimer(limit - since)

@@ -119,13 +119,20 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 	t := r.tabs[name]
 	c, stop := onTab(ctx, t.ctx)
 	defer stop()
-	rate, err := chromedp.Call(c, animation.GetPlaybackRate, cdp.Empty{})
-	if err != nil {
-		return undispatched(fmt.Errorf("hold %s: read playback rate: %w", name, err))
-	}
-	stage, err := r.freeze(c, t)
-	if err == nil {
-		r.drain(c, t)
+	rate := animation.GetPlaybackRateResult{PlaybackRate: 1}
+	var stage holdStage
+	var err error
+	if r.virt != nil {
+		stage, err = r.freezeStudio(c)
+	} else {
+		rate, err = chromedp.Call(c, animation.GetPlaybackRate, cdp.Empty{})
+		if err != nil {
+			return undispatched(fmt.Errorf("hold %s: read playback rate: %w", name, err))
+		}
+		stage, err = r.freeze(c, t)
+		if err == nil {
+			r.drain(c, t)
+		}
 	}
 	if err != nil {
 		if fences(stage) {
@@ -157,7 +164,10 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 	if max > 0 {
 		h.stop = make(chan struct{})
 		r.bounds.Add(1)
-		go r.bound(h, h.stop, max)
+		// The bound's timer is set here, not in its goroutine: on virtual
+		// time the clock may run on before that goroutine starts.
+		due, done := r.takeAlarm(max)
+		go r.bound(h, h.stop, max, due, done)
 	}
 	return nil
 }
@@ -268,6 +278,9 @@ func (r *run) thaw(c context.Context, h *holdState, why string) error {
 		close(h.stop)
 		h.stop = nil
 	}
+	if r.virt != nil {
+		return r.thawStudio(c, h, why)
+	}
 	// An idle page has not reached the pause yet (it waits for the next
 	// script to run): then there is nothing to resume, and disabling the
 	// debugger below drops the pending pause.
@@ -330,14 +343,15 @@ func (r *run) fence(t *Tab, op string, err error, h *holdState) error {
 // bound resumes a hold when it reaches its max, unless it ended before.
 // It runs on a goroutine of its own, started by hold and waited for by
 // endHolds.
-func (r *run) bound(h *holdState, stop <-chan struct{}, max time.Duration) {
+// due is closed at the bound, on the take's clock (virtual time in
+// studio mode); done is called once the bound's work is over.
+func (r *run) bound(h *holdState, stop <-chan struct{}, max time.Duration, due <-chan struct{}, done func()) {
 	defer r.bounds.Done()
-	tm := time.NewTimer(max)
-	defer tm.Stop()
+	defer done()
 	select {
 	case <-stop:
 		return
-	case <-tm.C:
+	case <-due:
 	}
 	r.holdMu.Lock()
 	defer r.holdMu.Unlock()

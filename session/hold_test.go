@@ -24,6 +24,9 @@ import (
 func runHolds(t *testing.T, header, steps string, o RunOptions) (*Result, string) {
 	t.Helper()
 	testenv.Need(t, "chromium")
+	if header == studioHeader {
+		testenv.Need(t, shellName)
+	}
 	dir := t.TempDir()
 	site, _ := filepath.Abs("testdata/site")
 	path := filepath.Join(dir, "s.yaml")
@@ -46,6 +49,16 @@ func runHolds(t *testing.T, header, steps string, o RunOptions) (*Result, string
 		t.Fatal(err)
 	}
 	return res, o.TakeDir
+}
+
+// studioHeader films a hold test in studio mode. inModes runs a hold test
+// once filmed live and once in studio mode, with the header of each.
+const studioHeader = "browser: {capture: studio}\n"
+
+func inModes(t *testing.T, test func(t *testing.T, header string)) {
+	for _, m := range []struct{ name, header string }{{"live", ""}, {"studio", studioHeader}} {
+		t.Run(m.name, func(t *testing.T) { test(t, m.header) })
+	}
 }
 
 // pageHoldState is hold.html's holdState(): when each counter ticked
@@ -250,8 +263,10 @@ func TestHoldFreezesStageWhileScoutWorks(t *testing.T) {
 
 // A resume after the held tab navigated is refused: the page the hold
 // froze is gone. The run fails, and records the hold as ended by the run.
-func TestResumeAfterNavigationRefused(t *testing.T) {
-	res, _ := runHolds(t, "", `  - goto: ${serve.url}/hold.html
+func TestResumeAfterNavigationRefused(t *testing.T) { inModes(t, testResumeAfterNavigationRefused) }
+
+func testResumeAfterNavigationRefused(t *testing.T, header string) {
+	res, _ := runHolds(t, header, `  - goto: ${serve.url}/hold.html
   - hold: stage
   - pause: 300ms
   - resume: stage
@@ -285,8 +300,10 @@ func TestResumeAfterNavigationRefused(t *testing.T) {
 
 // A bounded hold resumes itself at its bound and records it; a later
 // resume finds nothing to do; a second hold of a held tab is refused.
-func TestBoundedHoldResumesItself(t *testing.T) {
-	res, _ := runHolds(t, "", `  - goto: ${serve.url}/hold.html
+func TestBoundedHoldResumesItself(t *testing.T) { inModes(t, testBoundedHoldResumesItself) }
+
+func testBoundedHoldResumesItself(t *testing.T, header string) {
+	res, _ := runHolds(t, header, `  - goto: ${serve.url}/hold.html
   - hold: {tab: stage, max: 1s}
   - hold: stage
     optional: true
@@ -313,8 +330,10 @@ func TestBoundedHoldResumesItself(t *testing.T) {
 }
 
 // A run that ends with a tab held records the hold as ended by the run.
-func TestHoldEndedByRun(t *testing.T) {
-	res, _ := runHolds(t, "", `  - goto: ${serve.url}/hold.html
+func TestHoldEndedByRun(t *testing.T) { inModes(t, testHoldEndedByRun) }
+
+func testHoldEndedByRun(t *testing.T, header string) {
+	res, _ := runHolds(t, header, `  - goto: ${serve.url}/hold.html
   - hold: {tab: stage, max: 1m}
   - pause: 200ms
 `, RunOptions{})
@@ -327,14 +346,16 @@ func TestHoldEndedByRun(t *testing.T) {
 // A hold or resume that fails half way fences its tab: the run fails with
 // outcome unknown naming the tab (an optional step too), and cleanup
 // still happens.
-func TestFencedTabFailsRun(t *testing.T) {
+func TestFencedTabFailsRun(t *testing.T) { inModes(t, testFencedTabFailsRun) }
+
+func testFencedTabFailsRun(t *testing.T, header string) {
 	for _, c := range []struct {
 		name  string
 		point faultPoint
 		step  int
 	}{{"freeze", faultFreeze, 1}, {"resume", faultAck, 3}} {
 		t.Run(c.name, func(t *testing.T) {
-			res, _ := runHolds(t, "", `  - goto: ${serve.url}/hold.html
+			res, _ := runHolds(t, header, `  - goto: ${serve.url}/hold.html
   - hold: stage
     optional: true
   - pause: 200ms
@@ -369,8 +390,10 @@ func TestFencedTabFailsRun(t *testing.T) {
 // Filming may move away from a held tab and back to it: no picture is
 // taken of a held page (it would wait for the resume), what frames come
 // show the frozen picture, and the page moves again once resumed.
-func TestFilmAroundAHeldTab(t *testing.T) {
-	res, take := runHolds(t, "", `  - goto: ${serve.url}/hold.html
+func TestFilmAroundAHeldTab(t *testing.T) { inModes(t, testFilmAroundAHeldTab) }
+
+func testFilmAroundAHeldTab(t *testing.T, header string) {
+	res, take := runHolds(t, header, `  - goto: ${serve.url}/hold.html
   - hold: stage
   - tab: {open: scout, url: "${serve.url}/second.html"}
     timeout: 5s

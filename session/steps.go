@@ -14,9 +14,6 @@ import (
 // named here. Errors are classified: nothing sent (undispatched), refused
 // (rejected), or sent with an unknown result.
 func (r *run) exec(ctx context.Context, tab *Tab, st scripts.Step, rec *timeline.Step) error {
-	if err := r.studioRefuses(st); err != nil {
-		return err
-	}
 	// A step names its tab as it starts, and the hold rules are asked
 	// before anything is sent (holdrules.go).
 	if err := r.refusal(tab, st.Traits.Presentation); err != nil {

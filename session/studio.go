@@ -263,21 +263,6 @@ func (r *run) studioFPS() int {
 	return recorder.DefaultFPS
 }
 
-// studioRefuses refuses, before anything is sent, the steps studio
-// capture does not support yet: a hold pauses the page's script with the
-// debugger, and a page paused that way under begin-frame control would
-// stall the frame pump.
-func (r *run) studioRefuses(st scripts.Step) error {
-	if r.virt == nil {
-		return nil
-	}
-	switch st.Action.(type) {
-	case scripts.Hold, scripts.Resume:
-		return undispatched(fmt.Errorf("%s is not supported with capture: studio yet; use capture: live (--capture live) for scripts that hold a tab", st.Kind))
-	}
-	return nil
-}
-
 // busy marks a command to the page in flight on ctx's virtual clock until
 // the returned func is called: the pump holds its next frame meanwhile,
 // for a while (recorder.VirtualTime.Turn), so the command lands between
