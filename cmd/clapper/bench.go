@@ -276,20 +276,11 @@ func (r benchRun) line() string {
 // records it for o.seconds into a take, closes the browser, and analyses
 // the take.
 func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, scale float64, pageURL string, n int) (benchRun, string, error) {
-	dir := ""
-	if o.keep != "" {
-		dir = filepath.Join(o.keep, benchDirName(w, h, scale, "live", n))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return benchRun{}, "", err
-		}
-	} else {
-		tmp, err := os.MkdirTemp("", "clapper-bench-")
-		if err != nil {
-			return benchRun{}, "", err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
+	dir, drop, err := benchTakeDir(o.keep, benchDirName(w, h, scale, "live", n))
+	if err != nil {
+		return benchRun{}, "", err
 	}
+	defer drop()
 	if err := settle(ctx, o.settle); err != nil {
 		return benchRun{}, "", err
 	}
@@ -459,18 +450,7 @@ func medianRun(runs []benchRun) benchRun {
 		return benchRun{}
 	}
 	out := runs[0]
-	medianFields(reflect.ValueOf(&out).Elem(), func(path []int) []float64 {
-		v := make([]float64, len(runs))
-		for i := range runs {
-			f := reflect.ValueOf(runs[i]).FieldByIndex(path)
-			if f.CanInt() {
-				v[i] = float64(f.Int())
-			} else {
-				v[i] = f.Float()
-			}
-		}
-		return v
-	}, nil)
+	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
 	return out
 }
 
@@ -495,4 +475,35 @@ func medianOf(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// fieldOfRuns reads one numeric field, by its index path, of every run.
+func fieldOfRuns[T any](runs []T) func(path []int) []float64 {
+	return func(path []int) []float64 {
+		v := make([]float64, len(runs))
+		for i := range runs {
+			f := reflect.ValueOf(runs[i]).FieldByIndex(path)
+			if f.CanInt() {
+				v[i] = float64(f.Int())
+			} else {
+				v[i] = f.Float()
+			}
+		}
+		return v
+	}
+}
+
+// benchTakeDir is where a benchmark run writes its take: keep/name when
+// the takes are kept (drop does nothing), else a temporary folder that
+// drop removes.
+func benchTakeDir(keep, name string) (dir string, drop func(), err error) {
+	if keep != "" {
+		dir = filepath.Join(keep, name)
+		return dir, func() {}, os.MkdirAll(dir, 0o755)
+	}
+	tmp, err := os.MkdirTemp("", "clapper-bench-")
+	if err != nil {
+		return "", nil, err
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
 }

@@ -309,18 +309,7 @@ func medianScenario(runs []scenarioRun) scenarioRun {
 	for _, r := range runs {
 		firstAll = firstAll && r.FirstFrameIsPage
 	}
-	medianFields(reflect.ValueOf(&out).Elem(), func(path []int) []float64 {
-		v := make([]float64, len(runs))
-		for i := range runs {
-			f := reflect.ValueOf(runs[i]).FieldByIndex(path)
-			if f.CanInt() {
-				v[i] = float64(f.Int())
-			} else {
-				v[i] = f.Float()
-			}
-		}
-		return v
-	}, nil)
+	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
 	out.FirstFrameIsPage = firstAll
 	return out
 }

@@ -82,20 +82,11 @@ func benchStudioRun(ctx context.Context, o benchCaptureOptions, w, h int, scale 
 	if err != nil {
 		return benchRun{}, "", err
 	}
-	dir := ""
-	if o.keep != "" {
-		dir = filepath.Join(o.keep, benchDirName(w, h, scale, "studio", n))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return benchRun{}, "", err
-		}
-	} else {
-		tmp, err := os.MkdirTemp("", "clapper-bench-")
-		if err != nil {
-			return benchRun{}, "", err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
+	dir, drop, err := benchTakeDir(o.keep, benchDirName(w, h, scale, "studio", n))
+	if err != nil {
+		return benchRun{}, "", err
 	}
+	defer drop()
 	scratch, err := os.MkdirTemp("", "clapper-bench-")
 	if err != nil {
 		return benchRun{}, "", err
