@@ -2,8 +2,6 @@ package compositor
 
 import (
 	"image"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -84,12 +82,7 @@ func TestScanFramesFindsTheLeadIn(t *testing.T) {
 		for i, at := range c.frames {
 			fr := timeline.Frame{Seq: int64(i), Source: msT(at), Received: msT(at + 5), Width: 64, Height: 36, Bytes: len(b),
 				File: timeline.FramePath(int64(i)), Document: map[bool]int{true: 1}[at >= 300]}
-			if err := os.WriteFile(filepath.Join(dir, fr.File), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := log.Append(fr); err != nil {
-				t.Fatal(err)
-			}
+			addFrame(t, dir, log, fr, b)
 		}
 		if err := log.Close(); err != nil {
 			t.Fatal(err)

@@ -2,7 +2,6 @@ package compositor
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -23,8 +22,7 @@ func TestRenderSizeChange(t *testing.T) {
 		}
 		b := solidJPEG(t, w, h, palette[i])
 		fr := timeline.Frame{Seq: int64(i + 1), Source: msT(i * 300), Width: w, Height: h, Bytes: len(b), File: timeline.FramePath(int64(i + 1))}
-		os.WriteFile(filepath.Join(dir, fr.File), b, 0o644)
-		log.Append(fr)
+		addFrame(t, dir, log, fr, b)
 	}
 	log.Close()
 	tl := timeline.Timeline{Steps: []timeline.Step{{Kind: "zoom", Region: &timeline.Rect{X: 100, Y: 50, W: 60, H: 40}, Scale: 1.5, Start: msT(1500), Duration: ms(400)}},

@@ -62,12 +62,7 @@ func studioTake(t testing.TB) *timeline.Take {
 	for i, ms := range times {
 		fr := timeline.Frame{Seq: int64(i + 1), Source: at(ms), Received: at(ms + 2), Width: 640, Height: 360,
 			Bytes: len(b), File: timeline.FramePath(int64(i + 1)), Document: map[bool]int{true: 1}[ms >= 1600]}
-		if err := os.WriteFile(filepath.Join(dir, fr.File), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := log.Append(fr); err != nil {
-			t.Fatal(err)
-		}
+		addFrame(t, dir, log, fr, b)
 	}
 	if err := log.Close(); err != nil {
 		t.Fatal(err)

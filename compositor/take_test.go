@@ -5,9 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -59,12 +57,7 @@ func writeTake(t testing.TB, dir string, w, h int, frames []synthFrame, tl timel
 			Width: w, Height: h, Bytes: len(b), File: timeline.FramePath(int64(i + 1)),
 			PageScaleFactor: 1, DeviceWidth: float64(tl.Viewport.Width), DeviceHeight: float64(tl.Viewport.Height),
 		}
-		if err := os.WriteFile(filepath.Join(dir, fr.File), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := log.Append(fr); err != nil {
-			t.Fatal(err)
-		}
+		addFrame(t, dir, log, fr, b)
 	}
 	if err := log.Close(); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,12 @@ package compositor
 import (
 	"fmt"
 	"image/color"
+	"os"
+	"path/filepath"
+	"testing"
 	"time"
+
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 func timeDur(ns int64) time.Duration { return time.Duration(ns) }
@@ -11,3 +16,15 @@ func timeDur(ns int64) time.Duration { return time.Duration(ns) }
 func fmtSscanf(s, f string, a ...any) (int, error) { return fmt.Sscanf(s, f, a...) }
 
 type colorRGBA = color.RGBA
+
+// addFrame writes frame fr's picture b into the take at dir and appends fr
+// to the take's frame log.
+func addFrame(t testing.TB, dir string, log *timeline.FrameLog, fr timeline.Frame, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, fr.File), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(fr); err != nil {
+		t.Fatal(err)
+	}
+}

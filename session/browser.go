@@ -235,7 +235,15 @@ func (b *Browser) StderrTail() string { return b.stderr.String() }
 // ctx: the first command on a chromedp context allocates its target, so it
 // runs on the tab's own context, which a timer cancels instead.
 func (b *Browser) NewTab(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	tctx, cancel := chromedp.NewContext(b.ctx)
+	return b.tabContext(ctx, "open tab")
+}
+
+// tabContext makes a chromedp context for a tab of b (opts say which:
+// none for a new one) and runs its first command, which allocates or
+// attaches it, bounded by ctx and by tabOpenLimit; what names the act in
+// errors. On failure the context is cancelled.
+func (b *Browser) tabContext(ctx context.Context, what string, opts ...chromedp.ContextOption) (context.Context, context.CancelFunc, error) {
+	tctx, cancel := chromedp.NewContext(b.ctx, opts...)
 	stop := context.AfterFunc(ctx, cancel)
 	err := bounded(tabOpenLimit, cancel, func() error {
 		return chromedp.Do(tctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil }))
@@ -245,7 +253,7 @@ func (b *Browser) NewTab(ctx context.Context) (context.Context, context.CancelFu
 		if err == nil || ctx.Err() != nil {
 			err = context.Cause(ctx)
 		}
-		return nil, nil, fmt.Errorf("open tab: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return tctx, cancel, nil
 }

@@ -59,41 +59,13 @@ steps:
   - wait: {text: Never}
 `)
 	take := filepath.Join(t.TempDir(), "take")
-	var b *Browser
-	paused := make(chan struct{})
-	killed := make(chan error, 1)
-	res, err := Run(context.Background(), s, RunOptions{
-		TakeDir: take,
-		// Called before each step: the third is the pause.
-		Progress: func(p Progress) {
-			if p.Step == 3 {
-				close(paused)
-			}
-		},
-		OnLaunch: func(br *Browser) {
-			b = br
-			go func() { // owned by the test: ends after one kill
-				// Kill during the pause, once frames are flowing; the
-				// deadline only bounds a hang.
-				select {
-				case <-paused:
-				case <-time.After(2 * time.Minute):
-				}
-				deadline := time.Now().Add(time.Minute)
-				for time.Now().Before(deadline) {
-					if m, _ := filepath.Glob(filepath.Join(take, "frames", "*.jpg")); len(m) >= 15 {
-						break
-					}
-					time.Sleep(50 * time.Millisecond)
-				}
-				killed <- br.Kill()
-			}()
-		},
-	})
+	o := RunOptions{TakeDir: take}
+	k := killDuringStep(&o, take, 3) // the third step is the pause
+	res, err := Run(context.Background(), s, o)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if kerr := <-killed; kerr != nil {
+	if kerr := <-k.killed; kerr != nil {
 		t.Fatalf("kill: %v", kerr)
 	}
 	if res.Failed == nil {
@@ -125,8 +97,8 @@ steps:
 	if tl.Cleanup == nil || tl.Cleanup.Profile != "removed" {
 		t.Errorf("cleanup receipt: %+v", tl.Cleanup)
 	}
-	if _, err := os.Stat(b.Profile()); !os.IsNotExist(err) {
-		t.Errorf("profile %s left behind", b.Profile())
+	if _, err := os.Stat(k.browser.Profile()); !os.IsNotExist(err) {
+		t.Errorf("profile %s left behind", k.browser.Profile())
 	}
 	if live := testenv.LiveBrowsers(); len(live) > 0 {
 		t.Errorf("processes left behind: %v", live)
@@ -177,4 +149,41 @@ steps:
 	if tk.Timeline.Cleanup == nil || tk.Timeline.Cleanup.Profile != "removed" {
 		t.Errorf("cleanup: %+v", tk.Timeline.Cleanup)
 	}
+}
+
+// killer is a Chromium a test kills mid-run: browser is the one launched,
+// killed the kill's error.
+type killer struct {
+	browser *Browser
+	killed  chan error
+}
+
+// killDuringStep sets o up so that Chromium is killed once step has begun
+// and frames are flowing into take; the deadlines only bound a hang.
+func killDuringStep(o *RunOptions, take string, step int) *killer {
+	k := &killer{killed: make(chan error, 1)}
+	begun := make(chan struct{})
+	o.Progress = func(p Progress) {
+		if p.Step == step {
+			close(begun)
+		}
+	}
+	o.OnLaunch = func(br *Browser) {
+		k.browser = br
+		go func() { // owned by the test: ends after one kill
+			select {
+			case <-begun:
+			case <-time.After(2 * time.Minute):
+			}
+			deadline := time.Now().Add(time.Minute)
+			for time.Now().Before(deadline) {
+				if m, _ := filepath.Glob(filepath.Join(take, "frames", "*.jpg")); len(m) >= 15 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			k.killed <- br.Kill()
+		}()
+	}
+	return k
 }

@@ -115,17 +115,5 @@ func (b *Browser) onBrowser(ctx context.Context, fn func(context.Context) error)
 // detaches and leaves the tab open (closing is the lease's decision).
 // Attaching is bounded like NewTab.
 func (b *Browser) AttachTab(ctx context.Context, id string) (context.Context, context.CancelFunc, error) {
-	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
-	stop := context.AfterFunc(ctx, cancel)
-	err := bounded(tabOpenLimit, cancel, func() error {
-		return chromedp.Do(tctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil }))
-	})
-	if !stop() || err != nil {
-		cancel()
-		if err == nil || ctx.Err() != nil {
-			err = context.Cause(ctx)
-		}
-		return nil, nil, fmt.Errorf("attach to tab %s: %w", id, err)
-	}
-	return tctx, cancel, nil
+	return b.tabContext(ctx, "attach to tab "+id, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
 }

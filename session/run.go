@@ -26,11 +26,10 @@ type RunOptions struct {
 	NoSandbox bool
 	// Chromium overrides the executable path.
 	Chromium string
-	// CaptureMode is --capture: scripts.CaptureLive, scripts.CaptureStudio
-	// or "" for the script's choice (ChooseCapture decides).
-	CaptureMode string
-	// ChromiumShell overrides the headless shell of studio capture.
-	ChromiumShell string
+	// Filming is how the run films, when the caller has decided it with
+	// ChooseCapture (the command line does, to check before anything
+	// launches what will launch); nil: as the script says.
+	Filming *CaptureChoice
 	// Capture tunes the recorder (buffer bounds, in-flight frames).
 	Capture recorder.Options
 	// Progress, when set, is called from the run's goroutine before each
@@ -151,14 +150,22 @@ type run struct {
 	virt   *recorder.VirtualTime
 }
 
+// filming is the run's capture choice: the caller's, else the script's.
+func filming(s *scripts.Script, o RunOptions) (CaptureChoice, error) {
+	if o.Filming != nil {
+		return *o.Filming, nil
+	}
+	shell, shellErr := FindShell("")
+	return ChooseCapture("", s.Browser.Capture, s.Browser.Attach != "" || o.Attach != "", shell, shellErr)
+}
+
 // Run executes a validated script against an owned (or attached) Chromium,
 // recording a take into o.TakeDir. The take and its timeline are written on
 // every path: success, step failure, Chromium dying, and cancellation of
 // ctx (Ctrl-C). It returns an error only for problems outside the steps
 // (launch, take folder); a failing step is reported in Result.Failed.
 func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err error) {
-	shell, shellErr := FindShell(o.ChromiumShell)
-	choice, err := ChooseCapture(o.CaptureMode, s.Browser.Capture, s.Browser.Attach != "", shell, shellErr)
+	choice, err := filming(s, o)
 	if err != nil {
 		return nil, err
 	}

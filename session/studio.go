@@ -139,25 +139,17 @@ func (b *Browser) NewStudioTab(ctx context.Context, width, height int) (context.
 		}
 		return nil, nil, fmt.Errorf("open tab: %w", err)
 	}
-	tctx, tcancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(res.TargetID))
-	stop := context.AfterFunc(ctx, tcancel)
-	err = bounded(tabOpenLimit, tcancel, func() error {
-		return chromedp.Do(tctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil }))
-	})
-	closeTab := func() {
-		tcancel()
+	closeTarget := func() {
 		c, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), 2*time.Second)
 		defer cancel()
 		_, _ = chromedp.CallBrowser(c, target.CloseTarget, target.CloseTargetParams{TargetID: res.TargetID})
 	}
-	if !stop() || err != nil {
-		closeTab()
-		if err == nil || ctx.Err() != nil {
-			err = context.Cause(ctx)
-		}
-		return nil, nil, fmt.Errorf("open tab: %w", err)
+	tctx, tcancel, err := b.tabContext(ctx, "open tab", chromedp.WithTargetID(res.TargetID))
+	if err != nil {
+		closeTarget()
+		return nil, nil, err
 	}
-	return tctx, closeTab, nil
+	return tctx, func() { tcancel(); closeTarget() }, nil
 }
 
 // The take clock in contexts. A studio run puts its virtual clock in each

@@ -1,11 +1,9 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"image"
-	"image/jpeg"
 	"math"
 	"os"
 	"path/filepath"
@@ -99,14 +97,7 @@ func TestStudioEveryPageFrame(t *testing.T) {
 		if first < 0 || fr.Source < first || fr.Source >= first+timeline.Time(3*time.Second) {
 			continue
 		}
-		b, err := tk.ReadFrame(fr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := jpeg.Decode(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		img := readFrame(t, tk.Dir, fr)
 		code, err := benchpage.Decode(img, 1)
 		if err != nil {
 			t.Fatalf("frame %d (%v): %v", fr.Seq, fr.Source, err)
@@ -200,41 +191,14 @@ func TestStudioChromiumKilled(t *testing.T) {
   - pause: 10m
     timeout: 20m
 `)
-	var b *Browser
-	paused := make(chan struct{})
-	killed := make(chan error, 1)
-	take := ""
-	o := RunOptions{
-		Progress: func(p Progress) {
-			if p.Step == 3 {
-				close(paused)
-			}
-		},
-		OnLaunch: func(br *Browser) {
-			b = br
-			go func() { // owned by the test: ends after one kill
-				select {
-				case <-paused:
-				case <-time.After(2 * time.Minute):
-				}
-				deadline := time.Now().Add(time.Minute)
-				for time.Now().Before(deadline) {
-					if m, _ := filepath.Glob(filepath.Join(take, "frames", "*.jpg")); len(m) >= 15 {
-						break
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
-				killed <- br.Kill()
-			}()
-		},
-	}
-	take = filepath.Join(t.TempDir(), "take")
-	o.TakeDir = take
+	take := filepath.Join(t.TempDir(), "take")
+	o := RunOptions{TakeDir: take}
+	k := killDuringStep(&o, take, 3)
 	res, err := Run(context.Background(), s, o)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if kerr := <-killed; kerr != nil {
+	if kerr := <-k.killed; kerr != nil {
 		t.Fatalf("kill: %v", kerr)
 	}
 	if res.Failed == nil || !errors.Is(res.Failed, ErrBrowserGone) || res.Failed.Index != 2 {
@@ -253,8 +217,8 @@ func TestStudioChromiumKilled(t *testing.T) {
 	if tk.Timeline.Cleanup == nil || tk.Timeline.Cleanup.Profile != "removed" {
 		t.Errorf("cleanup receipt: %+v", tk.Timeline.Cleanup)
 	}
-	if _, err := os.Stat(b.Profile()); !os.IsNotExist(err) {
-		t.Errorf("profile %s left behind", b.Profile())
+	if _, err := os.Stat(k.browser.Profile()); !os.IsNotExist(err) {
+		t.Errorf("profile %s left behind", k.browser.Profile())
 	}
 	if live := testenv.LiveBrowsers(); len(live) > 0 {
 		t.Errorf("processes left behind: %v", live)
@@ -324,14 +288,7 @@ func TestStudioPageClocks(t *testing.T) {
 			continue
 		}
 		n++
-		b, err := tk.ReadFrame(fr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := jpeg.Decode(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		img := readFrame(t, tk.Dir, fr)
 		x := boxLeft(img, 28)
 		if x < 0 {
 			t.Fatalf("frame %d: the animated box is not in the picture", fr.Seq)
@@ -376,7 +333,8 @@ func TestStudioEveryStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Browser.NoSandbox = testenv.NoSandbox()
-	res, tk, frames := studioRun(t, s, RunOptions{CaptureMode: scripts.CaptureStudio})
+	s.Browser.Capture = scripts.CaptureStudio
+	res, tk, frames := studioRun(t, s, RunOptions{})
 	for _, st := range res.Timeline.Steps {
 		if st.Outcome != timeline.OutcomeOK && !st.Optional {
 			t.Errorf("line %d %s: %s %s", st.Line, st.Kind, st.Outcome, st.Error)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -338,15 +339,7 @@ func benchCaptureRun(ctx context.Context, o benchCaptureOptions, w, h int, scale
 	res := capt.Stop(context.Background())
 	t1 := clock.Now()
 	cpu1, chrome1, busy1 := selfCPU(), groupCPU(b.Pid()), machineBusy()
-	if err := log.Close(); err != nil {
-		return benchRun{}, "", err
-	}
-	if serr != nil {
-		return benchRun{}, "", serr
-	}
-	tl.Clock, tl.Capture, tl.Boundaries = res.Clock, res.Capture, res.Boundaries
-	tl.Start, tl.End = res.Capture.Started, res.Capture.Ended
-	if err := timeline.WriteTimeline(dir, tl); err != nil {
+	if err := sealBenchTake(dir, log, tl, res, serr); err != nil {
 		return benchRun{}, "", err
 	}
 	info, _ := json.Marshal(benchpage.Info{TimeOrigin: origin})
@@ -506,4 +499,19 @@ func benchTakeDir(keep, name string) (dir string, drop func(), err error) {
 		return "", nil, err
 	}
 	return tmp, func() { os.RemoveAll(tmp) }, nil
+}
+
+// sealBenchTake closes a benchmark take's frame log and writes its
+// timeline from the capture's result, unless the log cannot be closed or
+// serr (the error of the wait during the capture) is set.
+func sealBenchTake(dir string, log io.Closer, tl *timeline.Timeline, res recorder.Result, serr error) error {
+	if err := log.Close(); err != nil {
+		return err
+	}
+	if serr != nil {
+		return serr
+	}
+	tl.Clock, tl.Capture, tl.Boundaries = res.Clock, res.Capture, res.Boundaries
+	tl.Start, tl.End = res.Capture.Started, res.Capture.Ended
+	return timeline.WriteTimeline(dir, tl)
 }

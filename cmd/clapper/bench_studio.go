@@ -162,15 +162,7 @@ func benchStudioRun(ctx context.Context, o benchCaptureOptions, w, h int, scale 
 	res := capt.Stop(context.Background())
 	wall := time.Since(wall0)
 	cpu1, chrome1, busy1 := selfCPU(), groupCPU(b.Pid()), machineBusy()
-	if err := log.Close(); err != nil {
-		return benchRun{}, "", err
-	}
-	if serr != nil {
-		return benchRun{}, "", serr
-	}
-	tl.Clock, tl.Capture, tl.Boundaries = res.Clock, res.Capture, res.Boundaries
-	tl.Start, tl.End = res.Capture.Started, res.Capture.Ended
-	if err := timeline.WriteTimeline(dir, tl); err != nil {
+	if err := sealBenchTake(dir, log, tl, res, serr); err != nil {
 		return benchRun{}, "", err
 	}
 	closeTab()

@@ -175,8 +175,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version, Revision: revision,
 		Progress: ui.step, Logf: ui.logf, Attach: attach, Leases: leased, Handoff: ui.handoff,
-		CaptureMode: o.capture, ChromiumShell: o.shell,
-		Capture: o.tuning,
+		Filming: &choice, Capture: o.tuning,
 	})
 	ui.doneSteps()
 	if runErr != nil && res == nil {
