@@ -581,8 +581,11 @@ func TestSettleAfterCrossSiteNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := serve(t, "localhost")
+	// Counted before the navigation: the new page's first frame may come
+	// before navigate returns, and a still page sends no other.
+	seen := c.Snapshot().Delivered
 	navigate(t, ctx, other+"/green?still")
-	waitFrames(t, c, c.Snapshot().Delivered+1)
+	waitFrames(t, c, seen+1)
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
 	}
