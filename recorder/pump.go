@@ -58,12 +58,23 @@ type pump struct {
 	fps      int
 	first    int64 // frame number of the first pumped frame (take time / interval)
 	tab      *tabTime
+	tabID    string
 	expired  chan struct{}
 	quit     chan struct{}
 	quitOnce sync.Once
 	wg       sync.WaitGroup
 
-	frames, repeats, forced atomic.Int64
+	// moving counts the frames in a row that showed something new. Until
+	// two have, a begin-frame asks for no picture (a still page's frame
+	// then costs about a millisecond instead of a screenshot's encoding),
+	// and only a frame that reports damage is asked again, without
+	// drawing anything new, for its picture. A page that keeps moving is
+	// shot at once, frame after frame (a screenshot always reports
+	// damage, so there a probe would cost a call for nothing), until a
+	// picture repeats.
+	moving int
+
+	frames, repeats, forced, shots atomic.Int64
 }
 
 // StartStudio begins a studio capture of the tab of ctx, which must have
@@ -100,7 +111,8 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 		c.Stop(context.Background())
 		return nil, fmt.Errorf("put the page on virtual time (is this chromium-headless-shell with begin-frame control?): %w", err)
 	}
-	p.tab = p.virt.tab(tabID(ctx))
+	p.tabID = tabID(ctx)
+	p.tab = p.virt.tab(p.tabID)
 	p.tab.setBase(paused.VirtualTimeTicksBase)
 	p.wg.Add(1)
 	go p.run()
@@ -178,6 +190,7 @@ func (p *pump) run() {
 		if !p.frame(at, next, &last) {
 			return
 		}
+		p.driveOthers(time.Duration(next - at))
 		p.virt.Advance(time.Duration(next - at))
 	}
 }
@@ -198,23 +211,42 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 	q := int64(c.opts.Quality)
 	shot := &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
 	interval := float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
-	cctx, cancel := context.WithTimeout(c.ctx, callLimit)
 	// The frame's time in Chromium's TimeTicks (ms): the tab's own
 	// virtual time (tabtime.go), the clock Blink's animations read
 	// between frames too.
-	ticks := p.tab.ticks()
-	res, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: ticks, Interval: interval, Screenshot: shot})
-	cancel()
+	bf := headlessexperimental.BeginFrameParams{FrameTimeTicks: p.tab.ticks(), Interval: interval}
+	probe := p.moving < 2 && *last != nil && !alwaysShoot
+	if !probe {
+		bf.Screenshot = shot
+	}
+	res, err := p.beginFrame(bf)
 	if err != nil {
 		p.fail(fmt.Errorf("begin frame: %w", err))
 		return false
 	}
+	data := res.ScreenshotData
+	if probe && res.HasDamage {
+		// The still page changed: the same frame again, drawing nothing
+		// new, for its picture.
+		yes := true
+		bf.Screenshot, bf.NoDisplayUpdates = shot, &yes
+		if res, err = p.beginFrame(bf); err != nil {
+			p.fail(fmt.Errorf("begin frame: %w", err))
+			return false
+		}
+		data = res.ScreenshotData
+		p.shots.Add(1)
+	} else if !probe {
+		p.shots.Add(1)
+	}
 	p.frames.Add(1)
-	if isRepeat(res.ScreenshotData, *last) {
+	if isRepeat(data, *last) {
 		p.repeats.Add(1)
+		p.moving = 0
 	} else {
-		c.enqueue(event{kind: evPumped, at: at, src: at, data: res.ScreenshotData})
-		*last = res.ScreenshotData
+		c.enqueue(event{kind: evPumped, at: at, src: at, data: data})
+		*last = data
+		p.moving++
 	}
 	// The interval after a frame is always run, even when stopping: the
 	// clock then stands at the next frame's time, where a capture that
@@ -226,6 +258,16 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 	p.tab.grant(time.Duration(next - at))
 	return true
 }
+
+// beginFrame asks the tab for one frame.
+func (p *pump) beginFrame(bf headlessexperimental.BeginFrameParams) (headlessexperimental.BeginFrameResult, error) {
+	cctx, cancel := context.WithTimeout(p.c.ctx, callLimit)
+	defer cancel()
+	return chromedp.Call(cctx, headlessexperimental.BeginFrame, bf)
+}
+
+// alwaysShoot turns damage probing off (tests compare the two ways).
+var alwaysShoot = false
 
 // isRepeat reports whether a begin-frame's answer shows nothing new: no
 // picture, or the very bytes of the last picture (Chromium 156 sends a
@@ -269,26 +311,40 @@ func (p *pump) room() bool {
 
 // advance lets the page's virtual time run for d and waits until it has.
 func (p *pump) advance(d time.Duration) error {
+	return runBudget(p.c.ctx, p.expired, d, &p.forced)
+}
+
+// runBudget lets the virtual time of the tab of ctx run for d, and waits
+// for its expiry on expired (signalled by the tab's listener). A page with
+// network fetches pending holds virtual time still; after FetchWait of
+// wall time the interval is forced through, and counted in forced.
+func runBudget(ctx context.Context, expired chan struct{}, d time.Duration, forced *atomic.Int64) error {
 	budget := float64(d) / float64(time.Millisecond)
-	if err := p.policy(emulation.VirtualTimePolicyPauseIfNetworkFetchesPending, budget); err != nil {
+	// An expiry left from before (the tab was driven by another pump, or
+	// filmed) is not this budget's.
+	select {
+	case <-expired:
+	default:
+	}
+	if err := setPolicy(ctx, emulation.VirtualTimePolicyPauseIfNetworkFetchesPending, budget); err != nil {
 		return err
 	}
-	if p.waitExpired(FetchWait) {
+	if waitExpired(ctx, expired, FetchWait) {
 		return nil
 	}
 	// A fetch that does not end holds virtual time: force this interval.
-	p.forced.Add(1)
-	if err := p.policy(emulation.VirtualTimePolicyAdvance, budget); err != nil {
+	forced.Add(1)
+	if err := setPolicy(ctx, emulation.VirtualTimePolicyAdvance, budget); err != nil {
 		return err
 	}
-	if p.waitExpired(forceWait) {
+	if waitExpired(ctx, expired, forceWait) {
 		return nil
 	}
 	return ErrVirtualTimeStuck
 }
 
-func (p *pump) policy(pol emulation.VirtualTimePolicy, budget float64) error {
-	cctx, cancel := context.WithTimeout(p.c.ctx, callLimit)
+func setPolicy(ctx context.Context, pol emulation.VirtualTimePolicy, budget float64) error {
+	cctx, cancel := context.WithTimeout(ctx, callLimit)
 	defer cancel()
 	_, err := chromedp.Call(cctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: pol, Budget: &budget})
 	if err != nil {
@@ -299,15 +355,15 @@ func (p *pump) policy(pol emulation.VirtualTimePolicy, budget float64) error {
 
 // waitExpired waits for the budget's expiry, at most d of wall time. The
 // stop of the capture does not cut it short: the frame in hand is finished.
-func (p *pump) waitExpired(d time.Duration) bool {
+func waitExpired(ctx context.Context, expired chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-p.expired:
+	case <-expired:
 		return true
 	case <-t.C:
 		return false
-	case <-p.c.ctx.Done():
+	case <-ctx.Done():
 		return false
 	}
 }

@@ -36,8 +36,9 @@ type tabTime struct {
 
 // tabTimes holds the tab times of a run by target, on its virtual clock.
 type tabTimes struct {
-	mu   sync.Mutex
-	tabs map[string]*tabTime
+	mu     sync.Mutex
+	tabs   map[string]*tabTime
+	driven map[string]*driven // drive.go
 }
 
 // tab returns the tab time of target id, created on first use.

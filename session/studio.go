@@ -234,7 +234,14 @@ func (r *run) openTarget(ctx context.Context) (context.Context, context.CancelFu
 	if err != nil {
 		return nil, nil, err
 	}
-	return withVirtual(tctx, r.virt), cancel, nil
+	// Whichever tab is filmed, this one is sent frames and virtual time
+	// too, so it takes input and keeps time while it is not shot.
+	undrive, err := r.virt.Drive(tctx)
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("open tab: %w", err)
+	}
+	return withVirtual(tctx, r.virt), func() { undrive(); cancel() }, nil
 }
 
 // startCapture starts filming the tab of ctx: the screencast when live,

@@ -97,3 +97,58 @@ func TestStudioHoldFreezesStage(t *testing.T) {
 		t.Errorf("%d frames of the stage stored during the hold (of %d)", inHold, stage)
 	}
 }
+
+// In studio mode a tab that is not filmed is driven by the filmed tab's
+// pump: while the filmed stage is held, the scout takes a click, its
+// requestAnimationFrame loop and timers run (each 50 ms interval of the
+// scout's virtual time gives its timers a tick), and the stage sees none
+// of it. Then the scout is filmed and the stage, resumed and unfilmed,
+// runs on too.
+func TestStudioScoutWorksWhileStageHeld(t *testing.T) {
+	var scoutBefore, scoutAfter, stageLater pageHoldState
+	res, _ := runHolds(t, studioHeader, `  - goto: ${serve.url}/hold.html
+  - tab: {open: scout, url: "${serve.url}/hold.html"}
+  - film: stage
+  - pause: 500ms
+  - hold: stage
+  - pause: 1s
+  - click: "#b"
+    tab: scout
+  - wait: {js: "ticks.clicks === 1"}
+    tab: scout
+  - pause: 1s
+  - resume: stage
+  - film: scout
+  - pause: 1s
+  - expect: {text: "clicks 0", in: "p"}
+    tab: stage
+`, RunOptions{beforeStep: func(i int, r *run) {
+		switch i {
+		case 5:
+			scoutBefore = readHoldState(t, r, "scout")
+		case 9:
+			scoutAfter = readHoldState(t, r, "scout")
+		case 12:
+			stageLater = readHoldState(t, r, "main")
+		}
+	}})
+	mustPass(t, res)
+	if scoutAfter.Clicks != 1 {
+		t.Errorf("the scout saw %d clicks, want 1", scoutAfter.Clicks)
+	}
+	// 1.5 s or more of the scout's virtual time ran between the two
+	// readings, all of it while the stage was held and filmed: at 50 ms,
+	// its interval ticked about 30 times, and its rAF loop about 90.
+	if n := len(scoutAfter.IV) - len(scoutBefore.IV); n < 25 {
+		t.Errorf("the scout's setInterval ticked %d times while the stage was held, want about 30", n)
+	}
+	if n := len(scoutAfter.RAF) - len(scoutBefore.RAF); n < 75 {
+		t.Errorf("the scout's rAF loop ran %d times while the stage was held, want about 90", n)
+	}
+	if stageLater.Clicks != 0 {
+		t.Errorf("the stage saw %d clicks", stageLater.Clicks)
+	}
+	if len(stageLater.IV) == 0 {
+		t.Error("the stage's interval never ticked")
+	}
+}

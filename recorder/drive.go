@@ -1,0 +1,117 @@
+package recorder
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/headlessexperimental"
+	"github.com/chromedp/chromedp"
+)
+
+// Tabs that are not filmed. Under begin-frame control a tab paints, runs
+// its animation frames and completes input only when it is sent frames,
+// and its timers run only on the virtual time it is granted. So the pump
+// of the filmed tab drives every other studio tab of the run as well:
+// after each of its own frames, each driven tab gets a begin-frame that
+// asks for no picture and the same interval of virtual time. A scout tab
+// then takes clicks and typing, and its page keeps time with the stage,
+// while only the filmed tab is shot.
+type driven struct {
+	ctx     context.Context // the tab's, for its commands
+	id      string
+	t       *tabTime
+	expired chan struct{}
+	stop    context.CancelFunc
+	failed  bool // a command to it failed: it is left alone from then on
+}
+
+// Drive has the pump drive the studio tab of ctx (created with begin-frame
+// control) whenever another tab is filmed, from now until the returned
+// func is called (before the tab closes). It puts the tab on paused
+// virtual time at once, so the tab's clocks start with the take's.
+func (v *VirtualTime) Drive(ctx context.Context) (func(), error) {
+	id := tabID(ctx)
+	lctx, cancel := context.WithCancel(ctx)
+	d := &driven{ctx: ctx, id: id, t: v.tab(id), expired: make(chan struct{}, 1), stop: cancel}
+	if err := chromedp.Listen(lctx, func(ev any) {
+		if _, ok := ev.(*emulation.EventVirtualTimeBudgetExpired); ok {
+			signal(d.expired)
+		}
+	}); err != nil {
+		cancel()
+		return nil, fmt.Errorf("subscribe to the tab's events: %w", err)
+	}
+	cctx, ccancel := context.WithTimeout(ctx, callLimit)
+	res, err := chromedp.Call(cctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
+	ccancel()
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("put the tab on virtual time: %w", err)
+	}
+	d.t.setBase(res.VirtualTimeTicksBase)
+	v.tt.mu.Lock()
+	if v.tt.driven == nil {
+		v.tt.driven = map[string]*driven{}
+	}
+	v.tt.driven[id] = d
+	v.tt.mu.Unlock()
+	return func() {
+		v.tt.mu.Lock()
+		if v.tt.driven[id] == d {
+			delete(v.tt.driven, id)
+		}
+		v.tt.mu.Unlock()
+		// The tab may be in the middle of a driven frame: let it finish.
+		d.t.frame.Lock()
+		d.failed = true
+		d.t.frame.Unlock()
+		cancel()
+	}, nil
+}
+
+// others returns the driven tabs other than the one of id, in a fixed
+// order (by target), so that every run drives them alike.
+func (v *VirtualTime) others(id string) []*driven {
+	v.tt.mu.Lock()
+	defer v.tt.mu.Unlock()
+	out := make([]*driven, 0, len(v.tt.driven))
+	for k, d := range v.tt.driven {
+		if k != id {
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// driveOthers runs every driven tab but the filmed one through the frame
+// the pump just made: a begin-frame without a picture at the tab's own
+// time, then the interval d of its virtual time. A held tab gets neither
+// (its page sees no time pass). A tab whose commands fail (closed,
+// crashed) is left alone from then on; the step that uses it next finds
+// out, and the filmed capture goes on.
+func (p *pump) driveOthers(d time.Duration) {
+	interval := float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
+	for _, o := range p.virt.others(p.tabID) {
+		o.t.frame.Lock()
+		if o.failed || o.t.held.Load() {
+			o.t.frame.Unlock()
+			continue
+		}
+		cctx, cancel := context.WithTimeout(o.ctx, callLimit)
+		_, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: o.t.ticks(), Interval: interval})
+		cancel()
+		if err == nil {
+			err = runBudget(o.ctx, o.expired, d, &p.forced)
+		}
+		if err != nil {
+			o.failed = true
+		} else {
+			o.t.grant(d)
+		}
+		o.t.frame.Unlock()
+	}
+}
