@@ -26,12 +26,16 @@ type driven struct {
 	expired chan struct{}
 	stop    context.CancelFunc
 	failed  bool // a command to it failed: it is left alone from then on
+	paused  bool // on virtual time (driveOthers puts it there)
 }
 
 // Drive has the pump drive the studio tab of ctx (created with begin-frame
 // control) whenever another tab is filmed, from now until the returned
-// func is called (before the tab closes). It puts the tab on paused
-// virtual time at once, so the tab's clocks start with the take's.
+// func is called (before the tab closes). The tab goes on virtual time
+// when it is first driven or filmed, not before: a tab put on paused
+// virtual time before its first document loads, and given no time while
+// it loads, never draws that document (measured on the headless shell
+// 156: its animation frames stop after the first two).
 func (v *VirtualTime) Drive(ctx context.Context) (func(), error) {
 	id := tabID(ctx)
 	lctx, cancel := context.WithCancel(ctx)
@@ -44,14 +48,6 @@ func (v *VirtualTime) Drive(ctx context.Context) (func(), error) {
 		cancel()
 		return nil, fmt.Errorf("subscribe to the tab's events: %w", err)
 	}
-	cctx, ccancel := context.WithTimeout(ctx, callLimit)
-	res, err := chromedp.Call(cctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
-	ccancel()
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("put the tab on virtual time: %w", err)
-	}
-	d.t.setBase(res.VirtualTimeTicksBase)
 	v.tt.mu.Lock()
 	if v.tt.driven == nil {
 		v.tt.driven = map[string]*driven{}
@@ -101,8 +97,14 @@ func (p *pump) driveOthers(d time.Duration) {
 			o.t.frame.Unlock()
 			continue
 		}
+		var err error
+		if !o.paused {
+			err = o.pause()
+		}
 		cctx, cancel := context.WithTimeout(o.ctx, callLimit)
-		_, err := chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: o.t.ticks(), Interval: interval})
+		if err == nil {
+			_, err = chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: o.t.ticks(), Interval: interval})
+		}
 		cancel()
 		if err == nil {
 			err = runBudget(o.ctx, o.expired, d, &p.forced)
@@ -114,4 +116,17 @@ func (p *pump) driveOthers(d time.Duration) {
 		}
 		o.t.frame.Unlock()
 	}
+}
+
+// pause puts a driven tab on paused virtual time, and notes its base.
+func (o *driven) pause() error {
+	cctx, cancel := context.WithTimeout(o.ctx, callLimit)
+	defer cancel()
+	res, err := chromedp.Call(cctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
+	if err != nil {
+		return fmt.Errorf("put the tab on virtual time: %w", err)
+	}
+	o.t.setBase(res.VirtualTimeTicksBase)
+	o.paused = true
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/headlessexperimental"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -73,6 +74,7 @@ type pump struct {
 	// damage, so there a probe would cost a call for nothing), until a
 	// picture repeats.
 	moving int
+	fresh  atomic.Bool // a document was committed since the last frame
 
 	frames, repeats, forced, shots atomic.Int64
 }
@@ -147,9 +149,17 @@ func frameTime(k int64, fps int) timeline.Time {
 // rest (navigations, crashes, detaching) for the capture loop. It only
 // enqueues.
 func (p *pump) onEvent(ev any) {
-	if _, ok := ev.(*emulation.EventVirtualTimeBudgetExpired); ok {
+	switch e := ev.(type) {
+	case *emulation.EventVirtualTimeBudgetExpired:
 		signal(p.expired)
 		return
+	case *page.EventFrameNavigated:
+		if e.Frame != nil && e.Frame.ParentID == "" {
+			// A new document is shot from its first frame, not probed:
+			// a probe's damage on the first frame of a new renderer can
+			// come before its surface is shown, and that picture is black.
+			p.fresh.Store(true)
+		}
 	}
 	p.c.onEvent(ev)
 }
@@ -215,6 +225,9 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 	// virtual time (tabtime.go), the clock Blink's animations read
 	// between frames too.
 	bf := headlessexperimental.BeginFrameParams{FrameTimeTicks: p.tab.ticks(), Interval: interval}
+	if p.fresh.Swap(false) {
+		p.moving = 2
+	}
 	probe := p.moving < 2 && *last != nil && !alwaysShoot
 	if !probe {
 		bf.Screenshot = shot
@@ -226,10 +239,11 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 	}
 	data := res.ScreenshotData
 	if probe && res.HasDamage {
-		// The still page changed: the same frame again, drawing nothing
-		// new, for its picture.
-		yes := true
-		bf.Screenshot, bf.NoDisplayUpdates = shot, &yes
+		// The still page changed: the same frame again, at the same
+		// time (so no animation frame runs twice), for its picture.
+		// Not with noDisplayUpdates: on the first frame of a new
+		// renderer that picture is black.
+		bf.Screenshot = shot
 		if res, err = p.beginFrame(bf); err != nil {
 			p.fail(fmt.Errorf("begin frame: %w", err))
 			return false

@@ -156,7 +156,7 @@ func filming(s *scripts.Script, o RunOptions) (CaptureChoice, error) {
 		return *o.Filming, nil
 	}
 	shell, shellErr := FindShell("")
-	return ChooseCapture("", s.Browser.Capture, s.Browser.Attach != "" || o.Attach != "", shell, shellErr)
+	return ChooseCapture(AskOf(s, "", o.Attach != ""), shell, shellErr)
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,

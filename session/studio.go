@@ -61,23 +61,34 @@ type CaptureChoice struct {
 	Note  string // "" or why the run films live
 }
 
-// DefaultCapture is the mode of a run whose script and command line leave
-// the choice open.
-const DefaultCapture = scripts.CaptureLive
+// CaptureAsk is what a run says about how it films.
+type CaptureAsk struct {
+	Flag   string // --capture, "" when unset
+	Script string // the script's browser.capture, "" when unset
+	Video  bool   // the script's output includes a video
+	Attach bool   // the run attaches to a running browser
+	Headed bool   // the browser's window is shown
+}
 
-// ChooseCapture decides how a run films. flag is --capture ("" unset),
-// script the script's browser.capture ("" unset); the flag wins.
-// shellErr is the result of looking for the headless shell. An explicit
-// studio without a shell is an error that says how to install it; a
-// default studio without one falls back to live with a note. A script
-// that attaches to a running browser films it live. Pure.
-func ChooseCapture(flag, script string, attach bool, shell string, shellErr error) (CaptureChoice, error) {
-	mode, explicit := flag, true
+// ChooseCapture decides how a run films; the flag wins over the script.
+// Left open, a run whose output includes a video films in studio mode
+// (every frame, on virtual time), and one that only keeps a take films
+// live (the page in real time, as evidence of how it ran). A run that
+// attaches to a running browser, or shows its window, films live: studio
+// capture launches its own headless shell. shellErr is the result of
+// looking for that shell: an explicit studio without it is an error that
+// says how to install it; a default studio without it falls back to
+// live with a note that says why and what to do. Pure.
+func ChooseCapture(a CaptureAsk, shell string, shellErr error) (CaptureChoice, error) {
+	mode, explicit := a.Flag, true
 	if mode == "" {
-		mode = script
+		mode = a.Script
 	}
 	if mode == "" {
-		mode, explicit = DefaultCapture, false
+		mode, explicit = scripts.CaptureLive, false
+		if a.Video {
+			mode = scripts.CaptureStudio
+		}
 	}
 	switch mode {
 	case scripts.CaptureLive:
@@ -86,9 +97,15 @@ func ChooseCapture(flag, script string, attach bool, shell string, shellErr erro
 	default:
 		return CaptureChoice{}, fmt.Errorf("capture %q: use live or studio", mode)
 	}
-	if attach {
+	if a.Attach {
 		if explicit {
 			return CaptureChoice{}, errors.New("capture studio launches its own chromium-headless-shell and cannot attach to a running browser: use --capture live with an attached browser")
+		}
+		return CaptureChoice{Mode: scripts.CaptureLive}, nil
+	}
+	if a.Headed {
+		if explicit {
+			return CaptureChoice{}, errors.New("capture studio films in chromium-headless-shell, which shows no window: drop --headed (or browser.headless: false), or use --capture live")
 		}
 		return CaptureChoice{Mode: scripts.CaptureLive}, nil
 	}
@@ -96,9 +113,16 @@ func ChooseCapture(flag, script string, attach bool, shell string, shellErr erro
 		if explicit {
 			return CaptureChoice{}, fmt.Errorf("capture studio: %w", shellErr)
 		}
-		return CaptureChoice{Mode: scripts.CaptureLive, Note: "filming live: chromium-headless-shell, which studio capture needs, is missing; " + ShellInstall}, nil
+		return CaptureChoice{Mode: scripts.CaptureLive, Note: "filming live: chromium-headless-shell, which studio capture (the default for videos) needs, is missing; " + ShellInstall}, nil
 	}
 	return CaptureChoice{Mode: scripts.CaptureStudio, Shell: shell}, nil
+}
+
+// AskOf is what script s says about its capture, with flag (--capture)
+// and whether the run attaches to a browser given by the caller.
+func AskOf(s *scripts.Script, flag string, attach bool) CaptureAsk {
+	return CaptureAsk{Flag: flag, Script: s.Browser.Capture, Video: len(s.Output.Video) > 0,
+		Attach: attach || s.Browser.Attach != "", Headed: !s.Browser.Headless}
 }
 
 // studioArgs are the flags begin-frame control needs on the headless shell

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -28,37 +29,52 @@ func TestChooseCapture(t *testing.T) {
 	missing := errors.New("chromium-headless-shell not found on PATH")
 	const shell = "/usr/bin/chromium-headless-shell"
 	live, studio := scripts.CaptureLive, scripts.CaptureStudio
-	for _, c := range []struct {
-		name, flag, script string
-		attach             bool
-		shellErr           error
-		want               string // mode, or "error"
-		note               bool
-	}{
-		{"nothing said", "", "", false, nil, DefaultCapture, false},
-		{"script live", "", live, false, nil, live, false},
-		{"script studio", "", studio, false, nil, studio, false},
-		{"flag wins over script", live, studio, false, nil, live, false},
-		{"flag studio over script live", studio, live, false, nil, studio, false},
-		{"studio asked, no shell", studio, "", false, missing, "error", false},
-		{"script studio, no shell", "", studio, false, missing, "error", false},
-		{"live needs no shell", live, "", false, missing, live, false},
-		{"studio asked, attached", studio, "", true, nil, "error", false},
-		{"attached, live", "", "", true, nil, live, false},
-		{"unknown mode", "film", "", false, nil, "error", false},
-	} {
-		got, err := ChooseCapture(c.flag, c.script, c.attach, shell, c.shellErr)
-		switch {
-		case c.want == "error":
-			if err == nil {
-				t.Errorf("%s: no error, chose %+v", c.name, got)
+	// Every combination of what a run can say: the flag and the script
+	// (unset, live, studio, unknown), a video or not, attached or not,
+	// headed or not, the shell found or not.
+	for _, flag := range []string{"", live, studio, "film"} {
+		for _, script := range []string{"", live, studio} {
+			for bits := 0; bits < 16; bits++ {
+				a := CaptureAsk{Flag: flag, Script: script, Video: bits&1 != 0, Attach: bits&2 != 0, Headed: bits&4 != 0}
+				var shellErr error
+				if bits&8 != 0 {
+					shellErr = missing
+				}
+				got, err := ChooseCapture(a, shell, shellErr)
+				name := fmt.Sprintf("%+v shell missing %v", a, shellErr != nil)
+				asked := flag
+				if asked == "" {
+					asked = script
+				}
+				want, wantErr, note := live, false, false
+				switch {
+				case asked == "film":
+					wantErr = true
+				case asked == live:
+				case asked == studio:
+					wantErr = a.Attach || a.Headed || shellErr != nil
+					want = studio
+				case a.Video && !a.Attach && !a.Headed: // the default for videos
+					want = studio
+					if shellErr != nil {
+						want, note = live, true
+					}
+				}
+				switch {
+				case wantErr:
+					if err == nil {
+						t.Errorf("%s: no error, chose %+v", name, got)
+					}
+				case err != nil:
+					t.Errorf("%s: %v", name, err)
+				case got.Mode != want || (got.Note != "") != note:
+					t.Errorf("%s: chose %+v, want %s (note %v)", name, got, want, note)
+				case got.Mode == studio && got.Shell != shell:
+					t.Errorf("%s: shell %q", name, got.Shell)
+				case note && !strings.Contains(got.Note, "apt-get install chromium-headless-shell"):
+					t.Errorf("%s: the note does not say how to install the shell: %q", name, got.Note)
+				}
 			}
-		case err != nil:
-			t.Errorf("%s: %v", c.name, err)
-		case got.Mode != c.want || (got.Note != "") != c.note:
-			t.Errorf("%s: chose %+v, want %s (note %v)", c.name, got, c.want, c.note)
-		case got.Mode == studio && got.Shell != shell:
-			t.Errorf("%s: shell %q", c.name, got.Shell)
 		}
 	}
 }
