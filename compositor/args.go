@@ -132,6 +132,13 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		page = append(page, filter("zoompan", "z", z, "x", x, "y", y, "d", "1",
 			"s", fmt.Sprintf("%dx%d", zw, zh), "fps", fps))
 		page = append(page, filter("scale", append([]string{"w", itoa(g.ScaledW), "h", itoa(g.ScaledH), "flags", "bicubic"}, colour...)...))
+	} else if g.CaptureW > g.ScaledW || g.CaptureH > g.ScaledH {
+		// Shrinking (a scale-2 capture, a GIF): resize first, then convert
+		// the colours at the smaller size. In one scale the conversion runs
+		// at the capture's size (measured at 2560x1440 to 1664x936: 33 ms a
+		// frame in one step, 12 ms in two).
+		page = append(page, filter("scale", "w", itoa(g.ScaledW), "h", itoa(g.ScaledH), "flags", "bicubic"))
+		page = append(page, filter("scale", colour...))
 	} else {
 		page = append(page, filter("scale", append([]string{"w", itoa(g.ScaledW), "h", itoa(g.ScaledH), "flags", "bicubic"}, colour...)...))
 	}

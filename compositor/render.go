@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/clapper-dev/clapper/internal/ownerlock"
 	"github.com/clapper-dev/clapper/timeline"
@@ -192,10 +193,25 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 	for _, p := range plans {
 		total += p.schedule.Ticks()
 	}
-	done := 0
-	report := func(n int) {
-		if progress != nil {
-			progress(done+n, total)
+	// The main video and the GIF run side by side, each its own ffmpeg
+	// (the GIF's two passes one after the other): on two cores the
+	// encoder of one leaves room for the other (measured on the
+	// quickstart at scale 2: 6.7 s and 2.3 s alone). Progress is the sum.
+	var pmu sync.Mutex
+	doneBy := make([]int, 2)
+	reporter := func(job int) func(n int) {
+		base := 0
+		return func(n int) {
+			pmu.Lock()
+			defer pmu.Unlock()
+			if n < 0 { // the pass ended: what it did is counted from now on
+				base += -n
+				n = 0
+			}
+			doneBy[job] = base + n
+			if progress != nil {
+				progress(doneBy[0]+doneBy[1], total)
+			}
 		}
 	}
 
@@ -212,63 +228,105 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 	defer pub.abort()
 
 	tl := tk.Timeline
-	if main != nil {
-		sp, err := prepare(tk, main, s, filepath.Join(work, "main"))
+	// Every output's temporary name is reserved before anything runs.
+	var mainOuts, gifOuts []outputSpec
+	for _, v := range videos {
+		tmp, err := pub.reserve(v.Path, v.Format == formatPNG)
 		if err != nil {
-			return fmt.Errorf("render: %w", err)
+			return fmt.Errorf("render %s: %w", v.Path, err)
 		}
-		var chapFile string
-		if s.Chapters && len(chapters(tl)) > 0 {
-			chapFile = filepath.Join(work, "chapters.txt")
-			if err := writeFile(chapFile, func(w io.Writer) error {
-				return writeFFMetadata(w, chapters(tl), main.schedule, tl.Name)
-			}); err != nil {
-				return fmt.Errorf("render: chapters: %w", err)
-			}
+		if v.Format == formatPNG {
+			tmp = filepath.Join(tmp, pngPattern(v.Path))
 		}
-		for _, v := range videos {
-			tmp, err := pub.reserve(v.Path, v.Format == formatPNG)
+		v.Path = tmp
+		mainOuts = append(mainOuts, v)
+	}
+	for _, g := range gifs {
+		tmp, err := pub.reserve(g.Path, false)
+		if err != nil {
+			return fmt.Errorf("render %s: %w", g.Path, err)
+		}
+		g.Path = tmp
+		gifOuts = append(gifOuts, g)
+	}
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var jobs []func() error
+	if main != nil {
+		report := reporter(0)
+		jobs = append(jobs, func() error {
+			sp, err := prepare(tk, main, s, filepath.Join(work, "main"))
 			if err != nil {
-				return fmt.Errorf("render %s: %w", v.Path, err)
+				return fmt.Errorf("render: %w", err)
 			}
-			if v.Format == formatPNG {
-				tmp = filepath.Join(tmp, pngPattern(v.Path))
-			} else if v.Format == formatMP4 || v.Format == formatWebM {
-				v.Chapters = chapFile
+			var chapFile string
+			if s.Chapters && len(chapters(tl)) > 0 {
+				chapFile = filepath.Join(work, "chapters.txt")
+				if err := writeFile(chapFile, func(w io.Writer) error {
+					return writeFFMetadata(w, chapters(tl), main.schedule, tl.Name)
+				}); err != nil {
+					return fmt.Errorf("render: chapters: %w", err)
+				}
 			}
-			v.Path = tmp
-			sp.Outputs = append(sp.Outputs, v)
-		}
-		if err := encode(ctx, bin, tk, main.schedule, sp, func(n int) { report(n) }); err != nil {
-			return fmt.Errorf("render %s: %w", strings.Join(outs, ", "), err)
-		}
-		done += main.schedule.Ticks()
+			for _, v := range mainOuts {
+				if v.Format == formatMP4 || v.Format == formatWebM {
+					v.Chapters = chapFile
+				}
+				sp.Outputs = append(sp.Outputs, v)
+			}
+			if err := encode(jctx, bin, tk, main.schedule, sp, report); err != nil {
+				return fmt.Errorf("render %s: %w", strings.Join(outs, ", "), err)
+			}
+			return nil
+		})
 	}
 	if gif != nil {
-		sp, err := prepare(tk, gif, gif.settings, filepath.Join(work, "gif"))
-		if err != nil {
-			return fmt.Errorf("render: %w", err)
-		}
-		palette := filepath.Join(work, "palette.png")
-		pass := sp
-		pass.Outputs = []outputSpec{{Format: formatPalette, Path: palette}}
-		if err := encode(ctx, bin, tk, gif.schedule, pass, report); err != nil {
-			return fmt.Errorf("render %s (palette): %w", gifs[0].Path, err)
-		}
-		done += gif.schedule.Ticks()
-		sp.Palette = palette
-		for _, g := range gifs {
-			tmp, err := pub.reserve(g.Path, false)
+		report := reporter(1)
+		jobs = append(jobs, func() error {
+			sp, err := prepare(tk, gif, gif.settings, filepath.Join(work, "gif"))
 			if err != nil {
-				return fmt.Errorf("render %s: %w", g.Path, err)
+				return fmt.Errorf("render: %w", err)
 			}
-			g.Path = tmp
-			sp.Outputs = append(sp.Outputs, g)
+			palette := filepath.Join(work, "palette.png")
+			pass := sp
+			pass.Outputs = []outputSpec{{Format: formatPalette, Path: palette}}
+			if err := encode(jctx, bin, tk, gif.schedule, pass, report); err != nil {
+				return fmt.Errorf("render %s (palette): %w", gifs[0].Path, err)
+			}
+			report(-gif.schedule.Ticks())
+			sp.Palette = palette
+			sp.Outputs = append(sp.Outputs, gifOuts...)
+			if err := encode(jctx, bin, tk, gif.schedule, sp, report); err != nil {
+				return fmt.Errorf("render %s: %w", gifs[0].Path, err)
+			}
+			return nil
+		})
+	}
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, job := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[i] = job(); errs[i] != nil {
+				cancel() // the other one stops too
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("render interrupted: %w", ctx.Err())
+	}
+	for _, err := range errs {
+		// The first job's own failure, not the other's being cut short.
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
 		}
-		if err := encode(ctx, bin, tk, gif.schedule, sp, report); err != nil {
-			return fmt.Errorf("render %s: %w", gifs[0].Path, err)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
-		done += gif.schedule.Ticks()
 	}
 	// Sidecars beside the first output, on the main (or GIF) schedule.
 	p := main

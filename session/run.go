@@ -151,12 +151,14 @@ type run struct {
 }
 
 // filming is the run's capture choice: the caller's, else the script's.
+// Run renders no video itself, so left open it films live; clapper run,
+// which renders, passes its own choice (studio for a video).
 func filming(s *scripts.Script, o RunOptions) (CaptureChoice, error) {
 	if o.Filming != nil {
 		return *o.Filming, nil
 	}
 	shell, shellErr := FindShell("")
-	return ChooseCapture(AskOf(s, "", o.Attach != ""), shell, shellErr)
+	return ChooseCapture(AskOf(s, "", o.Attach != "", false), shell, shellErr)
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,

@@ -65,15 +65,15 @@ type CaptureChoice struct {
 type CaptureAsk struct {
 	Flag   string // --capture, "" when unset
 	Script string // the script's browser.capture, "" when unset
-	Video  bool   // the script's output includes a video
+	Video  bool   // the run renders a video
 	Attach bool   // the run attaches to a running browser
 	Headed bool   // the browser's window is shown
 }
 
 // ChooseCapture decides how a run films; the flag wins over the script.
-// Left open, a run whose output includes a video films in studio mode
-// (every frame, on virtual time), and one that only keeps a take films
-// live (the page in real time, as evidence of how it ran). A run that
+// Left open, a run that renders a video films in studio mode (every
+// frame, on virtual time), and one that only keeps a take films live (the
+// page in real time, as evidence of how it ran). A run that
 // attaches to a running browser, or shows its window, films live: studio
 // capture launches its own headless shell. shellErr is the result of
 // looking for that shell: an explicit studio without it is an error that
@@ -118,10 +118,11 @@ func ChooseCapture(a CaptureAsk, shell string, shellErr error) (CaptureChoice, e
 	return CaptureChoice{Mode: scripts.CaptureStudio, Shell: shell}, nil
 }
 
-// AskOf is what script s says about its capture, with flag (--capture)
-// and whether the run attaches to a browser given by the caller.
-func AskOf(s *scripts.Script, flag string, attach bool) CaptureAsk {
-	return CaptureAsk{Flag: flag, Script: s.Browser.Capture, Video: len(s.Output.Video) > 0,
+// AskOf is what script s says about its capture, with flag (--capture),
+// whether the caller attaches the run to a browser, and whether the run
+// renders a video.
+func AskOf(s *scripts.Script, flag string, attach, video bool) CaptureAsk {
+	return CaptureAsk{Flag: flag, Script: s.Browser.Capture, Video: video,
 		Attach: attach || s.Browser.Attach != "", Headed: !s.Browser.Headless}
 }
 

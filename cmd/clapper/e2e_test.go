@@ -81,7 +81,12 @@ func decodeFrame(t *testing.T, path string, sec float64, w, h int) []byte {
 	return out
 }
 
-func TestQuickstartEndToEnd(t *testing.T) { quickstartEndToEnd(t, "") }
+// The quickstart as a new user runs it: a video script, so studio mode
+// by default (the headless shell is installed with Chromium).
+func TestQuickstartEndToEnd(t *testing.T) {
+	testenv.Need(t, "chromium-headless-shell")
+	quickstartEndToEnd(t, "")
+}
 
 // quickstartEndToEnd runs the quickstart with --capture capture ("" for
 // the default) and checks the take, the videos and a re-render.
@@ -214,8 +219,12 @@ func quickstartEndToEnd(t *testing.T, capture string) {
 		t.Fatal(err)
 	}
 	tl := tk.Timeline
-	if capture != "" && tl.Capture.Mode != capture {
-		t.Errorf("the timeline says capture %q, want %q", tl.Capture.Mode, capture)
+	wantMode := capture
+	if wantMode == "" {
+		wantMode = timeline.CaptureStudio // the default for a script with a video
+	}
+	if tl.Capture.Mode != wantMode {
+		t.Errorf("the timeline says capture %q, want %q", tl.Capture.Mode, wantMode)
 	}
 	var down *timeline.Receipt
 	for i := range tl.Receipts {
