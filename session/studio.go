@@ -68,14 +68,18 @@ type CaptureAsk struct {
 	Video  bool   // the run renders a video
 	Attach bool   // the run attaches to a running browser
 	Headed bool   // the browser's window is shown
+	// Chromium: the run names the Chromium to launch (--chromium,
+	// CLAPPER_CHROMIUM, browser.chromium); studio would launch the
+	// headless shell instead.
+	Chromium bool
 }
 
 // ChooseCapture decides how a run films; the flag wins over the script.
 // Left open, a run that renders a video films in studio mode (every
 // frame, on virtual time), and one that only keeps a take films live (the
 // page in real time, as evidence of how it ran). A run that
-// attaches to a running browser, or shows its window, films live: studio
-// capture launches its own headless shell. shellErr is the result of
+// attaches to a running browser, shows its window, or names the Chromium
+// to launch films live: studio capture launches its own headless shell. shellErr is the result of
 // looking for that shell: an explicit studio without it is an error that
 // says how to install it; a default studio without it falls back to
 // live with a note that says why and what to do. Pure.
@@ -103,6 +107,9 @@ func ChooseCapture(a CaptureAsk, shell string, shellErr error) (CaptureChoice, e
 		}
 		return CaptureChoice{Mode: scripts.CaptureLive}, nil
 	}
+	if a.Chromium && !explicit {
+		return CaptureChoice{Mode: scripts.CaptureLive}, nil
+	}
 	if a.Headed {
 		if explicit {
 			return CaptureChoice{}, errors.New("capture studio films in chromium-headless-shell, which shows no window: drop --headed (or browser.headless: false), or use --capture live")
@@ -119,11 +126,12 @@ func ChooseCapture(a CaptureAsk, shell string, shellErr error) (CaptureChoice, e
 }
 
 // AskOf is what script s says about its capture, with flag (--capture),
-// whether the caller attaches the run to a browser, and whether the run
-// renders a video.
-func AskOf(s *scripts.Script, flag string, attach, video bool) CaptureAsk {
+// whether the caller attaches the run to a browser or names the Chromium
+// to launch, and whether the run renders a video.
+func AskOf(s *scripts.Script, flag string, attach, chromium, video bool) CaptureAsk {
 	return CaptureAsk{Flag: flag, Script: s.Browser.Capture, Video: video,
-		Attach: attach || s.Browser.Attach != "", Headed: !s.Browser.Headless}
+		Attach: attach || s.Browser.Attach != "", Headed: !s.Browser.Headless,
+		Chromium: chromium || s.Browser.Chromium != ""}
 }
 
 // studioArgs are the flags begin-frame control needs on the headless shell

@@ -31,11 +31,11 @@ func TestChooseCapture(t *testing.T) {
 	live, studio := scripts.CaptureLive, scripts.CaptureStudio
 	// Every combination of what a run can say: the flag and the script
 	// (unset, live, studio, unknown), a video or not, attached or not,
-	// headed or not, the shell found or not.
+	// headed or not, the shell found or not, a Chromium named or not.
 	for _, flag := range []string{"", live, studio, "film"} {
 		for _, script := range []string{"", live, studio} {
-			for bits := 0; bits < 16; bits++ {
-				a := CaptureAsk{Flag: flag, Script: script, Video: bits&1 != 0, Attach: bits&2 != 0, Headed: bits&4 != 0}
+			for bits := 0; bits < 32; bits++ {
+				a := CaptureAsk{Flag: flag, Script: script, Video: bits&1 != 0, Attach: bits&2 != 0, Headed: bits&4 != 0, Chromium: bits&16 != 0}
 				var shellErr error
 				if bits&8 != 0 {
 					shellErr = missing
@@ -54,7 +54,7 @@ func TestChooseCapture(t *testing.T) {
 				case asked == studio:
 					wantErr = a.Attach || a.Headed || shellErr != nil
 					want = studio
-				case a.Video && !a.Attach && !a.Headed: // the default for videos
+				case a.Video && !a.Attach && !a.Headed && !a.Chromium: // the default for videos
 					want = studio
 					if shellErr != nil {
 						want, note = live, true

@@ -126,7 +126,7 @@ func runScript(ctx context.Context, o runOptions) error {
 		return usageErr("--capture %q: use live or studio", o.capture)
 	}
 	shell, shellErr := session.FindShell(o.shell)
-	choice, err := session.ChooseCapture(session.AskOf(s, o.capture, attach != "", !o.noVideo && len(s.Output.Video) > 0), shell, shellErr)
+	choice, err := session.ChooseCapture(session.AskOf(s, o.capture, attach != "", o.chromium != "", !o.noVideo && len(s.Output.Video) > 0), shell, shellErr)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
