@@ -25,6 +25,10 @@ type leadIn struct {
 	After    timeline.Time
 	// Loaded is when the goto step ended: the page had loaded.
 	Loaded timeline.Time
+	// Strict: only a frame made after Loaded counts, not one at it. In
+	// studio mode a load takes no virtual time, so the frame at the
+	// goto's end can be the new document before its first paint (white).
+	Strict bool
 }
 
 // findLeadIn reads the timeline for a blank lead-in to skip; ok is false
@@ -52,7 +56,7 @@ func findLeadIn(tl *timeline.Timeline) (leadIn, bool) {
 	}
 	for _, b := range tl.Boundaries[1:] {
 		if b.Document > b0.Document && b.At >= first.Start {
-			return leadIn{Document: b.Document, After: b.At, Loaded: max(b.At, first.End)}, true
+			return leadIn{Document: b.Document, After: b.At, Loaded: max(b.At, first.End), Strict: tl.Capture.Mode == timeline.CaptureStudio}, true
 		}
 	}
 	return leadIn{}, false
@@ -67,5 +71,8 @@ func (li leadIn) shows(fr timeline.Frame) bool {
 // loaded reports whether frame fr shows the lead-in's document (or a later
 // one) and was made once the goto had finished.
 func (li leadIn) loaded(fr timeline.Frame) bool {
+	if li.Strict {
+		return li.shows(fr) && fr.Source > li.Loaded
+	}
 	return li.shows(fr) && fr.Source >= li.Loaded
 }

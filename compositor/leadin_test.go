@@ -23,16 +23,17 @@ func TestFindLeadIn(t *testing.T) {
 		want  leadIn
 		found bool
 	}{
-		{"goto first", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{step(kindGoto, 100), step("click", 900)}}, leadIn{1, msT(300), msT(300)}, true},
-		{"chapter before goto", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{step(kindChapter, 0), step(kindGoto, 100)}}, leadIn{1, msT(300), msT(300)}, true},
-		{"hidden step before goto", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{hidden, step(kindGoto, 100)}}, leadIn{1, msT(300), msT(300)}, true},
-		{"unnamed first document", timeline.Timeline{Boundaries: bounds(nil), Steps: []timeline.Step{step(kindGoto, 100)}}, leadIn{1, msT(300), msT(300)}, true},
+		{"goto first", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{step(kindGoto, 100), step("click", 900)}}, leadIn{1, msT(300), msT(300), false}, true},
+		{"studio: only frames after the load", timeline.Timeline{Capture: timeline.Capture{Mode: timeline.CaptureStudio}, Boundaries: bounds(&blank), Steps: []timeline.Step{step(kindGoto, 100), step("click", 900)}}, leadIn{1, msT(300), msT(300), true}, true},
+		{"chapter before goto", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{step(kindChapter, 0), step(kindGoto, 100)}}, leadIn{1, msT(300), msT(300), false}, true},
+		{"hidden step before goto", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{hidden, step(kindGoto, 100)}}, leadIn{1, msT(300), msT(300), false}, true},
+		{"unnamed first document", timeline.Timeline{Boundaries: bounds(nil), Steps: []timeline.Step{step(kindGoto, 100)}}, leadIn{1, msT(300), msT(300), false}, true},
 		{"a caption first is worth showing", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{step(kindCaption, 0), step(kindGoto, 100)}}, leadIn{}, false},
 		{"a pause first is kept", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{step("pause", 0), step(kindGoto, 100)}}, leadIn{}, false},
 		{"a real first page (claimed tab)", timeline.Timeline{Boundaries: bounds(&site), Steps: []timeline.Step{step(kindGoto, 100)}}, leadIn{}, false},
 		{"goto that committed nothing", timeline.Timeline{Boundaries: bounds(&blank)[:1], Steps: []timeline.Step{step(kindGoto, 100)}}, leadIn{}, false},
-		{"goto after the first boundary", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{step(kindChapter, 0), step(kindGoto, 1000)}}, leadIn{2, msT(2000), msT(2000)}, true},
-		{"goto that loads after its commit", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{{Kind: kindGoto, Start: msT(100), End: msT(900)}}}, leadIn{1, msT(300), msT(900)}, true},
+		{"goto after the first boundary", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{step(kindChapter, 0), step(kindGoto, 1000)}}, leadIn{2, msT(2000), msT(2000), false}, true},
+		{"goto that loads after its commit", timeline.Timeline{Boundaries: bounds(&blank), Steps: []timeline.Step{{Kind: kindGoto, Start: msT(100), End: msT(900)}}}, leadIn{1, msT(300), msT(900), false}, true},
 		{"no steps", timeline.Timeline{Boundaries: bounds(&blank)}, leadIn{}, false},
 		{"no boundaries", timeline.Timeline{Steps: []timeline.Step{step(kindGoto, 100)}}, leadIn{}, false},
 	} {
@@ -57,6 +58,20 @@ func TestFindLeadIn(t *testing.T) {
 		}
 		if got := li.loaded(c.fr); got != c.loads {
 			t.Errorf("loaded(%+v) = %v, want %v", c.fr, got, c.loads)
+		}
+	}
+	// In studio mode the frame at the load's own (virtual) time can be the
+	// document before its first paint: only later ones count as loaded.
+	strict := leadIn{Document: 1, After: 0, Loaded: 0, Strict: true}
+	for _, c := range []struct {
+		fr    timeline.Frame
+		loads bool
+	}{
+		{timeline.Frame{Document: 1, Source: 0}, false},
+		{timeline.Frame{Document: 1, Source: 16666667}, true},
+	} {
+		if got := strict.loaded(c.fr); got != c.loads {
+			t.Errorf("studio: loaded(%+v) = %v, want %v", c.fr, got, c.loads)
 		}
 	}
 }
