@@ -198,17 +198,13 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 	// encoder of one leaves room for the other (measured on the
 	// quickstart at scale 2: 6.7 s and 2.3 s alone). Progress is the sum.
 	var pmu sync.Mutex
-	doneBy := make([]int, 2)
-	reporter := func(job int) func(n int) {
-		base := 0
+	var doneBy [2]int
+	// reporter reports job's progress, after the first skip ticks of it.
+	reporter := func(job, skip int) func(n int) {
 		return func(n int) {
 			pmu.Lock()
 			defer pmu.Unlock()
-			if n < 0 { // the pass ended: what it did is counted from now on
-				base += -n
-				n = 0
-			}
-			doneBy[job] = base + n
+			doneBy[job] = skip + n
 			if progress != nil {
 				progress(doneBy[0]+doneBy[1], total)
 			}
@@ -253,7 +249,7 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 	defer cancel()
 	var jobs []func() error
 	if main != nil {
-		report := reporter(0)
+		report := reporter(0, 0)
 		jobs = append(jobs, func() error {
 			sp, err := prepare(tk, main, s, filepath.Join(work, "main"))
 			if err != nil {
@@ -281,7 +277,6 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 		})
 	}
 	if gif != nil {
-		report := reporter(1)
 		jobs = append(jobs, func() error {
 			sp, err := prepare(tk, gif, gif.settings, filepath.Join(work, "gif"))
 			if err != nil {
@@ -290,26 +285,28 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 			palette := filepath.Join(work, "palette.png")
 			pass := sp
 			pass.Outputs = []outputSpec{{Format: formatPalette, Path: palette}}
-			if err := encode(jctx, bin, tk, gif.schedule, pass, report); err != nil {
+			if err := encode(jctx, bin, tk, gif.schedule, pass, reporter(1, 0)); err != nil {
 				return fmt.Errorf("render %s (palette): %w", gifs[0].Path, err)
 			}
-			report(-gif.schedule.Ticks())
 			sp.Palette = palette
 			sp.Outputs = append(sp.Outputs, gifOuts...)
-			if err := encode(jctx, bin, tk, gif.schedule, sp, report); err != nil {
+			if err := encode(jctx, bin, tk, gif.schedule, sp, reporter(1, gif.schedule.Ticks())); err != nil {
 				return fmt.Errorf("render %s: %w", gifs[0].Path, err)
 			}
 			return nil
 		})
 	}
-	errs := make([]error, len(jobs))
+	// The first failure is the render's; it stops the other job, whose
+	// own error then only says it was cut short.
+	var first error
+	var once sync.Once
 	var wg sync.WaitGroup
-	for i, job := range jobs {
+	for _, job := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errs[i] = job(); errs[i] != nil {
-				cancel() // the other one stops too
+			if err := job(); err != nil {
+				once.Do(func() { first = err; cancel() })
 			}
 		}()
 	}
@@ -317,16 +314,8 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 	if ctx.Err() != nil {
 		return fmt.Errorf("render interrupted: %w", ctx.Err())
 	}
-	for _, err := range errs {
-		// The first job's own failure, not the other's being cut short.
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	if first != nil {
+		return first
 	}
 	// Sidecars beside the first output, on the main (or GIF) schedule.
 	p := main

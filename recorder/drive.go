@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
@@ -24,7 +25,6 @@ type driven struct {
 	id      string
 	t       *tabTime
 	expired chan struct{}
-	stop    context.CancelFunc
 	failed  bool // a command to it failed: it is left alone from then on
 	paused  bool // on virtual time (driveOthers puts it there)
 }
@@ -39,7 +39,7 @@ type driven struct {
 func (v *VirtualTime) Drive(ctx context.Context) (func(), error) {
 	id := tabID(ctx)
 	lctx, cancel := context.WithCancel(ctx)
-	d := &driven{ctx: ctx, id: id, t: v.tab(id), expired: make(chan struct{}, 1), stop: cancel}
+	d := &driven{ctx: ctx, id: id, t: v.tab(id), expired: make(chan struct{}, 1)}
 	if err := chromedp.Listen(lctx, func(ev any) {
 		if _, ok := ev.(*emulation.EventVirtualTimeBudgetExpired); ok {
 			signal(d.expired)
@@ -90,43 +90,33 @@ func (v *VirtualTime) others(id string) []*driven {
 // crashed) is left alone from then on; the step that uses it next finds
 // out, and the filmed capture goes on.
 func (p *pump) driveOthers(d time.Duration) {
-	interval := float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
 	for _, o := range p.virt.others(p.tabID) {
 		o.t.frame.Lock()
-		if o.failed || o.t.held.Load() {
-			o.t.frame.Unlock()
-			continue
-		}
-		var err error
-		if !o.paused {
-			err = o.pause()
-		}
-		cctx, cancel := context.WithTimeout(o.ctx, callLimit)
-		if err == nil {
-			_, err = chromedp.Call(cctx, headlessexperimental.BeginFrame, headlessexperimental.BeginFrameParams{FrameTimeTicks: o.t.ticks(), Interval: interval})
-		}
-		cancel()
-		if err == nil {
-			err = runBudget(o.ctx, o.expired, d, &p.forced)
-		}
-		if err != nil {
-			o.failed = true
-		} else {
-			o.t.grant(d)
+		if !o.failed && !o.t.held.Load() {
+			if err := o.frame(p.intervalMs(), d, &p.forced); err != nil {
+				o.failed = true
+			}
 		}
 		o.t.frame.Unlock()
 	}
 }
 
-// pause puts a driven tab on paused virtual time, and notes its base.
-func (o *driven) pause() error {
-	cctx, cancel := context.WithTimeout(o.ctx, callLimit)
-	defer cancel()
-	res, err := chromedp.Call(cctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
-	if err != nil {
-		return fmt.Errorf("put the tab on virtual time: %w", err)
+// frame runs a driven tab through one frame: onto virtual time the first
+// time, a begin-frame without a picture at its own time, then the
+// interval d of its virtual time. o.t.frame is held.
+func (o *driven) frame(intervalMs float64, d time.Duration, forced *atomic.Int64) error {
+	if !o.paused {
+		if err := o.t.pause(o.ctx); err != nil {
+			return err
+		}
+		o.paused = true
 	}
-	o.t.setBase(res.VirtualTimeTicksBase)
-	o.paused = true
+	if _, err := beginFrame(o.ctx, headlessexperimental.BeginFrameParams{FrameTimeTicks: o.t.ticks(), Interval: intervalMs}); err != nil {
+		return err
+	}
+	if err := runBudget(o.ctx, o.expired, d, forced); err != nil {
+		return err
+	}
+	o.t.grant(d)
 	return nil
 }

@@ -66,17 +66,17 @@ type pump struct {
 	wg       sync.WaitGroup
 
 	// moving counts the frames in a row that showed something new. Until
-	// two have, a begin-frame asks for no picture (a still page's frame
-	// then costs about a millisecond instead of a screenshot's encoding),
-	// and only a frame that reports damage is asked again, without
-	// drawing anything new, for its picture. A page that keeps moving is
-	// shot at once, frame after frame (a screenshot always reports
-	// damage, so there a probe would cost a call for nothing), until a
-	// picture repeats.
+	// it reaches shootWhenMoving, a begin-frame asks for no picture (a
+	// still page's frame then costs about a millisecond instead of a
+	// screenshot's encoding), and only a frame that reports damage is
+	// asked again, at the same time, for its picture. A page that keeps
+	// moving is shot at once, frame after frame (a screenshot always
+	// reports damage, so there a probe would cost a call for nothing),
+	// until a picture repeats.
 	moving int
 	fresh  atomic.Bool // a document was committed since the last frame
 
-	frames, repeats, forced, shots atomic.Int64
+	frames, repeats, forced atomic.Int64
 }
 
 // StartStudio begins a studio capture of the tab of ctx, which must have
@@ -106,16 +106,12 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 		c.Stop(context.Background())
 		return nil, fmt.Errorf("subscribe to the page's events: %w", err)
 	}
-	pctx, pcancel := context.WithTimeout(ctx, callLimit)
-	paused, err := chromedp.Call(pctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
-	pcancel()
-	if err != nil {
-		c.Stop(context.Background())
-		return nil, fmt.Errorf("put the page on virtual time (is this chromium-headless-shell with begin-frame control?): %w", err)
-	}
 	p.tabID = tabID(ctx)
 	p.tab = p.virt.tab(p.tabID)
-	p.tab.setBase(paused.VirtualTimeTicksBase)
+	if err := p.tab.pause(ctx); err != nil {
+		c.Stop(context.Background())
+		return nil, fmt.Errorf("%w (is this chromium-headless-shell with begin-frame control?)", err)
+	}
 	p.wg.Add(1)
 	go p.run()
 	return c, nil
@@ -220,39 +216,31 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 	}
 	q := int64(c.opts.Quality)
 	shot := &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
-	interval := float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
 	// The frame's time in Chromium's TimeTicks (ms): the tab's own
 	// virtual time (tabtime.go), the clock Blink's animations read
 	// between frames too.
-	bf := headlessexperimental.BeginFrameParams{FrameTimeTicks: p.tab.ticks(), Interval: interval}
+	bf := headlessexperimental.BeginFrameParams{FrameTimeTicks: p.tab.ticks(), Interval: p.intervalMs()}
 	if p.fresh.Swap(false) {
-		p.moving = 2
+		p.moving = shootWhenMoving
 	}
-	probe := p.moving < 2 && *last != nil && !alwaysShoot
+	probe := p.moving < shootWhenMoving && *last != nil
 	if !probe {
 		bf.Screenshot = shot
 	}
-	res, err := p.beginFrame(bf)
-	if err != nil {
-		p.fail(fmt.Errorf("begin frame: %w", err))
-		return false
-	}
-	data := res.ScreenshotData
-	if probe && res.HasDamage {
+	res, err := beginFrame(c.ctx, bf)
+	if err == nil && probe && res.HasDamage {
 		// The still page changed: the same frame again, at the same
 		// time (so no animation frame runs twice), for its picture.
 		// Not with noDisplayUpdates: on the first frame of a new
 		// renderer that picture is black.
 		bf.Screenshot = shot
-		if res, err = p.beginFrame(bf); err != nil {
-			p.fail(fmt.Errorf("begin frame: %w", err))
-			return false
-		}
-		data = res.ScreenshotData
-		p.shots.Add(1)
-	} else if !probe {
-		p.shots.Add(1)
+		res, err = beginFrame(c.ctx, bf)
 	}
+	if err != nil {
+		p.fail(fmt.Errorf("begin frame: %w", err))
+		return false
+	}
+	data := res.ScreenshotData
 	p.frames.Add(1)
 	if isRepeat(data, *last) {
 		p.repeats.Add(1)
@@ -273,15 +261,21 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 	return true
 }
 
-// beginFrame asks the tab for one frame.
-func (p *pump) beginFrame(bf headlessexperimental.BeginFrameParams) (headlessexperimental.BeginFrameResult, error) {
-	cctx, cancel := context.WithTimeout(p.c.ctx, callLimit)
+// shootWhenMoving is how many new pictures in a row make the pump ask
+// for a picture with every begin-frame (pump.moving).
+const shootWhenMoving = 2
+
+// intervalMs is the frame interval in milliseconds, as begin-frame takes it.
+func (p *pump) intervalMs() float64 {
+	return float64(time.Second) / float64(p.fps) / float64(time.Millisecond)
+}
+
+// beginFrame asks the tab of ctx for one frame.
+func beginFrame(ctx context.Context, bf headlessexperimental.BeginFrameParams) (headlessexperimental.BeginFrameResult, error) {
+	cctx, cancel := context.WithTimeout(ctx, callLimit)
 	defer cancel()
 	return chromedp.Call(cctx, headlessexperimental.BeginFrame, bf)
 }
-
-// alwaysShoot turns damage probing off (tests compare the two ways).
-var alwaysShoot = false
 
 // isRepeat reports whether a begin-frame's answer shows nothing new: no
 // picture, or the very bytes of the last picture (Chromium 156 sends a

@@ -91,12 +91,23 @@ func (v *VirtualTime) Hold(ctx context.Context, on bool) error {
 	t.frame.Lock()
 	defer t.frame.Unlock()
 	if on {
-		res, err := chromedp.Call(ctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
-		if err != nil {
-			return fmt.Errorf("pause the tab's virtual time: %w", err)
+		if err := t.pause(ctx); err != nil {
+			return err
 		}
-		t.setBase(res.VirtualTimeTicksBase)
 	}
 	t.held.Store(on)
+	return nil
+}
+
+// pause puts the tab of ctx, whose tab time t is, on paused virtual time
+// and notes its base.
+func (t *tabTime) pause(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, callLimit)
+	defer cancel()
+	res, err := chromedp.Call(cctx, emulation.SetVirtualTimePolicy, emulation.SetVirtualTimePolicyParams{Policy: emulation.VirtualTimePolicyPause})
+	if err != nil {
+		return fmt.Errorf("put the tab on virtual time: %w", err)
+	}
+	t.setBase(res.VirtualTimeTicksBase)
 	return nil
 }

@@ -86,6 +86,25 @@ func readHoldState(t *testing.T, r *run, name string) pageHoldState {
 	return st
 }
 
+// readAt is one reading of hold.html's state: before step Step, in tab
+// Tab, into Into.
+type readAt struct {
+	Step int
+	Tab  string
+	Into *pageHoldState
+}
+
+// readsBefore is a beforeStep that makes the readings.
+func readsBefore(t *testing.T, reads ...readAt) func(int, *run) {
+	return func(i int, r *run) {
+		for _, rd := range reads {
+			if rd.Step == i {
+				*rd.Into = readHoldState(t, r, rd.Tab)
+			}
+		}
+	}
+}
+
 // aheadOfReceipt is how far a frame's source time may lie ahead of the
 // moment it was produced: Chromium stamps when it expects the frame to be
 // shown, up to a few frames on.

@@ -158,7 +158,7 @@ func filming(s *scripts.Script, o RunOptions) (CaptureChoice, error) {
 		return *o.Filming, nil
 	}
 	shell, shellErr := FindShell("")
-	return ChooseCapture(AskOf(s, "", o.Attach != "", o.Chromium != "", false), shell, shellErr)
+	return ChooseCapture(AskOf(s, CaptureAsk{Attach: o.Attach != "", Chromium: o.Chromium != ""}), shell, shellErr)
 }
 
 // Run executes a validated script against an owned (or attached) Chromium,

@@ -125,13 +125,16 @@ func ChooseCapture(a CaptureAsk, shell string, shellErr error) (CaptureChoice, e
 	return CaptureChoice{Mode: scripts.CaptureStudio, Shell: shell}, nil
 }
 
-// AskOf is what script s says about its capture, with flag (--capture),
-// whether the caller attaches the run to a browser or names the Chromium
-// to launch, and whether the run renders a video.
-func AskOf(s *scripts.Script, flag string, attach, chromium, video bool) CaptureAsk {
-	return CaptureAsk{Flag: flag, Script: s.Browser.Capture, Video: video,
-		Attach: attach || s.Browser.Attach != "", Headed: !s.Browser.Headless,
-		Chromium: chromium || s.Browser.Chromium != ""}
+// AskOf completes what the caller says about a run's capture (the flag,
+// an attached browser, a Chromium named, a video rendered) with what
+// script s says: its browser.capture, attach, chromium and headless.
+func AskOf(s *scripts.Script, caller CaptureAsk) CaptureAsk {
+	a := caller
+	a.Script = s.Browser.Capture
+	a.Attach = a.Attach || s.Browser.Attach != ""
+	a.Chromium = a.Chromium || s.Browser.Chromium != ""
+	a.Headed = a.Headed || !s.Browser.Headless
+	return a
 }
 
 // studioArgs are the flags begin-frame control needs on the headless shell

@@ -26,16 +26,7 @@ func TestStudioHoldFreezesStage(t *testing.T) {
   - resume: stage
   - pause: 1s
   - expect: {text: "clicks 0", in: "p"}
-`, RunOptions{beforeStep: func(i int, r *run) {
-		switch i {
-		case 2:
-			before = readHoldState(t, r, "main")
-		case 6:
-			after = readHoldState(t, r, "main")
-		case 7:
-			later = readHoldState(t, r, "main")
-		}
-	}})
+`, RunOptions{beforeStep: readsBefore(t, readAt{2, "main", &before}, readAt{6, "main", &after}, readAt{7, "main", &later})})
 	mustPass(t, res)
 	tl := res.Timeline
 	if st := tl.Steps[4]; st.Outcome != timeline.OutcomeUndispatched || !strings.Contains(st.Error, "held") {
@@ -122,16 +113,7 @@ func TestStudioScoutWorksWhileStageHeld(t *testing.T) {
   - pause: 1s
   - expect: {text: "clicks 0", in: "p"}
     tab: stage
-`, RunOptions{beforeStep: func(i int, r *run) {
-		switch i {
-		case 5:
-			scoutBefore = readHoldState(t, r, "scout")
-		case 9:
-			scoutAfter = readHoldState(t, r, "scout")
-		case 12:
-			stageLater = readHoldState(t, r, "main")
-		}
-	}})
+`, RunOptions{beforeStep: readsBefore(t, readAt{5, "scout", &scoutBefore}, readAt{9, "scout", &scoutAfter}, readAt{12, "main", &stageLater})})
 	mustPass(t, res)
 	if scoutAfter.Clicks != 1 {
 		t.Errorf("the scout saw %d clicks, want 1", scoutAfter.Clicks)

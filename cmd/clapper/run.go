@@ -126,7 +126,9 @@ func runScript(ctx context.Context, o runOptions) error {
 		return usageErr("--capture %q: use live or studio", o.capture)
 	}
 	shell, shellErr := session.FindShell(o.shell)
-	choice, err := session.ChooseCapture(session.AskOf(s, o.capture, attach != "", o.chromium != "", !o.noVideo && len(s.Output.Video) > 0), shell, shellErr)
+	ask := session.AskOf(s, session.CaptureAsk{Flag: o.capture, Attach: attach != "", Chromium: o.chromium != "",
+		Video: !o.noVideo && len(s.Output.Video) > 0})
+	choice, err := session.ChooseCapture(ask, shell, shellErr)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
