@@ -138,6 +138,13 @@ func formatOf(out string) (string, error) {
 // beside its destination and renamed into place only when all succeed; on
 // any failure, or when ctx ends (ffmpeg is killed), they are removed.
 func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings, progress func(done, total int)) error {
+	return RenderAllCached(ctx, tk, outs, s, progress, nil)
+}
+
+// RenderAllCached is RenderAll taking the MP4 video's chunks already in
+// cache (rendered from the same inputs while the take was being captured,
+// see ChunkCache) instead of rendering them again; nil is no cache.
+func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Settings, progress func(done, total int), cache *ChunkCache) error {
 	s, err := s.normalize()
 	if err != nil {
 		return fmt.Errorf("render settings: %w", err)
@@ -226,6 +233,24 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 				return fmt.Errorf("render: chapters: %w", err)
 			}
 		}
+		if onlyMP4(videos) {
+			files, err := encodeChunks(ctx, bin, tk, main.schedule, sp, videos[0], filepath.Join(work, "main"), cache, main.schedule.Ticks(), report, nil)
+			if err != nil {
+				return fmt.Errorf("render %s: %w", strings.Join(outs, ", "), err)
+			}
+			for _, v := range videos {
+				tmp, err := pub.reserve(v.Path, false)
+				if err != nil {
+					return fmt.Errorf("render %s: %w", v.Path, err)
+				}
+				v.Path, v.Chapters = tmp, chapFile
+				if err := joinChunks(ctx, bin, files, v, work); err != nil {
+					return fmt.Errorf("render %s: %w", v.Path, err)
+				}
+			}
+			videos = nil
+			done += main.schedule.Ticks()
+		}
 		for _, v := range videos {
 			tmp, err := pub.reserve(v.Path, v.Format == formatPNG)
 			if err != nil {
@@ -239,10 +264,12 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 			v.Path = tmp
 			sp.Outputs = append(sp.Outputs, v)
 		}
-		if err := encode(ctx, bin, tk, main.schedule, sp, func(n int) { report(n) }); err != nil {
-			return fmt.Errorf("render %s: %w", strings.Join(outs, ", "), err)
+		if len(videos) > 0 {
+			if err := encode(ctx, bin, tk, main.schedule, sp, func(n int) { report(n) }); err != nil {
+				return fmt.Errorf("render %s: %w", strings.Join(outs, ", "), err)
+			}
+			done += main.schedule.Ticks()
 		}
-		done += main.schedule.Ticks()
 	}
 	if gif != nil {
 		sp, err := prepare(tk, gif, gif.settings, filepath.Join(work, "gif"))
@@ -460,4 +487,15 @@ const (
 // A live render's folder is never touched.
 func SweepWorkDirs(tmp string) []string {
 	return ownerlock.Sweep(filepath.Join(tmp, workPattern), workOwner, nil)
+}
+
+// onlyMP4 reports whether every video output is an MP4 (rendered in chunks;
+// WebM and PNG frames keep one ffmpeg run over the whole take).
+func onlyMP4(videos []outputSpec) bool {
+	for _, v := range videos {
+		if v.Format != formatMP4 {
+			return false
+		}
+	}
+	return len(videos) > 0
 }
