@@ -112,7 +112,7 @@ func chunkKey(args []string, graph, dir string, runs []Run) (string, error) {
 // and returns the chunk files in order. Chunks found in cache are not
 // rendered again; rendered ones are added to it. sp's frame picture is
 // shared; its overlay script is cut to each chunk.
-func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule, sp encodeSpec, out outputSpec, dir string, cache *ChunkCache, upTo int, progress func(done int), rendered func()) ([]string, error) {
+func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule, sp encodeSpec, out outputSpec, dir string, cache *ChunkCache, upTo int, progress func(done int), rendered func() bool) ([]string, error) {
 	cr, stop := newChunkRuns(tk, sched)
 	defer stop()
 	var files []string
@@ -168,13 +168,13 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 				return nil, err
 			}
 			files = append(files, o.Path)
-			if rendered != nil {
-				rendered()
-			}
 			if cache != nil {
 				if err := os.MkdirAll(cache.Dir, 0o755); err == nil {
 					_ = os.Link(o.Path, cache.path(key))
 				}
+			}
+			if rendered != nil && !rendered() {
+				return files, nil
 			}
 		}
 		done += c.Count

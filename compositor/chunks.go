@@ -15,7 +15,7 @@ type chunk struct {
 }
 
 // chunkSeconds is a chunk's length in output time.
-const chunkSeconds = 3
+const chunkSeconds = 2
 
 // planChunks cuts ticks output ticks at fps into chunks of chunkSeconds
 // (the last one shorter). Pure: the same take and settings always give the

@@ -14,10 +14,10 @@ func TestPlanChunks(t *testing.T) {
 		{0, 60, nil},
 		{10, 0, nil},
 		{1, 60, []chunk{{0, 1}}},
-		{180, 60, []chunk{{0, 180}}},
-		{181, 60, []chunk{{0, 180}, {180, 1}}},
-		{450, 60, []chunk{{0, 180}, {180, 180}, {360, 90}}},
-		{90, 30, []chunk{{0, 90}}},
+		{120, 60, []chunk{{0, 120}}},
+		{121, 60, []chunk{{0, 120}, {120, 1}}},
+		{300, 60, []chunk{{0, 120}, {120, 120}, {240, 60}}},
+		{60, 30, []chunk{{0, 60}}},
 	}
 	for _, c := range cases {
 		if got := planChunks(c.ticks, c.fps); !reflect.DeepEqual(got, c.want) {

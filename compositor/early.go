@@ -14,9 +14,11 @@ import (
 )
 
 // LookAhead is how far past a chunk's end the take must be known before
-// the chunk is rendered early: the cursor's easing toward the next input,
-// a click's ripple and an automatic zoom's motion all reach about this far.
-const LookAhead = 1500 * time.Millisecond
+// the chunk is rendered early. An input moves the cursor over at most 120 ms
+// after it, and ripples, captions, keys and zoom motions start at their
+// receipt or step; what could still reach back (a zoom held to the take's
+// end, an open step that becomes a cut) is caught by the chunk's digest.
+const LookAhead = time.Second
 
 // earlyTicks is how many leading ticks of sched are settled when the take
 // is known up to known: the ticks whose take time is at least LookAhead
@@ -28,11 +30,12 @@ func earlyTicks(sched *Schedule, known timeline.Time) int {
 // RenderEarly renders into cache the MP4 chunks of tk (a take still being
 // captured, as far as it is known: timeline.Recover of its folder) that lie
 // wholly before the take's last known time less LookAhead, with settings s,
-// and returns how many chunks it rendered. A chunk is kept by its inputs'
+// and returns how many chunks it rendered: at most max (0: no limit), so a
+// caller that must stop waits for one chunk at most. A chunk is kept by its inputs'
 // digest, so the final render (RenderAllCached) uses it only when the
 // finished take gives it exactly the same frames, overlays and camera;
 // otherwise it renders it again. Chunks already in cache are skipped.
-func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *ChunkCache) (int, error) {
+func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *ChunkCache, max int) (int, error) {
 	s, err := s.normalize()
 	if err != nil {
 		return 0, fmt.Errorf("render settings: %w", err)
@@ -75,6 +78,43 @@ func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *Chun
 	}
 	n := 0
 	out := outputSpec{Format: formatMP4, CRF: s.CRF, Preset: s.X264Preset}
-	_, err = encodeChunks(ctx, bin, tk, p.schedule, sp, out, filepath.Join(work, "main"), cache, upTo, nil, func() { n++ })
+	_, err = encodeChunks(ctx, bin, tk, p.schedule, sp, out, filepath.Join(work, "main"), cache, upTo, nil, func() bool { n++; return max <= 0 || n < max })
 	return n, err
 }
+
+// Chunked reports whether the video outputs outs are rendered in chunks,
+// and so can be rendered early: every one that is not a GIF is an MP4
+// (WebM and PNG frames are rendered in one ffmpeg run at the end, GIFs in
+// their two passes at the end).
+func Chunked(outs []string) bool {
+	var videos []outputSpec
+	for _, o := range outs {
+		f, err := formatOf(o)
+		if err != nil {
+			return false
+		}
+		if f != formatGIF {
+			videos = append(videos, outputSpec{Format: f})
+		}
+	}
+	return onlyMP4(videos)
+}
+
+// NewChunkCache makes an empty cache in the temporary folder, owned by
+// this process (a killed run's cache is swept like a render's working
+// folder); remove it with os.RemoveAll(c.Dir).
+func NewChunkCache() (*ChunkCache, error) {
+	SweepWorkDirs(os.TempDir())
+	dir, err := os.MkdirTemp("", strings.TrimSuffix(workPattern, "*"))
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := ownerlock.Acquire(filepath.Join(dir, workOwner), "clapper run"); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &ChunkCache{Dir: filepath.Join(dir, "chunks")}, nil
+}
+
+// Remove deletes the cache and its folder.
+func (c *ChunkCache) Remove() error { return os.RemoveAll(filepath.Dir(c.Dir)) }

@@ -86,7 +86,7 @@ func TestRenderWhileCapturingMatchesStoredRender(t *testing.T) {
 	s.Captions = "burn"
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
 	for _, upTo := range []int{3000, 5500} {
-		if _, err := RenderEarly(ctx, liveTake(t, timeline.FromDuration(ms(upTo))), s, cache); err != nil {
+		if _, err := RenderEarly(ctx, liveTake(t, timeline.FromDuration(ms(upTo))), s, cache, 0); err != nil {
 			t.Fatalf("early at %d ms: %v", upTo, err)
 		}
 	}

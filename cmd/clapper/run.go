@@ -172,6 +172,11 @@ func runScript(ctx context.Context, o runOptions) error {
 		ui.out = io.Discard
 	}
 	started := time.Now()
+	var early *earlyRender
+	if !o.noVideo {
+		early = startEarlyRender(ctx, takeDir, s.Output.Video, settings, ui.logf)
+		defer early.remove()
+	}
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version, Revision: revision,
 		Progress: ui.step, Logf: ui.logf, Attach: attach, Leases: leased, Handoff: ui.handoff,
@@ -179,6 +184,7 @@ func runScript(ctx context.Context, o runOptions) error {
 		Capture: o.tuning,
 	})
 	ui.doneSteps()
+	cache := early.finish()
 	if runErr != nil && res == nil {
 		if errors.Is(runErr, session.ErrRootNeedsNoSandbox) {
 			return usageErr("%w", runErr)
@@ -202,7 +208,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	// The video is made up to the point reached, even when a step failed.
 	var renderErr error
 	if !o.noVideo {
-		renderErr = renderOutputs(ctx, takeDir, out, s.Output.Video, settings, ui)
+		renderErr = renderOutputsCached(ctx, takeDir, out, s.Output.Video, settings, ui, cache)
 	}
 	viewErr := afterRun(takeDir, out, o.view, ui)
 	switch {
