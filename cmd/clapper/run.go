@@ -27,14 +27,16 @@ type runOptions struct {
 	chromium  string
 	env       map[string]string
 	noVideo   bool
-	quiet     bool
-	junit     string
-	ffmpeg    string
-	shared    sharedFlags
-	view      bool
-	headed    bool
-	capture   string
-	shell     string
+	// early renders the video's chunks while capturing (earlyRender).
+	early   bool
+	quiet   bool
+	junit   string
+	ffmpeg  string
+	shared  sharedFlags
+	view    bool
+	headed  bool
+	capture string
+	shell   string
 	// capture tunes the recorder (clapper bench run compares settings);
 	// silent drops the summary lines too (the bench reports its own).
 	tuning recorder.Options
@@ -52,6 +54,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable)"},
 			&cli.BoolFlag{Name: "no-video", Usage: "record the take only; render later with clapper render"},
+			&cli.BoolFlag{Name: "render-while-capturing", Usage: "render the MP4 video's settled chunks during the capture (the video is done sooner after the last step, but the encoder competes with the browser for the CPU)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
@@ -70,7 +73,7 @@ func runCommand() *cli.Command {
 			}
 			return runScript(c.Context, runOptions{
 				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
-				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), quiet: c.Bool("quiet"), junit: c.String("junit"),
+				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), early: c.Bool("render-while-capturing"), quiet: c.Bool("quiet"), junit: c.String("junit"),
 				ffmpeg: c.String("ffmpeg"), shared: sharedFlagsOf(c), view: c.Bool("view"), headed: c.Bool("headed"),
 				capture: c.String("capture"), shell: c.String("chromium-shell"),
 			})
@@ -173,7 +176,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	}
 	started := time.Now()
 	var early *earlyRender
-	if !o.noVideo {
+	if !o.noVideo && o.early {
 		early = startEarlyRender(ctx, takeDir, s.Output.Video, settings, ui.logf)
 		defer early.remove()
 	}
