@@ -44,6 +44,10 @@ type encodeSpec struct {
 	// GraphFile is where the filter graph is written when it is too long
 	// for one argument (long zoom expressions); "" keeps it inline.
 	GraphFile string
+	// PTSOffset is the output tick the run's first frame is (a chunk of a
+	// longer video): the overlay script is drawn at the frames' times in
+	// the whole video.
+	PTSOffset int
 	Outputs   []outputSpec
 }
 
@@ -160,7 +164,13 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	}
 	tail := []string{}
 	if sp.Overlay != "" {
+		if sp.PTSOffset > 0 {
+			tail = append(tail, fmt.Sprintf("setpts=PTS+round(%d/(%d*TB))", sp.PTSOffset, sp.FPS))
+		}
 		tail = append(tail, filter("ass", "filename", sp.Overlay))
+		if sp.PTSOffset > 0 {
+			tail = append(tail, "setpts=PTS-STARTPTS")
+		}
 	}
 	n := len(sp.Outputs)
 	if n > 1 {

@@ -139,6 +139,13 @@ func formatOf(out string) (string, error) {
 // beside its destination and renamed into place only when all succeed; on
 // any failure, or when ctx ends (ffmpeg is killed), they are removed.
 func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings, progress func(done, total int)) error {
+	return RenderAllCached(ctx, tk, outs, s, progress, nil)
+}
+
+// RenderAllCached is RenderAll taking the MP4 video's chunks already in
+// cache (rendered from the same inputs while the take was being captured,
+// see ChunkCache) instead of rendering them again; nil is no cache.
+func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Settings, progress func(done, total int), cache *ChunkCache) error {
 	s, err := s.normalize()
 	if err != nil {
 		return fmt.Errorf("render settings: %w", err)
@@ -263,6 +270,21 @@ func RenderAll(ctx context.Context, tk *timeline.Take, outs []string, s Settings
 				}); err != nil {
 					return fmt.Errorf("render: chapters: %w", err)
 				}
+			}
+			if onlyMP4(mainOuts) {
+				// MP4 is rendered in chunks, some of them perhaps while
+				// the take was captured (cache), then joined.
+				files, err := encodeChunks(jctx, bin, tk, main.schedule, sp, mainOuts[0], filepath.Join(work, "main"), cache, main.schedule.Ticks(), report, nil)
+				if err != nil {
+					return fmt.Errorf("render %s: %w", strings.Join(outs, ", "), err)
+				}
+				for _, v := range mainOuts {
+					v.Chapters = chapFile
+					if err := joinChunks(jctx, bin, files, v, work); err != nil {
+						return fmt.Errorf("render %s: %w", v.Path, err)
+					}
+				}
+				return nil
 			}
 			for _, v := range mainOuts {
 				if v.Format == formatMP4 || v.Format == formatWebM {
@@ -507,4 +529,15 @@ const (
 // A live render's folder is never touched.
 func SweepWorkDirs(tmp string) []string {
 	return ownerlock.Sweep(filepath.Join(tmp, workPattern), workOwner, nil)
+}
+
+// onlyMP4 reports whether every video output is an MP4 (rendered in chunks;
+// WebM and PNG frames keep one ffmpeg run over the whole take).
+func onlyMP4(videos []outputSpec) bool {
+	for _, v := range videos {
+		if v.Format != formatMP4 {
+			return false
+		}
+	}
+	return len(videos) > 0
 }

@@ -47,6 +47,7 @@ type benchRunOptions struct {
 	chromium        string
 	ffmpeg          string
 	keep            string
+	early           bool // render while capturing (explicit: the bench films live)
 	quietWait       time.Duration
 }
 
@@ -71,6 +72,7 @@ func benchRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "keep", Usage: "keep each run's output folder in this folder"},
 			&cli.DurationFlag{Name: "settle", Value: 30 * time.Second, Usage: "before each run, wait up to this long for other work on the machine to fall under a third of a core (0: do not wait)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.BoolFlag{Name: "render-while-capturing", Usage: "render the video's chunks during the capture (clapper run --render-while-capturing)"},
 		},
 		Action: func(c *cli.Context) error {
 			w, h, err := parseSize(c.String("size"))
@@ -81,7 +83,7 @@ func benchRunCommand() *cli.Command {
 				return usageErr("--size %q: the scenario's field and list need at least 1160x640", c.String("size"))
 			}
 			o := benchRunOptions{w: w, h: h, fps: c.Int("fps"), runs: c.Int("runs"), noSandbox: c.Bool("no-sandbox"), json: c.Bool("json"),
-				chromium: c.String("chromium"), ffmpeg: c.String("ffmpeg"), keep: c.String("keep"), quietWait: c.Duration("settle")}
+				chromium: c.String("chromium"), ffmpeg: c.String("ffmpeg"), keep: c.String("keep"), early: c.Bool("render-while-capturing"), quietWait: c.Duration("settle")}
 			switch m := c.String("settled-by"); m {
 			case "both":
 				o.modes = []string{settledByFrame, settledByScreenshot}
@@ -203,7 +205,7 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out, 
 	busy0 := machineBusy()
 	t0 := time.Now()
 	err := runScript(ctx, runOptions{
-		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true,
+		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true, early: onOffOf(o.early),
 		env:    map[string]string{"BENCH_URL": pageURL},
 		tuning: recorder.Options{SettleByFrame: mode == settledByFrame},
 	})

@@ -166,6 +166,12 @@ func renderSettings(rc renderConfig, f renderFlags) (compositor.Settings, error)
 // renderOutputs renders a take to the named outputs in one pass (relative
 // names land in outDir). The take is only read.
 func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, s compositor.Settings, ui *ui) error {
+	return renderOutputsCached(ctx, takeDir, outDir, outs, s, ui, nil)
+}
+
+// renderOutputsCached is renderOutputs using the chunks rendered while the
+// take was captured (nil: none).
+func renderOutputsCached(ctx context.Context, takeDir, outDir string, outs []string, s compositor.Settings, ui *ui, cache *compositor.ChunkCache) error {
 	tk, err := timeline.Open(takeDir)
 	if err != nil {
 		return err
@@ -185,7 +191,7 @@ func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, s
 	}
 	started := time.Now()
 	bar := ui.bar("render", 0)
-	err = compositor.RenderAll(ctx, tk, paths, s, bar.set)
+	err = compositor.RenderAllCached(ctx, tk, paths, s, bar.set, cache)
 	bar.done()
 	if err != nil {
 		return fmt.Errorf("render: %w (the take in %s is kept)", err, takeDir)

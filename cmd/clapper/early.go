@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/clapper-dev/clapper/compositor"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// earlyRender renders a run's video chunks while the take is captured, from
+// the take as far as its journal and frame index go, so the video is
+// finished soon after the last step. The final render uses a chunk only
+// when the finished take gives it the same inputs (compositor.ChunkCache).
+type earlyRender struct {
+	cache  *compositor.ChunkCache
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	chunks int
+	logf   func(string, ...any)
+}
+
+// earlyEvery is how often the take is looked at again when no chunk was
+// ready.
+const earlyEvery = time.Second
+
+// startEarlyRender begins rendering early, or returns nil when the outputs
+// are not chunked (WebM, PNG frames) or no cache can be made.
+func startEarlyRender(ctx context.Context, takeDir string, outs []string, s compositor.Settings, logf func(string, ...any)) *earlyRender {
+	if !compositor.Chunked(outs) {
+		return nil
+	}
+	cache, err := compositor.NewChunkCache()
+	if err != nil {
+		logf("rendering while capturing is off: %v", err)
+		return nil
+	}
+	e := &earlyRender{cache: cache, stop: make(chan struct{}), logf: logf}
+	e.wg.Add(1)
+	go e.loop(ctx, takeDir, s, logf) // ends when stop closes (finish) or ctx ends
+	return e
+}
+
+func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Settings, logf func(string, ...any)) {
+	defer e.wg.Done()
+	t := time.NewTicker(earlyEvery)
+	defer t.Stop()
+	quiet := false
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for {
+			n, err := e.once(ctx, takeDir, s)
+			e.chunks += n
+			if err != nil && !quiet {
+				logf("rendering while capturing: %v (the video is rendered at the end)", err)
+				quiet = true
+			}
+			if n == 0 || err != nil {
+				break
+			}
+			select {
+			case <-e.stop:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// once renders the next settled chunk, if any, of the take so far.
+func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Settings) (int, error) {
+	tl, err := timeline.Recover(takeDir)
+	if err != nil || tl.Capture.Frames.Delivered == 0 {
+		return 0, nil // not started yet
+	}
+	return compositor.RenderEarly(ctx, &timeline.Take{Dir: filepath.Clean(takeDir), Timeline: tl}, s, e.cache, 1)
+}
+
+// finish stops rendering early (after the chunk in hand) and returns the
+// cache for the final render; nil-safe.
+func (e *earlyRender) finish() *compositor.ChunkCache {
+	if e == nil {
+		return nil
+	}
+	close(e.stop)
+	e.wg.Wait()
+	e.logf("%d video chunks rendered while capturing", e.chunks)
+	return e.cache
+}
+
+// remove deletes the cache; nil-safe.
+func (e *earlyRender) remove() {
+	if e != nil {
+		_ = e.cache.Remove()
+	}
+}

@@ -1,0 +1,265 @@
+package compositor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// ChunkCache holds encoded chunks by the digest of everything their ffmpeg
+// run reads, so a chunk rendered while the take was still being captured is
+// used by the final render only when its inputs are exactly the final ones.
+type ChunkCache struct {
+	Dir string
+}
+
+func (c *ChunkCache) path(key string) string { return filepath.Join(c.Dir, key+".mp4") }
+
+// has reports whether the cache holds the chunk with this key.
+func (c *ChunkCache) has(key string) bool {
+	if c == nil {
+		return false
+	}
+	_, err := os.Stat(c.path(key))
+	return err == nil
+}
+
+// chunkRuns pulls resampled runs and cuts them at chunk boundaries.
+type chunkRuns struct {
+	next func() (timeline.Frame, error, bool)
+	rs   *Resampler
+	pend Run
+	have bool
+	done bool
+}
+
+func newChunkRuns(tk *timeline.Take, sched *Schedule) (*chunkRuns, func()) {
+	next, stop := iter.Pull2(tk.Frames())
+	return &chunkRuns{next: next, rs: NewResampler(sched)}, stop
+}
+
+// take returns the runs covering ticks [c.First, c.First+c.Count).
+func (cr *chunkRuns) take(c chunk) ([]Run, error) {
+	end := c.First + c.Count
+	var out []Run
+	for {
+		if cr.have {
+			r := cr.pend
+			if r.First >= end {
+				return out, nil
+			}
+			if r.First+r.Count > end {
+				out = append(out, Run{Frame: r.Frame, First: r.First, Count: end - r.First})
+				cr.pend = Run{Frame: r.Frame, First: end, Count: r.First + r.Count - end}
+				return out, nil
+			}
+			out = append(out, r)
+			cr.have = false
+		}
+		if cr.done {
+			return out, nil
+		}
+		fr, err, ok := cr.next()
+		switch {
+		case !ok:
+			cr.done = true
+			cr.pend, cr.have = cr.rs.Flush()
+		case err != nil:
+			return nil, feedError{err}
+		default:
+			cr.pend, cr.have = cr.rs.Push(fr)
+		}
+	}
+}
+
+// chunkKey digests one chunk's ffmpeg run: its arguments and graph (paths
+// inside dir named relatively), the files it reads from dir, and the frames
+// it is fed.
+func chunkKey(args []string, graph, dir string, runs []Run) (string, error) {
+	h := sha256.New()
+	for _, a := range args {
+		fmt.Fprintf(h, "%q\n", strings.ReplaceAll(a, dir, "@"))
+		if strings.HasPrefix(a, dir) && !strings.HasSuffix(a, ".mp4") {
+			f, err := os.Open(a)
+			if err != nil {
+				return "", err
+			}
+			_, err = io.Copy(h, f)
+			f.Close()
+			if err != nil {
+				return "", err
+			}
+		}
+	}
+	fmt.Fprintf(h, "%q\n", strings.ReplaceAll(graph, dir, "@"))
+	for _, r := range runs {
+		fmt.Fprintf(h, "%d %s %d %d %d\n", r.Frame.Seq, r.Frame.File, r.Frame.Source, r.First, r.Count)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// encodeChunks renders the MP4 video of sp in chunks (planChunks), each its
+// own ffmpeg run starting on a key frame with the same encoder settings,
+// and returns the chunk files in order. Chunks found in cache are not
+// rendered again; rendered ones are added to it. sp's frame picture is
+// shared; its overlay script is cut to each chunk.
+func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule, sp encodeSpec, out outputSpec, dir string, cache *ChunkCache, upTo int, progress func(done int), rendered func() bool) ([]string, error) {
+	cr, stop := newChunkRuns(tk, sched)
+	defer stop()
+	var files []string
+	done := 0
+	for i, c := range planChunks(sched.Ticks(), sched.FPS()) {
+		if c.First+c.Count > upTo {
+			break
+		}
+		runs, err := cr.take(c)
+		if err != nil {
+			return nil, err
+		}
+		cdir := filepath.Join(dir, fmt.Sprintf("chunk%05d", i))
+		if err := os.MkdirAll(cdir, 0o755); err != nil {
+			return nil, err
+		}
+		csp := sp
+		csp.PTSOffset = c.First
+		csp.GraphFile = filepath.Join(cdir, "graph.txt")
+		if sp.Zoom != nil {
+			csp.Zoom = sp.Zoom.cut(c)
+		}
+		if sp.Overlay != "" {
+			csp.Overlay = filepath.Join(cdir, "overlay.ass")
+			if err := cutOverlayFile(sp.Overlay, csp.Overlay, sched, c); err != nil {
+				return nil, err
+			}
+		}
+		o := out
+		o.Chapters = ""
+		o.Path = filepath.Join(cdir, "video.mp4")
+		csp.Outputs = []outputSpec{o}
+		args, graph, err := buildArgs(csp)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeGraph(args, graph); err != nil {
+			return nil, err
+		}
+		key, err := chunkKey(args, graph, dir, runs)
+		if err != nil {
+			return nil, err
+		}
+		if cache.has(key) {
+			files = append(files, cache.path(key))
+		} else {
+			base := done
+			if err := encodeRuns(ctx, bin, tk, args, runs, func(n int) {
+				if progress != nil {
+					progress(base + n)
+				}
+			}); err != nil {
+				return nil, err
+			}
+			files = append(files, o.Path)
+			if cache != nil {
+				if err := os.MkdirAll(cache.Dir, 0o755); err == nil {
+					_ = os.Link(o.Path, cache.path(key))
+				}
+			}
+			if rendered != nil && !rendered() {
+				return files, nil
+			}
+		}
+		done += c.Count
+		if progress != nil {
+			progress(done)
+		}
+	}
+	return files, nil
+}
+
+// cutOverlayFile writes the overlay script src cut to chunk c into dst.
+func cutOverlayFile(src, dst string, sched *Schedule, c chunk) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return writeFile(dst, func(w io.Writer) error {
+		return cutASS(in, w, time.Duration(sched.tickOutput(c.First)), time.Duration(sched.tickOutput(c.First+c.Count)))
+	})
+}
+
+// encodeRuns runs one ffmpeg fed the given runs of frames.
+func encodeRuns(ctx context.Context, bin string, tk *timeline.Take, args []string, runs []Run, progress func(done int)) error {
+	done := 0
+	return runFFmpeg(ctx, bin, args, func(w io.Writer) error {
+		for _, run := range runs {
+			b, err := tk.ReadFrame(run.Frame)
+			if err != nil {
+				return feedError{err}
+			}
+			for i := 0; i < run.Count; i++ {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if _, err := w.Write(b); err != nil {
+					return err
+				}
+			}
+			done += run.Count
+			progress(done)
+		}
+		return nil
+	})
+}
+
+// writeGraph writes the filter graph where the arguments name a script.
+func writeGraph(args []string, graph string) error {
+	for i, a := range args {
+		if a == "-filter_complex_script" {
+			if err := os.WriteFile(args[i+1], []byte(graph), 0o644); err != nil {
+				return fmt.Errorf("filter graph: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// joinArgs are ffmpeg's arguments that join chunk files (listed in list)
+// into out without re-encoding, carrying chapters when given. Pure.
+func joinArgs(list string, out outputSpec) []string {
+	args := []string{"-hide_banner", "-nostats", "-loglevel", "error", "-y",
+		"-f", "concat", "-safe", "0", "-i", list}
+	if out.Chapters != "" {
+		args = append(args, "-f", "ffmetadata", "-i", out.Chapters)
+	}
+	args = append(args, "-map", "0:v", "-c", "copy")
+	if out.Chapters != "" {
+		args = append(args, "-map_metadata", "1", "-map_chapters", "1")
+	}
+	return append(args, "-movflags", "+faststart", "-f", "mp4", out.Path)
+}
+
+// joinChunks joins the chunk files into out.
+func joinChunks(ctx context.Context, bin string, files []string, out outputSpec, dir string) error {
+	list := filepath.Join(dir, "chunks.txt")
+	if err := writeFile(list, func(w io.Writer) error {
+		for _, f := range files {
+			if _, err := fmt.Fprintf(w, "file '%s'\n", strings.ReplaceAll(f, "'", `'\''`)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return runFFmpeg(ctx, bin, joinArgs(list, out), func(io.Writer) error { return nil })
+}

@@ -1,0 +1,110 @@
+package compositor
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// chunk is a range of output ticks [First, First+Count) encoded by one
+// ffmpeg run; a chunked video is its chunks joined without re-encoding.
+type chunk struct {
+	First, Count int
+}
+
+// chunkSeconds is a chunk's length in output time.
+const chunkSeconds = 2
+
+// planChunks cuts ticks output ticks at fps into chunks of chunkSeconds
+// (the last one shorter). Pure: the same take and settings always give the
+// same chunks, whichever path renders them.
+func planChunks(ticks, fps int) []chunk {
+	if ticks <= 0 || fps <= 0 {
+		return nil
+	}
+	n := chunkSeconds * fps
+	var out []chunk
+	for k := 0; k < ticks; k += n {
+		out = append(out, chunk{First: k, Count: min(n, ticks-k)})
+	}
+	return out
+}
+
+// parseASSTime reads an ASS time (H:MM:SS.cc).
+func readASSTime(s string) (time.Duration, bool) {
+	var h, m, sec, cs int
+	if n, err := fmt.Sscanf(s, "%d:%d:%d.%d", &h, &m, &sec, &cs); err != nil || n != 4 {
+		return 0, false
+	}
+	return time.Duration(((h*60+m)*60+sec)*100+cs) * 10 * time.Millisecond, true
+}
+
+// cutASS copies the ASS script from r to w keeping only the events shown
+// in the output interval [from, to): its header whole, each Dialogue that
+// overlaps the interval, with an end past to moved to to. A start is never
+// moved (a ripple's animation counts from its start); an end is moved only
+// past the interval, so what is drawn inside it is unchanged, and two
+// scripts that differ only after to cut to the same bytes.
+func cutASS(r io.Reader, w io.Writer, from, to time.Duration) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	bw := bufio.NewWriter(w)
+	end := assTime(to)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "Dialogue: "); ok {
+			f := strings.SplitN(rest, ",", 4)
+			if len(f) < 4 {
+				return fmt.Errorf("overlay script: bad event %q", line)
+			}
+			a, ok1 := readASSTime(f[1])
+			b, ok2 := readASSTime(f[2])
+			if !ok1 || !ok2 {
+				return fmt.Errorf("overlay script: bad event time in %q", line)
+			}
+			if b <= from || a >= to {
+				continue
+			}
+			if b > to {
+				f[2] = end
+			}
+			line = "Dialogue: " + strings.Join(f, ",")
+		}
+		bw.WriteString(line)
+		bw.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// cut returns the camera for ticks [c.First, c.First+c.Count) counted from
+// the chunk's first tick: the segments that decide those ticks, shifted.
+// A chunk of a track that is active anywhere is active (zoompan runs in
+// every chunk, as in one run over the whole video).
+func (zt *ZoomTrack) cut(c chunk) *ZoomTrack {
+	out := &ZoomTrack{base: zt.base}
+	if !zt.Active() {
+		return out
+	}
+	a, b := c.First, c.First+c.Count
+	for i, sg := range zt.segs {
+		if sg.K0 >= b {
+			break
+		}
+		if i+1 < len(zt.segs) && zt.segs[i+1].K0 <= a {
+			continue // superseded before the chunk starts
+		}
+		sg.K0 -= a
+		sg.K1 -= a
+		out.segs = append(out.segs, sg)
+	}
+	if len(out.segs) == 0 {
+		// Still on the base: one segment that holds it.
+		out.segs = []zoomSeg{{From: zt.base, To: zt.base}}
+	}
+	return out
+}

@@ -1,0 +1,93 @@
+package compositor
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestPlanChunks(t *testing.T) {
+	cases := []struct {
+		ticks, fps int
+		want       []chunk
+	}{
+		{0, 60, nil},
+		{10, 0, nil},
+		{1, 60, []chunk{{0, 1}}},
+		{120, 60, []chunk{{0, 120}}},
+		{121, 60, []chunk{{0, 120}, {120, 1}}},
+		{300, 60, []chunk{{0, 120}, {120, 120}, {240, 60}}},
+		{60, 30, []chunk{{0, 60}}},
+	}
+	for _, c := range cases {
+		if got := planChunks(c.ticks, c.fps); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("planChunks(%d, %d) = %v, want %v", c.ticks, c.fps, got, c.want)
+		}
+	}
+}
+
+func TestCutASS(t *testing.T) {
+	head := "[Script Info]\nPlayResX: 10\n\n[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n"
+	script := head +
+		"Dialogue: 5,0:00:00.00,0:00:01.00,Cursor,,0,0,0,,before\n" +
+		"Dialogue: 5,0:00:01.00,0:00:02.50,Cursor,,0,0,0,,over the start, kept whole\n" +
+		"Dialogue: 4,0:00:02.20,0:00:02.80,Ripple,,0,0,0,,{\\t(0,600,x)}inside\n" +
+		"Dialogue: 1,0:00:00.00,1:00:00.00,URL,,0,0,0,,past the end\n" +
+		"Dialogue: 5,0:00:03.00,0:00:04.00,Cursor,,0,0,0,,after\n"
+	want := head +
+		"Dialogue: 5,0:00:01.00,0:00:02.50,Cursor,,0,0,0,,over the start, kept whole\n" +
+		"Dialogue: 4,0:00:02.20,0:00:02.80,Ripple,,0,0,0,,{\\t(0,600,x)}inside\n" +
+		"Dialogue: 1,0:00:00.00,0:00:03.00,URL,,0,0,0,,past the end\n"
+	var b strings.Builder
+	if err := cutASS(strings.NewReader(script), &b, ms(2000), ms(3000)); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("cut:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// What follows the interval never changes the cut.
+	var c strings.Builder
+	later := strings.Replace(script, "1:00:00.00", "0:00:05.00", 1) + "Dialogue: 5,0:00:09.00,0:00:10.00,Cursor,,0,0,0,,later\n"
+	if err := cutASS(strings.NewReader(later), &c, ms(2000), ms(3000)); err != nil {
+		t.Fatal(err)
+	}
+	if c.String() != want {
+		t.Errorf("a script that differs only after the interval cut to:\n%s", c.String())
+	}
+	if err := cutASS(strings.NewReader("Dialogue: 5,x,y,z\n"), &c, 0, ms(1)); err == nil {
+		t.Error("a bad event time was accepted")
+	}
+}
+
+func TestZoomCut(t *testing.T) {
+	base := zoomState{1, 160, 90}
+	in := zoomState{2, 100, 50}
+	zt := &ZoomTrack{base: base, segs: []zoomSeg{
+		{K0: 100, K1: 120, From: base, To: in},
+		{K0: 300, K1: 320, From: in, To: base},
+	}}
+	cases := []struct {
+		name string
+		c    chunk
+	}{
+		{"before the first motion", chunk{0, 90}},
+		{"across the first motion", chunk{90, 90}},
+		{"holding", chunk{180, 90}},
+		{"across the second", chunk{270, 90}},
+		{"after the last", chunk{360, 90}},
+	}
+	for _, c := range cases {
+		ct := zt.cut(c.c)
+		if !ct.Active() {
+			t.Errorf("%s: the cut is not active", c.name)
+		}
+		for k := 0; k < c.c.Count; k++ {
+			if got, want := ct.At(k), zt.At(c.c.First+k); got != want {
+				t.Fatalf("%s: tick %d: %v, want %v", c.name, c.c.First+k, got, want)
+			}
+		}
+	}
+	if (&ZoomTrack{base: base}).cut(chunk{0, 10}).Active() {
+		t.Error("a still camera's cut moves")
+	}
+}

@@ -1,0 +1,133 @@
+package compositor
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// liveTake writes a take of 8 s as it stands when the capture has reached
+// upTo: the frames, receipts and steps before it, its end there.
+func liveTake(t *testing.T, upTo timeline.Time) *timeline.Take {
+	t.Helper()
+	at := func(n int) timeline.Time { return timeline.FromDuration(ms(n)) }
+	var frames []synthFrame
+	for n := 0; n < 80; n++ {
+		if at(n*100+30) < upTo {
+			frames = append(frames, synthFrame{ms(n*100 + 30), palette[n%len(palette)]})
+		}
+	}
+	tl := timeline.Timeline{
+		Name: "live", Viewport: timeline.Viewport{Width: 320, Height: 180, Scale: 2},
+		Start: 0, End: upTo,
+		Capture: timeline.Capture{Tab: "T1", Started: 0, Ended: upTo, EndReason: "stopped"},
+	}
+	receipts := []timeline.Receipt{
+		{Kind: timeline.InputMove, Tab: "T1", X: 40, Y: 30, Sent: at(200), Acked: at(201)},
+		{Kind: timeline.InputMove, Tab: "T1", X: 200, Y: 120, Sent: at(1990), Acked: at(1991)},
+		{Kind: timeline.InputDown, Tab: "T1", X: 200, Y: 120, Sent: at(2000), Acked: at(2002), Button: "left", Clicks: 1},
+		{Kind: timeline.InputUp, Tab: "T1", X: 200, Y: 120, Sent: at(2100), Acked: at(2102), Button: "left", Clicks: 1},
+		{Kind: timeline.InputMove, Tab: "T1", X: 250, Y: 150, Sent: at(4200), Acked: at(4201)},
+		{Kind: timeline.InputMove, Tab: "T1", X: 60, Y: 40, Sent: at(7000), Acked: at(7001)},
+	}
+	for _, r := range receipts {
+		if r.Sent < upTo {
+			tl.Receipts = append(tl.Receipts, r)
+		}
+	}
+	steps := []timeline.Step{
+		{Index: 0, Kind: "caption", Text: "Hello", Start: at(300), End: at(300), Duration: ms(1500), Outcome: "ok"},
+		{Index: 1, Kind: "zoom", Region: &timeline.Rect{X: 180, Y: 100, W: 80, H: 50}, Scale: 2, Duration: ms(400), Start: at(2500), End: at(2500), Outcome: "ok"},
+		{Index: 2, Kind: "zoom", Scale: 1, Duration: ms(400), Start: at(6500), End: at(6500), Outcome: "ok"},
+	}
+	for _, s := range steps {
+		if s.Start < upTo {
+			tl.Steps = append(tl.Steps, s)
+		}
+	}
+	return writeTake(t, t.TempDir(), 640, 360, frames, tl)
+}
+
+func decodeAll(t *testing.T, file string) []byte {
+	t.Helper()
+	ff := requireTool(t, "ffmpeg")
+	var stderr bytes.Buffer
+	cmd := exec.Command(ff, "-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "rgb24", "-")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("decode %s: %v: %s", file, err, stderr.String())
+	}
+	return out
+}
+
+func cached(t *testing.T, c *ChunkCache) int {
+	t.Helper()
+	es, err := os.ReadDir(c.Dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return len(es)
+}
+
+// TestRenderWhileCapturingMatchesStoredRender renders a take's early chunks
+// from the take as it stood mid-capture, then the finished take with them,
+// and checks the video decodes to exactly the frames of the stored render
+// (no early chunks), with the early chunks really used.
+func TestRenderWhileCapturingMatchesStoredRender(t *testing.T) {
+	requireTool(t, "ffmpeg")
+	ctx := context.Background()
+	s := DefaultSettings()
+	s.FPS, s.Width, s.Height = 30, 640, 360
+	s.Captions = "burn"
+	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
+	for _, upTo := range []int{3000, 5500} {
+		if _, err := RenderEarly(ctx, liveTake(t, timeline.FromDuration(ms(upTo))), s, cache, 0); err != nil {
+			t.Fatalf("early at %d ms: %v", upTo, err)
+		}
+	}
+	early := cached(t, cache)
+	if early == 0 {
+		t.Fatal("no chunk rendered while capturing")
+	}
+	full := liveTake(t, timeline.FromDuration(ms(8000)))
+	dir := t.TempDir()
+	stored, streamed := dir+"/stored.mp4", dir+"/streamed.mp4"
+	if err := Render(ctx, full, stored, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderAllCached(ctx, full, []string{streamed}, s, nil, cache); err != nil {
+		t.Fatal(err)
+	}
+	chunks := len(planChunks(240, 30))
+	if again := cached(t, cache) - early; again >= chunks {
+		t.Fatalf("the final render made all %d chunks again; none rendered early was used", chunks)
+	}
+	a, b := decodeAll(t, stored), decodeAll(t, streamed)
+	if len(a) != 640*360*3*240 {
+		t.Fatalf("stored render decodes to %d bytes, want 240 frames", len(a))
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatal("the render made while capturing decodes to other frames than the stored render")
+	}
+	t.Logf("%d chunks, %d rendered early, %d made again at the end", chunks, early, cached(t, cache)-early)
+}
+
+func TestKnownUpTo(t *testing.T) {
+	at := func(n int) timeline.Time { return timeline.FromDuration(ms(n)) }
+	for _, c := range []struct {
+		end, last, want timeline.Time
+	}{
+		{0, at(900), at(900)},          // nothing recovered beyond the frames
+		{at(3000), at(900), at(3000)},  // a still page: the journal went on
+		{at(3000), at(3100), at(3100)}, // a frame past the journal's last record
+	} {
+		if got := knownUpTo(&timeline.Timeline{End: c.end}, timeline.Frame{Source: c.last}); got != c.want {
+			t.Errorf("knownUpTo(end %v, last frame %v) = %v, want %v", c.end, c.last, got, c.want)
+		}
+	}
+}
