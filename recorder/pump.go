@@ -230,10 +230,12 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 	res, err := beginFrame(c.ctx, bf)
 	if err == nil && probe && res.HasDamage {
 		// The still page changed: the same frame again, at the same
-		// time (so no animation frame runs twice), for its picture.
-		// Not with noDisplayUpdates: on the first frame of a new
-		// renderer that picture is black.
-		bf.Screenshot = shot
+		// time, drawing nothing (so no animation frame runs twice, and
+		// input that arrived meanwhile waits for the next frame), for
+		// its picture. (On the first frame of a new renderer that
+		// picture is black: a new document is shot at once, above.)
+		yes := true
+		bf.Screenshot, bf.NoDisplayUpdates = shot, &yes
 		res, err = beginFrame(c.ctx, bf)
 	}
 	if err != nil {
