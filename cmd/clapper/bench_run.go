@@ -15,6 +15,7 @@ import (
 	"github.com/clapper-dev/clapper/internal/benchpage"
 	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/recorder"
+	"github.com/clapper-dev/clapper/scripts"
 )
 
 // benchScenario is the scripted scenario of clapper bench run, on the bench
@@ -42,13 +43,54 @@ steps:
 
 type benchRunOptions struct {
 	w, h, fps, runs int
-	modes           []string
+	modes           []benchRunMode
 	noSandbox, json bool
 	chromium        string
+	shell           string
 	ffmpeg          string
 	keep            string
-	early           bool // render while capturing (explicit: the bench films live)
+	early           string // render while capturing: on, off, or "" for clapper run's default
 	quietWait       time.Duration
+}
+
+// benchRunMode is how one series of runs films: the capture mode and, live,
+// how its settled pictures are had.
+type benchRunMode struct {
+	Capture   string `json:"capture"`
+	SettledBy string `json:"settled_by,omitempty"`
+}
+
+func (m benchRunMode) String() string {
+	if m.Capture == scripts.CaptureStudio {
+		return "studio"
+	}
+	return "live, settled by " + m.SettledBy
+}
+
+// benchRunModes are the series --capture and --settled-by ask for: each
+// live one per way of settling, studio once (it needs no settled
+// picture: every frame is made on request). Pure.
+func benchRunModes(captures []string, settled string) ([]benchRunMode, error) {
+	var ways []string
+	switch settled {
+	case "both":
+		ways = []string{settledByFrame, settledByScreenshot}
+	case settledByFrame, settledByScreenshot:
+		ways = []string{settled}
+	default:
+		return nil, usageErr("--settled-by %q: use frame, screenshot or both", settled)
+	}
+	var modes []benchRunMode
+	for _, c := range captures {
+		if c == scripts.CaptureStudio {
+			modes = append(modes, benchRunMode{Capture: c})
+			continue
+		}
+		for _, w := range ways {
+			modes = append(modes, benchRunMode{Capture: c, SettledBy: w})
+		}
+	}
+	return modes, nil
 }
 
 // Settled-picture modes compared by clapper bench run.
@@ -65,14 +107,16 @@ func benchRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "size", Value: "1280x720", Usage: "viewport and video WIDTHxHEIGHT"},
 			&cli.IntFlag{Name: "fps", Value: 60, Usage: "video frame rate"},
 			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs per mode; figures are their medians"},
-			&cli.StringFlag{Name: "settled-by", Value: "both", Usage: "how the settled picture after a step is had: frame (one more screencast frame), screenshot, or both (runs alternate)"},
+			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live or studio; repeatable (or live,studio) to compare them in one run"},
+			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
+			&cli.StringFlag{Name: "settled-by", Value: "both", Usage: "live: how the settled picture after a step is had: frame (one more screencast frame), screenshot, or both (runs alternate)"},
 			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
 			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
 			&cli.StringFlag{Name: "keep", Usage: "keep each run's output folder in this folder"},
 			&cli.DurationFlag{Name: "settle", Value: 30 * time.Second, Usage: "before each run, wait up to this long for other work on the machine to fall under a third of a core (0: do not wait)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
-			&cli.BoolFlag{Name: "render-while-capturing", Usage: "render the video's chunks during the capture (clapper run --render-while-capturing)"},
+			&cli.BoolFlag{Name: "render-while-capturing", Usage: "render the video's chunks during the capture (as clapper run: on in studio mode, off live, unless given)"},
 		},
 		Action: func(c *cli.Context) error {
 			w, h, err := parseSize(c.String("size"))
@@ -82,16 +126,17 @@ func benchRunCommand() *cli.Command {
 			if w < 1160 || h < 640 {
 				return usageErr("--size %q: the scenario's field and list need at least 1160x640", c.String("size"))
 			}
-			o := benchRunOptions{w: w, h: h, fps: c.Int("fps"), runs: c.Int("runs"), noSandbox: c.Bool("no-sandbox"), json: c.Bool("json"),
-				chromium: c.String("chromium"), ffmpeg: c.String("ffmpeg"), keep: c.String("keep"), early: c.Bool("render-while-capturing"), quietWait: c.Duration("settle")}
-			switch m := c.String("settled-by"); m {
-			case "both":
-				o.modes = []string{settledByFrame, settledByScreenshot}
-			case settledByFrame, settledByScreenshot:
-				o.modes = []string{m}
-			default:
-				return usageErr("--settled-by %q: use frame, screenshot or both", m)
+			captures, err := benchModes(c.StringSlice("capture"))
+			if err != nil {
+				return err
 			}
+			modes, err := benchRunModes(captures, c.String("settled-by"))
+			if err != nil {
+				return err
+			}
+			o := benchRunOptions{w: w, h: h, fps: c.Int("fps"), runs: c.Int("runs"), noSandbox: c.Bool("no-sandbox"), json: c.Bool("json"), modes: modes,
+				chromium: c.String("chromium"), shell: c.String("chromium-shell"), ffmpeg: c.String("ffmpeg"), keep: c.String("keep"),
+				early: onOff(c, "render-while-capturing"), quietWait: c.Duration("settle")}
 			if o.runs < 1 || o.fps < 1 {
 				return usageErr("--runs and --fps must be positive")
 			}
@@ -103,9 +148,10 @@ func benchRunCommand() *cli.Command {
 // scenarioRun is one run's figures.
 type scenarioRun struct {
 	// WallS is the whole run, from launching Chromium to the video
-	// written; ScenarioS the take's own length; LaunchS from the start to
-	// the take's start (Chromium's launch); TailS from the take's end to
-	// the video written. Ratio is WallS / (ScenarioS + LaunchS).
+	// written; ScenarioS the take's own length (virtual time in studio
+	// mode); LaunchS from the start to the take's start (Chromium's
+	// launch); TailS from the capture's end (the last step done) to the
+	// video written. Ratio is WallS / (ScenarioS + LaunchS).
 	WallS     float64 `json:"wall_s"`
 	ScenarioS float64 `json:"scenario_s"`
 	LaunchS   float64 `json:"launch_s"`
@@ -127,7 +173,7 @@ type scenarioRun struct {
 }
 
 type scenarioMode struct {
-	Mode   string        `json:"settled_by"`
+	Mode   benchRunMode  `json:"mode"`
 	Runs   []scenarioRun `json:"runs"`
 	Median scenarioRun   `json:"median"`
 }
@@ -160,13 +206,14 @@ func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
 	// Modes alternate run by run, so both see the same machine.
 	for n := 1; n <= o.runs; n++ {
 		for i := range modes {
-			r, err := benchRunOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s-run%d", modes[i].Mode, n)), modes[i].Mode)
+			m := modes[i].Mode
+			r, err := benchRunOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s%s-run%d", m.Capture, m.SettledBy, n)), m)
 			if err != nil {
-				return fmt.Errorf("bench run (settled by %s) %d: %w", modes[i].Mode, n, err)
+				return fmt.Errorf("bench run (%s) %d: %w", m, n, err)
 			}
 			modes[i].Runs = append(modes[i].Runs, r)
 			if !o.json {
-				fmt.Fprintf(os.Stderr, "settled by %-10s run %d: %s\n", modes[i].Mode, n, r.line())
+				fmt.Fprintf(os.Stderr, "%-26s run %d: %s\n", m, n, r.line())
 			}
 		}
 	}
@@ -180,7 +227,7 @@ func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
 	}
 	fmt.Printf("bench run: %dx%d, %d fps video, medians of %d runs\n", o.w, o.h, o.fps, o.runs)
 	for _, m := range modes {
-		fmt.Printf("settled by %-10s median: %s\n", m.Mode, m.Median.line())
+		fmt.Printf("%-26s median: %s\n", m.Mode, m.Median.line())
 	}
 	return nil
 }
@@ -194,7 +241,7 @@ func (r scenarioRun) line() string {
 
 // benchRunOnce runs the scenario once through clapper run's own path into
 // out, and measures it.
-func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out, mode string) (scenarioRun, error) {
+func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out string, mode benchRunMode) (scenarioRun, error) {
 	if err := settle(ctx, o.quietWait); err != nil {
 		return scenarioRun{}, err
 	}
@@ -204,12 +251,16 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out, 
 	cpu := startTreeCPU()
 	busy0 := machineBusy()
 	t0 := time.Now()
+	var captured time.Time
 	err := runScript(ctx, runOptions{
-		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true, early: onOffOf(o.early),
-		env:    map[string]string{"BENCH_URL": pageURL},
-		tuning: recorder.Options{SettleByFrame: mode == settledByFrame},
+		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true, early: o.early,
+		capture: mode.Capture, shell: o.shell,
+		env:        map[string]string{"BENCH_URL": pageURL},
+		tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame},
+		onCaptured: func() { captured = time.Now() },
 	})
-	wall := time.Since(t0)
+	end := time.Now()
+	wall := end.Sub(t0)
 	used := cpu.stop()
 	others := max(0, (machineBusy() - busy0 - used).Seconds())
 	if err != nil {
@@ -226,7 +277,7 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out, 
 	if !tl.Clock.Wall.IsZero() {
 		r.LaunchS = tl.Clock.Wall.Add(time.Duration(tl.Start)).Sub(t0).Seconds()
 	}
-	r.TailS = r.WallS - r.LaunchS - r.ScenarioS
+	r.TailS = end.Sub(captured).Seconds()
 	r.Ratio = r.WallS / (r.ScenarioS + r.LaunchS)
 	if s := tl.Capture.Settled; s != nil {
 		r.SettledFrames, r.SettledShots = s.Frames, s.Screenshots

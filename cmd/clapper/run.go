@@ -39,6 +39,9 @@ type runOptions struct {
 	headed  bool
 	capture string
 	shell   string
+	// onCaptured, when set, is called as the capture ends, before the
+	// render (clapper bench run times what follows the last step).
+	onCaptured func()
 	// capture tunes the recorder (clapper bench run compares settings);
 	// silent drops the summary lines too (the bench reports its own).
 	tuning recorder.Options
@@ -190,6 +193,9 @@ func runScript(ctx context.Context, o runOptions) error {
 		Filming: &choice, Capture: o.tuning,
 	})
 	ui.doneSteps()
+	if o.onCaptured != nil {
+		o.onCaptured()
+	}
 	cache := early.finish()
 	if runErr != nil && res == nil {
 		if errors.Is(runErr, session.ErrRootNeedsNoSandbox) {
@@ -261,11 +267,4 @@ func renderEarly(asked, mode string) bool {
 		return asked == "on"
 	}
 	return mode == scripts.CaptureStudio
-}
-
-func onOffOf(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
