@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -107,82 +108,189 @@ func chunkKey(args []string, graph, dir string, runs []Run) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
 }
 
+// chunkWorkers is how many chunks the final render encodes at once. Each
+// ffmpeg's filter graph runs on one thread, so on two cores two chunks side
+// by side go nearly twice as fast as one after the other.
+const chunkWorkers = 2
+
+// chunkJob is one chunk ready to encode: its ffmpeg arguments, the runs of
+// frames it is fed, where it lands and its cache key.
+type chunkJob struct {
+	i     int
+	args  []string
+	runs  []Run
+	path  string
+	key   string
+	ticks int
+}
+
 // encodeChunks renders the MP4 video of sp in chunks (planChunks), each its
 // own ffmpeg run starting on a key frame with the same encoder settings,
 // and returns the chunk files in order. Chunks found in cache are not
 // rendered again; rendered ones are added to it. sp's frame picture is
-// shared; its overlay script is cut to each chunk.
+// shared; its overlay script is cut to each chunk. Chunks are prepared in
+// order (the resampler runs once over the frame index) and encoded by
+// chunkWorkers ffmpeg runs at a time; when rendered is given (rendering
+// while capturing, where the encoder must leave the cores to the capture)
+// one at a time, and it is asked after each rendered chunk whether to go
+// on.
 func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule, sp encodeSpec, out outputSpec, dir string, cache *ChunkCache, upTo int, progress func(done int), rendered func() bool) ([]string, error) {
 	cr, stop := newChunkRuns(tk, sched)
 	defer stop()
-	var files []string
-	done := 0
-	for i, c := range planChunks(sched.Ticks(), sched.FPS()) {
-		if c.First+c.Count > upTo {
-			break
+	workers := chunkWorkers
+	if rendered != nil {
+		workers = 1
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var mu sync.Mutex
+	var files []string // by chunk, "" until made
+	var doneBy []int   // ticks done, by chunk
+	var first error
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
 		}
-		runs, err := cr.take(c)
-		if err != nil {
-			return nil, err
-		}
-		cdir := filepath.Join(dir, fmt.Sprintf("chunk%05d", i))
-		if err := os.MkdirAll(cdir, 0o755); err != nil {
-			return nil, err
-		}
-		csp := sp
-		csp.PTSOffset = c.First
-		csp.GraphFile = filepath.Join(cdir, "graph.txt")
-		if sp.Zoom != nil {
-			csp.Zoom = sp.Zoom.cut(c)
-		}
-		if sp.Overlay != "" {
-			csp.Overlay = filepath.Join(cdir, "overlay.ass")
-			if err := cutOverlayFile(sp.Overlay, csp.Overlay, sched, c); err != nil {
-				return nil, err
-			}
-		}
-		o := out
-		o.Chapters = ""
-		o.Path = filepath.Join(cdir, "video.mp4")
-		csp.Outputs = []outputSpec{o}
-		args, graph, err := buildArgs(csp)
-		if err != nil {
-			return nil, err
-		}
-		if err := writeGraph(args, graph); err != nil {
-			return nil, err
-		}
-		key, err := chunkKey(args, graph, dir, runs)
-		if err != nil {
-			return nil, err
-		}
-		if cache.has(key) {
-			files = append(files, cache.path(key))
-		} else {
-			base := done
-			if err := encodeRuns(ctx, bin, tk, args, runs, func(n int) {
-				if progress != nil {
-					progress(base + n)
-				}
-			}); err != nil {
-				return nil, err
-			}
-			files = append(files, o.Path)
-			if cache != nil {
-				if err := os.MkdirAll(cache.Dir, 0o755); err == nil {
-					_ = os.Link(o.Path, cache.path(key))
-				}
-			}
-			if rendered != nil && !rendered() {
-				return files, nil
-			}
-		}
-		done += c.Count
+		mu.Unlock()
+		cancel()
+	}
+	report := func(i, n int) {
+		mu.Lock()
+		defer mu.Unlock()
+		doneBy[i] = n
 		if progress != nil {
-			progress(done)
+			total := 0
+			for _, d := range doneBy {
+				total += d
+			}
+			progress(total)
+		}
+	}
+	enough := false // rendered said to stop
+	jobs := make(chan chunkJob)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				mu.Lock()
+				skip := enough
+				mu.Unlock()
+				if skip { // rendering early was told to stop: left for later
+					continue
+				}
+				if err := encodeRuns(ctx, bin, tk, j.args, j.runs, func(n int) { report(j.i, n) }); err != nil {
+					fail(err)
+					continue
+				}
+				if cache != nil {
+					if err := os.MkdirAll(cache.Dir, 0o755); err == nil {
+						_ = os.Link(j.path, cache.path(j.key))
+					}
+				}
+				mu.Lock()
+				files[j.i] = j.path
+				if rendered != nil && !rendered() {
+					enough = true
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	err := func() error {
+		defer close(jobs)
+		for i, c := range planChunks(sched.Ticks(), sched.FPS()) {
+			if c.First+c.Count > upTo {
+				return nil
+			}
+			j, err := prepareChunk(i, c, cr, sched, sp, out, dir)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			stopNow := enough || first != nil
+			if !stopNow {
+				files, doneBy = append(files, ""), append(doneBy, 0)
+			}
+			mu.Unlock()
+			if stopNow {
+				return nil
+			}
+			if cache.has(j.key) {
+				mu.Lock()
+				files[i] = cache.path(j.key)
+				mu.Unlock()
+				report(i, j.ticks)
+				continue
+			}
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+		return nil
+	}()
+	wg.Wait()
+	if first != nil { // a failed chunk, not the others it cut short
+		return nil, first
+	}
+	if err != nil {
+		return nil, err
+	}
+	// A chunk not made (rendering early stopped) ends the list: what is
+	// returned is the leading chunks, in order.
+	for i, f := range files {
+		if f == "" {
+			return files[:i], nil
 		}
 	}
 	return files, nil
+}
+
+// prepareChunk writes chunk i's graph and cut overlay into its folder and
+// returns its job: the runs of frames that feed it (taken in order from
+// cr) and its cache key.
+func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec, out outputSpec, dir string) (chunkJob, error) {
+	runs, err := cr.take(c)
+	if err != nil {
+		return chunkJob{}, err
+	}
+	cdir := filepath.Join(dir, fmt.Sprintf("chunk%05d", i))
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		return chunkJob{}, err
+	}
+	csp := sp
+	csp.PTSOffset = c.First
+	csp.GraphFile = filepath.Join(cdir, "graph.txt")
+	if sp.Zoom != nil {
+		csp.Zoom = sp.Zoom.cut(c)
+	}
+	if sp.Overlay != "" {
+		csp.Overlay = filepath.Join(cdir, "overlay.ass")
+		if err := cutOverlayFile(sp.Overlay, csp.Overlay, sched, c); err != nil {
+			return chunkJob{}, err
+		}
+	}
+	o := out
+	o.Chapters = ""
+	o.Path = filepath.Join(cdir, "video.mp4")
+	csp.Outputs = []outputSpec{o}
+	args, graph, err := buildArgs(csp)
+	if err != nil {
+		return chunkJob{}, err
+	}
+	if err := writeGraph(args, graph); err != nil {
+		return chunkJob{}, err
+	}
+	key, err := chunkKey(args, graph, dir, runs)
+	if err != nil {
+		return chunkJob{}, err
+	}
+	return chunkJob{i: i, args: args, runs: runs, path: o.Path, key: key, ticks: c.Count}, nil
 }
 
 // cutOverlayFile writes the overlay script src cut to chunk c into dst.

@@ -151,9 +151,6 @@ func (p *pump) onEvent(ev any) {
 		return
 	case *page.EventFrameNavigated:
 		if e.Frame != nil && e.Frame.ParentID == "" {
-			// A new document is shot from its first frame, not probed:
-			// a probe's damage on the first frame of a new renderer can
-			// come before its surface is shown, and that picture is black.
 			p.fresh.Store(true)
 		}
 	}
@@ -220,6 +217,8 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 	// virtual time (tabtime.go), the clock Blink's animations read
 	// between frames too.
 	bf := headlessexperimental.BeginFrameParams{FrameTimeTicks: p.tab.ticks(), Interval: p.intervalMs()}
+	// A new document is shot from its first frame, not probed: it is
+	// about to paint, frame after frame, so a probe would cost a call.
 	if p.fresh.Swap(false) {
 		p.moving = shootWhenMoving
 	}
@@ -232,8 +231,7 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 		// The still page changed: the same frame again, at the same
 		// time, drawing nothing (so no animation frame runs twice, and
 		// input that arrived meanwhile waits for the next frame), for
-		// its picture. (On the first frame of a new renderer that
-		// picture is black: a new document is shot at once, above.)
+		// its picture.
 		yes := true
 		bf.Screenshot, bf.NoDisplayUpdates = shot, &yes
 		res, err = beginFrame(c.ctx, bf)
