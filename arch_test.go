@@ -23,7 +23,7 @@ var arrows = map[string][]string{
 	"internal/testenv":   {"internal/procfs"},
 	"internal/benchpage": {"timeline"},
 	"leases":             {"internal/procfs"},
-	"compositor":         {"timeline", "internal/ownerlock", "internal/size"},
+	"compositor":         {"timeline", "internal/ownerlock", "internal/procfs", "internal/size"},
 	"recorder":           {"timeline"},
 	"bundle":             {"timeline"},
 	"viewer":             {"timeline"},

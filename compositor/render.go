@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/clapper-dev/clapper/internal/ownerlock"
+	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -528,7 +530,17 @@ const (
 // process is gone (killed before it could clean up), and returns them.
 // A live render's folder is never touched.
 func SweepWorkDirs(tmp string) []string {
-	return ownerlock.Sweep(filepath.Join(tmp, workPattern), workOwner, nil)
+	return ownerlock.Sweep(filepath.Join(tmp, workPattern), workOwner, killUsers)
+}
+
+// killUsers ends the processes a gone render left working in dir (an
+// ffmpeg still encoding a chunk into it), so the folder can go.
+func killUsers(dir string) {
+	for _, p := range procfs.List() {
+		if p.Pid != os.Getpid() && strings.Contains(p.Cmdline, dir+string(filepath.Separator)) {
+			_ = syscall.Kill(p.Pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // onlyMP4 reports whether every video output is an MP4 (rendered in chunks;

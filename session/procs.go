@@ -38,9 +38,23 @@ func killAndReap(pgid int, profile string, d time.Duration) (killed int) {
 	// Note the pids first: a zombie's command line is empty, so helpers
 	// found by profile are remembered before they die.
 	seen := map[int]bool{}
+	// A browser found by its profile takes its process group along: its
+	// helpers (zygotes, the GPU and network services, renderers) do not
+	// name the profile, yet write into it (a network service left alive
+	// makes the profile's Default folder again after it is removed).
+	groups := map[int]bool{}
+	own := syscall.Getpgrp()
 	for _, p := range procfs.List() {
 		if ofBrowser(p, pgid, profile) {
 			seen[p.Pid] = true
+			if p.Pgid > 0 && p.Pgid != own {
+				groups[p.Pgid] = true
+			}
+		}
+	}
+	for g := range groups {
+		if g != pgid {
+			_ = syscall.Kill(-g, syscall.SIGKILL)
 		}
 	}
 	if pgid > 0 { // 0 would be this process's own group
@@ -53,7 +67,7 @@ func killAndReap(pgid int, profile string, d time.Duration) (killed int) {
 		live := 0
 		var ours []procfs.Proc
 		for _, p := range procfs.List() {
-			if seen[p.Pid] || ofBrowser(p, pgid, profile) {
+			if seen[p.Pid] || ofBrowser(p, pgid, profile) || groups[p.Pgid] {
 				seen[p.Pid] = true
 				ours = append(ours, p)
 			}

@@ -155,9 +155,46 @@ func Sweep(pattern, name string, before func(dir string)) []string {
 		if before != nil {
 			before(dir)
 		}
-		if os.RemoveAll(dir) == nil {
+		if removeOwnerLast(dir, name) == nil {
 			removed = append(removed, dir)
 		}
 	}
 	return removed
+}
+
+// removeOwnerLast removes dir, its lock file name last: a process that
+// is still dying can write into the folder while it goes, and a folder
+// left half removed must keep naming its (gone) owner, or no later sweep
+// would dare touch it. It tries a few times, briefly.
+func removeOwnerLast(dir, name string) error {
+	var err error
+	for try := 0; try < 5; try++ {
+		if try > 0 {
+			time.Sleep(50 * time.Millisecond)
+		}
+		entries, rerr := os.ReadDir(dir)
+		if rerr != nil {
+			if os.IsNotExist(rerr) {
+				return nil
+			}
+			err = rerr
+			continue
+		}
+		err = nil
+		for _, e := range entries {
+			if e.Name() != name {
+				if rerr := os.RemoveAll(filepath.Join(dir, e.Name())); rerr != nil {
+					err = rerr
+				}
+			}
+		}
+		if err == nil {
+			if err = os.Remove(filepath.Join(dir, name)); err == nil || os.IsNotExist(err) {
+				if err = os.Remove(dir); err == nil {
+					return nil
+				}
+			}
+		}
+	}
+	return err
 }
