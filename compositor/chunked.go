@@ -310,17 +310,8 @@ func encodeRuns(ctx context.Context, bin string, tk *timeline.Take, args []strin
 	done := 0
 	return runFFmpeg(ctx, bin, args, func(w io.Writer) error {
 		for _, run := range runs {
-			b, err := tk.ReadFrame(run.Frame)
-			if err != nil {
-				return feedError{err}
-			}
-			for i := 0; i < run.Count; i++ {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if _, err := w.Write(b); err != nil {
-					return err
-				}
+			if err := writeRun(ctx, tk, w, run); err != nil {
+				return err
 			}
 			done += run.Count
 			progress(done)

@@ -485,17 +485,8 @@ func feedFrames(ctx context.Context, tk *timeline.Take, sched *Schedule, w io.Wr
 	total := sched.Ticks()
 	done := 0
 	write := func(run Run) error {
-		b, err := tk.ReadFrame(run.Frame)
-		if err != nil {
-			return feedError{err}
-		}
-		for i := 0; i < run.Count; i++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
+		if err := writeRun(ctx, tk, w, run); err != nil {
+			return err
 		}
 		done += run.Count
 		if progress != nil {
@@ -552,4 +543,22 @@ func onlyMP4(videos []outputSpec) bool {
 		}
 	}
 	return len(videos) > 0
+}
+
+// writeRun writes run's frame to w, its JPEG bytes once per tick it holds.
+// An error reading the take is a feedError.
+func writeRun(ctx context.Context, tk *timeline.Take, w io.Writer, run Run) error {
+	b, err := tk.ReadFrame(run.Frame)
+	if err != nil {
+		return feedError{err}
+	}
+	for i := 0; i < run.Count; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
