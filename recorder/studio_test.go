@@ -189,3 +189,66 @@ func TestVirtualTimeAlarm(t *testing.T) {
 		t.Errorf("%d timers pending after releasing an alarm, want 1", n)
 	}
 }
+
+// How long the pump waits before a frame, for every combination of the
+// pacing counts that matters: a failed clock or a waiting sleep goes at
+// once (unless an alarm's work is in hand); commands in flight that all
+// need a frame get DeliverWait, any other command BusyWait; otherwise
+// IdleWait.
+func TestTurnLimit(t *testing.T) {
+	for sleepers := 0; sleepers <= 2; sleepers++ {
+		for busy := 0; busy <= 2; busy++ {
+			for framing := 0; framing <= busy; framing++ {
+				for alarms := 0; alarms <= 1; alarms++ {
+					for _, failed := range []bool{false, true} {
+						var want time.Duration
+						switch {
+						case failed:
+							want = 0
+						case sleepers > 0 && alarms == 0:
+							want = 0
+						case busy > 0 && alarms == 0 && framing == busy:
+							want = DeliverWait
+						case busy > 0 && alarms == 0:
+							want = BusyWait
+						default:
+							want = IdleWait
+						}
+						if got := turnLimit(sleepers, busy, framing, alarms, failed); got != want {
+							t.Errorf("turnLimit(sleepers %d, busy %d, framing %d, alarms %d, failed %v) = %v, want %v",
+								sleepers, busy, framing, alarms, failed, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	if !(0 < DeliverWait && DeliverWait < BusyWait && BusyWait < IdleWait) {
+		t.Errorf("waits out of order: deliver %v, busy %v, idle %v", DeliverWait, BusyWait, IdleWait)
+	}
+}
+
+// A command that needs a frame counts as busy and as framing until done,
+// and only then; a plain command alongside it brings back BusyWait.
+func TestBusyFramesCounts(t *testing.T) {
+	v := NewVirtualTime()
+	count := func() (int, int) {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.busy, v.framing
+	}
+	move := v.BusyFrames()
+	if b, f := count(); b != 1 || f != 1 {
+		t.Fatalf("after BusyFrames: busy %d framing %d, want 1 1", b, f)
+	}
+	plain := v.Busy()
+	if b, f := count(); b != 2 || f != 1 || turnLimit(0, b, f, 0, false) != BusyWait {
+		t.Fatalf("with a plain command too: busy %d framing %d", b, f)
+	}
+	plain()
+	move()
+	move() // a second call changes nothing
+	if b, f := count(); b != 0 || f != 0 {
+		t.Fatalf("after both are done: busy %d framing %d, want 0 0", b, f)
+	}
+}

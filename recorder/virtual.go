@@ -29,6 +29,7 @@ type VirtualTime struct {
 	// changed or the pump last made a frame (wall time), and a channel
 	// signalled on each change.
 	sleepers, busy, alarms int
+	framing                int // of busy, the commands that need a frame (BusyFrames)
 	changed                time.Time
 	pace                   chan struct{}
 
@@ -192,9 +193,21 @@ func (v *VirtualTime) Alarm(d time.Duration) (<-chan struct{}, func()) {
 
 // Busy marks a session command in flight until the returned func is
 // called (Turn).
-func (v *VirtualTime) Busy() func() {
+func (v *VirtualTime) Busy() func() { return v.busyOf(false) }
+
+// BusyFrames is Busy for a command that completes only once the page has
+// made a frame (a pointer move, which the page takes at its next
+// animation frame; a helper awaiting animation frames). The pump holds its
+// next frame only DeliverWait for it, long enough for the command to reach
+// the page, instead of BusyWait, which such a command would always use up.
+func (v *VirtualTime) BusyFrames() func() { return v.busyOf(true) }
+
+func (v *VirtualTime) busyOf(frames bool) func() {
 	v.mu.Lock()
 	v.busy++
+	if frames {
+		v.framing++
+	}
 	v.touch()
 	v.mu.Unlock()
 	var once sync.Once
@@ -202,6 +215,9 @@ func (v *VirtualTime) Busy() func() {
 		once.Do(func() {
 			v.mu.Lock()
 			v.busy--
+			if frames {
+				v.framing--
+			}
 			v.touch()
 			v.mu.Unlock()
 		})
@@ -215,7 +231,9 @@ func (v *VirtualTime) Busy() func() {
 //   - a session command is in flight: wait until it returns (a command
 //     that needs no frame then costs none), but at most BusyWait of real
 //     time since the last frame or change (input and scripts awaiting
-//     animation frames complete only as frames are made);
+//     animation frames complete only as frames are made); when every
+//     command in flight is known to need a frame (BusyFrames), only
+//     DeliverWait, the time for it to reach the page;
 //   - neither (the session is working between calls): wait for it to
 //     sleep or send, but at most IdleWait (a call the session did not
 //     mark must not stall the page).
@@ -223,21 +241,34 @@ func (v *VirtualTime) Busy() func() {
 // A command that takes longer than BusyWait without needing frames, or an
 // unmarked call, lets frames pass by real time: such runs can differ.
 const (
-	BusyWait = 30 * time.Millisecond
-	IdleWait = 250 * time.Millisecond
+	BusyWait    = 30 * time.Millisecond
+	DeliverWait = 4 * time.Millisecond
+	IdleWait    = 250 * time.Millisecond
 )
+
+// turnLimit is how long, since the last change, the pump waits before
+// its next frame, given the pacing counts (Turn); 0 is at once. Pure.
+func turnLimit(sleepers, busy, framing, alarms int, failed bool) time.Duration {
+	switch {
+	case failed, sleepers > 0 && alarms == 0:
+		return 0
+	case busy > 0 && alarms == 0 && framing == busy:
+		return DeliverWait
+	case busy > 0 && alarms == 0:
+		return BusyWait
+	default:
+		return IdleWait
+	}
+}
 
 // Turn blocks until the pump may make its next frame, or quit is closed.
 func (v *VirtualTime) Turn(quit <-chan struct{}) {
 	for {
 		v.mu.Lock()
-		sleepers, busy, alarms, failed, since := v.sleepers, v.busy, v.alarms, v.failed, time.Since(v.changed)
+		limit := turnLimit(v.sleepers, v.busy, v.framing, v.alarms, v.failed)
+		since := time.Since(v.changed)
 		v.mu.Unlock()
-		limit := IdleWait
-		if busy > 0 && alarms == 0 {
-			limit = BusyWait
-		}
-		if failed || (sleepers > 0 && alarms == 0) || since >= limit {
+		if since >= limit {
 			return
 		}
 		t := time.NewTimer(limit - since)

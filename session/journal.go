@@ -39,8 +39,16 @@ func (j *Journal) send(r timeline.Receipt, do func() error) error {
 	j.mu.Unlock()
 	r.Sent = j.clock.Now()
 	done := func() {}
-	if j.clock.Virtual != nil {
-		done = j.clock.Virtual.Busy() // input lands between the same two frames each run
+	if v := j.clock.Virtual; v != nil {
+		// Input lands between the same two frames each run. A pointer
+		// move is taken at the page's next animation frame and answered
+		// only then: the pump makes that frame as soon as the move is
+		// on its way.
+		if r.Kind == timeline.InputMove {
+			done = v.BusyFrames()
+		} else {
+			done = v.Busy()
+		}
 	}
 	err := do()
 	done()

@@ -190,6 +190,10 @@ func (h *helpers) ensure(ctx context.Context) (world string, fresh bool, err err
 // *runtime.RemoteObject to keep an element). A protocol error on a world
 // made earlier (its document is gone) makes the world anew and tries once
 // more; an exception thrown by a helper is returned as it is.
+// awaitsFrames names the helpers that answer only after the page's next
+// animation frames (the pump makes those frames at once, busyFrames).
+var awaitsFrames = map[string]bool{"probe": true, "scrollSettled": true, "nextFrame": true}
+
 func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any) (T, error) {
 	var zero T
 	if args == nil {
@@ -204,7 +208,11 @@ func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any
 		if err != nil {
 			return zero, err
 		}
-		done := busy(ctx)
+		mark := busy
+		if awaitsFrames[name] {
+			mark = busyFrames
+		}
+		done := mark(ctx)
 		v, err := chromedp.Run(ctx, chromedp.CallFunctionOn[T](callHelperJS, func(p *runtime.CallFunctionOnParams) {
 			p.UniqueContextID = world
 			p.AwaitPromise = ptr(true)

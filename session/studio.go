@@ -308,3 +308,12 @@ func busy(ctx context.Context) func() {
 	}
 	return func() {}
 }
+
+// busyFrames is busy for a command that completes only once the page has
+// made a frame (recorder.VirtualTime.BusyFrames).
+func busyFrames(ctx context.Context) func() {
+	if v := virtualOf(ctx); v != nil {
+		return v.BusyFrames()
+	}
+	return func() {}
+}
