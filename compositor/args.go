@@ -28,7 +28,10 @@ type outputSpec struct {
 
 // encodeSpec is the plain data one ffmpeg run is built from.
 type encodeSpec struct {
-	FPS      int
+	FPS int
+	// Ticks is how many frames the run makes (the feed's runs add up to
+	// it; its closing frame, one tick past, is trimmed).
+	Ticks    int
 	Geometry Geometry
 	// Overlay is the ASS script drawn over the video; "" draws none.
 	Overlay string
@@ -87,7 +90,11 @@ func filter(name string, kv ...string) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // buildArgs returns ffmpeg's arguments (without the program name) for one
-// run: captured JPEGs on stdin at FPS (input 0), the frame picture and the
+// run: captured JPEGs on stdin, each once per run of ticks in a Matroska
+// stream (input 0, feed.go), made FPS and Ticks frames by the fps and trim
+// filters after the work that is the same for every tick of a run (the
+// scaling; zoompan, which moves each tick, comes after them), the frame
+// picture and the
 // palette as further inputs, one filter graph that places the page (zoomed,
 // scaled to BT.709 limited range, letterboxed or framed) and draws the
 // overlays, then each output with its encoder. It is pure. When the graph
@@ -97,10 +104,13 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	if len(sp.Outputs) == 0 {
 		return nil, "", fmt.Errorf("build ffmpeg arguments: no outputs")
 	}
+	if sp.Ticks <= 0 {
+		return nil, "", fmt.Errorf("build ffmpeg arguments: no frames to make")
+	}
 	g := sp.Geometry
 	fps := itoa(sp.FPS)
 	args = []string{"-hide_banner", "-nostats", "-loglevel", "error", "-y",
-		"-f", "image2pipe", "-c:v", "mjpeg", "-framerate", fps, "-reinit_filter", "0", "-i", "pipe:0"}
+		"-f", "matroska", "-reinit_filter", "0", "-i", "pipe:0"}
 	nIn := 1
 	bgIn, palIn := -1, -1
 	if sp.FrameImage != "" {
@@ -124,7 +134,14 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	var chains []string
 	page := []string{}
 	colour := []string{"out_color_matrix", "bt709", "out_range", "tv"}
-	if sp.Zoom != nil && sp.Zoom.Active() {
+	// ticks repeats each frame for its run's ticks, and drops the closing
+	// frame.
+	ticks := []string{filter("fps", "fps", fps, "start_time", "0"), filter("trim", "end_frame", itoa(sp.Ticks))}
+	zoomed := sp.Zoom != nil && sp.Zoom.Active()
+	if zoomed {
+		page = append(page, ticks...)
+	}
+	if zoomed {
 		z, x, y := sp.Zoom.zoompanExprs(g)
 		// zoompan rebuilds its scaler on every frame: let it work at the
 		// capture's size at most, and upscale after it with a scaler that
@@ -150,6 +167,9 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		page = append(page, filter("crop", "w", itoa(g.ContentW), "h", itoa(g.ContentH), "x", itoa(g.CropX), "y", itoa(g.CropY)))
 	}
 	page = append(page, "format=yuv420p")
+	if !zoomed {
+		page = append(page, ticks...)
+	}
 	last := "page"
 	if bgIn >= 0 {
 		chains = append(chains, fmt.Sprintf("[%d:v]%s,format=yuv420p,loop=loop=-1:size=1:start=0[bg]", bgIn, filter("scale", colour...)))

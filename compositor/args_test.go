@@ -47,23 +47,23 @@ func TestArgsGolden(t *testing.T) {
 		name string
 		sp   encodeSpec
 	}{
-		{"args_mp4_overlay", encodeSpec{FPS: 60, Geometry: hidpi, Overlay: "/tmp/render/overlay.ass", Background: "black",
+		{"args_mp4_overlay", encodeSpec{FPS: 60, Ticks: 300, Geometry: hidpi, Overlay: "/tmp/render/overlay.ass", Background: "black",
 			Outputs: []outputSpec{mp4("/out/.demo.partial-1.mp4")}}},
-		{"args_mp4_letterbox_plain", encodeSpec{FPS: 30, Geometry: square, Background: "#1e1e2e",
+		{"args_mp4_letterbox_plain", encodeSpec{FPS: 30, Ticks: 300, Geometry: square, Background: "#1e1e2e",
 			Outputs: []outputSpec{{Format: formatMP4, Path: "out/.social.partial-2.mp4", CRF: 23, Preset: "medium"}}}},
-		{"args_mp4_escaped_path", encodeSpec{FPS: 25, Geometry: square, Overlay: "/tmp/it's:a,[dir];/o.ass", Background: "black",
+		{"args_mp4_escaped_path", encodeSpec{FPS: 25, Ticks: 300, Geometry: square, Overlay: "/tmp/it's:a,[dir];/o.ass", Background: "black",
 			Outputs: []outputSpec{mp4("/out/x.mp4")}}},
-		{"args_framed_multi", encodeSpec{FPS: 60, Geometry: framed, Overlay: "/w/overlay.ass", FrameImage: "/w/frame.png",
+		{"args_framed_multi", encodeSpec{FPS: 60, Ticks: 300, Geometry: framed, Overlay: "/w/overlay.ass", FrameImage: "/w/frame.png",
 			Outputs: []outputSpec{
 				{Format: formatMP4, Path: "/o/a.mp4", CRF: 20, Preset: "veryfast", Chapters: "/w/chapters.txt"},
 				{Format: formatWebM, Path: "/o/a.webm", CRF: 20, Chapters: "/w/chapters.txt"},
 				{Format: formatPNG, Path: "/o/.a.partial-3/%06d.png"},
 			}}},
-		{"args_cover_zoom", encodeSpec{FPS: 30, Geometry: cover, Overlay: "/w/o.ass", Background: "black", Zoom: zoom,
+		{"args_cover_zoom", encodeSpec{FPS: 30, Ticks: 300, Geometry: cover, Overlay: "/w/o.ass", Background: "black", Zoom: zoom,
 			Outputs: []outputSpec{mp4("/o/z.mp4")}}},
-		{"args_gif_palette", encodeSpec{FPS: 15, Geometry: square, Overlay: "/w/o.ass", Background: "black",
+		{"args_gif_palette", encodeSpec{FPS: 15, Ticks: 300, Geometry: square, Overlay: "/w/o.ass", Background: "black",
 			Outputs: []outputSpec{{Format: formatPalette, Path: "/w/palette.png"}}}},
-		{"args_gif", encodeSpec{FPS: 15, Geometry: square, Overlay: "/w/o.ass", Background: "black", Palette: "/w/palette.png",
+		{"args_gif", encodeSpec{FPS: 15, Ticks: 300, Geometry: square, Overlay: "/w/o.ass", Background: "black", Palette: "/w/palette.png",
 			Outputs: []outputSpec{{Format: formatGIF, Path: "/o/.r.partial-4.gif"}}}},
 	}
 	for _, c := range cases {
@@ -75,7 +75,7 @@ func TestArgsGolden(t *testing.T) {
 			golden(t, c.name, strings.Join(args, "\n")+"\n")
 		})
 	}
-	if _, _, err := buildArgs(encodeSpec{FPS: 15, Geometry: square, Outputs: []outputSpec{{Format: formatGIF, Path: "x.gif"}}}); err == nil {
+	if _, _, err := buildArgs(encodeSpec{FPS: 15, Ticks: 300, Geometry: square, Outputs: []outputSpec{{Format: formatGIF, Path: "x.gif"}}}); err == nil {
 		t.Error("gif without a palette: want an error")
 	}
 }

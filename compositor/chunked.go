@@ -122,6 +122,7 @@ type chunkJob struct {
 	path  string
 	key   string
 	ticks int
+	fps   int
 }
 
 // encodeChunks renders the MP4 video of sp in chunks (planChunks), each its
@@ -182,7 +183,7 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 				if skip { // rendering early was told to stop: left for later
 					continue
 				}
-				if err := encodeRuns(ctx, bin, tk, j.args, j.runs, func(n int) { report(j.i, n) }); err != nil {
+				if err := encodeRuns(ctx, bin, tk, j.args, j.runs, j.fps, func(n int) { report(j.i, n) }); err != nil {
 					fail(err)
 					continue
 				}
@@ -265,6 +266,7 @@ func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec,
 	}
 	csp := sp
 	csp.PTSOffset = c.First
+	csp.Ticks = c.Count
 	csp.GraphFile = filepath.Join(cdir, "graph.txt")
 	if sp.Zoom != nil {
 		csp.Zoom = sp.Zoom.cut(c)
@@ -290,7 +292,7 @@ func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec,
 	if err != nil {
 		return chunkJob{}, err
 	}
-	return chunkJob{i: i, args: args, runs: runs, path: o.Path, key: key, ticks: c.Count}, nil
+	return chunkJob{i: i, args: args, runs: runs, path: o.Path, key: key, ticks: c.Count, fps: sp.FPS}, nil
 }
 
 // cutOverlayFile writes the overlay script src cut to chunk c into dst.
@@ -305,18 +307,19 @@ func cutOverlayFile(src, dst string, sched *Schedule, c chunk) error {
 	})
 }
 
-// encodeRuns runs one ffmpeg fed the given runs of frames.
-func encodeRuns(ctx context.Context, bin string, tk *timeline.Take, args []string, runs []Run, progress func(done int)) error {
+// encodeRuns runs one ffmpeg fed the given runs of frames, at fps.
+func encodeRuns(ctx context.Context, bin string, tk *timeline.Take, args []string, runs []Run, fps int, progress func(done int)) error {
 	done := 0
 	return runFFmpeg(ctx, bin, args, func(w io.Writer) error {
+		fd := newFeed(w, fps)
 		for _, run := range runs {
-			if err := writeRun(ctx, tk, w, run); err != nil {
+			if err := fd.run(ctx, tk, run); err != nil {
 				return err
 			}
 			done += run.Count
 			progress(done)
 		}
-		return nil
+		return fd.close()
 	})
 }
 

@@ -391,7 +391,7 @@ func prepare(tk *timeline.Take, p *plan, s Settings, dir string) (encodeSpec, er
 		return encodeSpec{}, err
 	}
 	tl := tk.Timeline
-	sp := encodeSpec{FPS: p.schedule.FPS(), Geometry: p.geometry, Background: s.Background,
+	sp := encodeSpec{FPS: p.schedule.FPS(), Ticks: p.schedule.Ticks(), Geometry: p.geometry, Background: s.Background,
 		GraphFile: filepath.Join(dir, "graph.txt")}
 	if p.zoom.Active() {
 		sp.Zoom = p.zoom
@@ -477,15 +477,17 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// feedFrames streams the take's frames through the resampler and writes each
-// output tick's JPEG bytes to w, one frame's bytes in memory at a time.
+// feedFrames streams the take's frames through the resampler and writes
+// each run of output ticks to w (feed.go), one frame's bytes in memory at
+// a time.
 // Errors reading the take are feedErrors.
 func feedFrames(ctx context.Context, tk *timeline.Take, sched *Schedule, w io.Writer, progress func(done, total int)) error {
 	rs := NewResampler(sched)
 	total := sched.Ticks()
 	done := 0
+	fd := newFeed(w, sched.FPS())
 	write := func(run Run) error {
-		if err := writeRun(ctx, tk, w, run); err != nil {
+		if err := fd.run(ctx, tk, run); err != nil {
 			return err
 		}
 		done += run.Count
@@ -505,9 +507,11 @@ func feedFrames(ctx context.Context, tk *timeline.Take, sched *Schedule, w io.Wr
 		}
 	}
 	if run, ok := rs.Flush(); ok {
-		return write(run)
+		if err := write(run); err != nil {
+			return err
+		}
 	}
-	return nil
+	return fd.close()
 }
 
 // workPattern matches the renders' working folders in the temporary
@@ -543,22 +547,4 @@ func onlyMP4(videos []outputSpec) bool {
 		}
 	}
 	return len(videos) > 0
-}
-
-// writeRun writes run's frame to w, its JPEG bytes once per tick it holds.
-// An error reading the take is a feedError.
-func writeRun(ctx context.Context, tk *timeline.Take, w io.Writer, run Run) error {
-	b, err := tk.ReadFrame(run.Frame)
-	if err != nil {
-		return feedError{err}
-	}
-	for i := 0; i < run.Count; i++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	}
-	return nil
 }

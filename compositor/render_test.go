@@ -419,13 +419,18 @@ func TestOverlayPathEscaping(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	args, _, err := buildArgs(encodeSpec{FPS: 10, Geometry: g, Overlay: ass, Background: "black",
+	args, _, err := buildArgs(encodeSpec{FPS: 10, Ticks: 1, Geometry: g, Overlay: ass, Background: "black",
 		Outputs: []outputSpec{{Format: formatMP4, Path: filepath.Join(t.TempDir(), "o.mp4"), CRF: 20, Preset: "ultrafast"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(ff, args...)
-	cmd.Stdin = bytes.NewReader(solidJPEG(t, 64, 64, palette[0]))
+	var in bytes.Buffer
+	fd := newFeed(&in, 10)
+	if err := fd.frame(0, solidJPEG(t, 64, 64, palette[0])); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin = &in
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("ffmpeg: %v\n%s", err, out)
 	}

@@ -191,7 +191,7 @@ func TestRenderLongGraph(t *testing.T) {
 	sched, _ := NewSchedule(30, tl.Start, tl.End, nil)
 	g, _ := NewGeometry(640, 360, tl.Viewport, 0, 0)
 	zt := newZoomTrack(zoomShots(tl, s.Zoom), sched, tl.Viewport, s.Zoom.Ease)
-	args, graph, err := buildArgs(encodeSpec{FPS: 30, Geometry: g, Zoom: zt, GraphFile: "/w/graph.txt",
+	args, graph, err := buildArgs(encodeSpec{FPS: 30, Ticks: 300, Geometry: g, Zoom: zt, GraphFile: "/w/graph.txt",
 		Outputs: []outputSpec{{Format: formatMP4, Path: "/o/x.mp4", CRF: 20, Preset: "veryfast"}}})
 	if err != nil || !strings.Contains(strings.Join(args, " "), "-filter_complex_script /w/graph.txt") || !strings.Contains(graph, "zoompan") {
 		t.Fatalf("args %v err %v", args, err)
