@@ -29,10 +29,43 @@ func golden(t *testing.T, name, got string) {
 func TestChromiumArgsGolden(t *testing.T) {
 	cases := map[string]LaunchOptions{
 		"chromium_headless_nosandbox.golden": {Headless: true, NoSandbox: true, Width: 1280, Height: 720},
-		"chromium_sandbox_extra.golden":      {Headless: false, Width: 1920, Height: 1080, Args: []string{"--lang=fr"}},
+		"chromium_sandbox_extra.golden":      {Headless: false, Width: 1920, Height: 1080, Args: []string{"--lang=fr", "--disable-features=Foo, Bar"}},
 	}
 	for name, o := range cases {
 		golden(t, name, strings.Join(ChromiumArgs(o, "/tmp/clapper-profile-X"), "\n")+"\n")
+	}
+}
+
+// A caller's --disable-features joins clapper's list instead of replacing
+// it (Chromium reads only the last one); other flags pass as given.
+func TestSplitDisabledFeatures(t *testing.T) {
+	for _, c := range []struct {
+		in             []string
+		rest, features string
+	}{
+		{nil, "", ""},
+		{[]string{"--lang=fr"}, "--lang=fr", ""},
+		{[]string{"--disable-features=A"}, "", "A"},
+		{[]string{"--disable-features=A,,B ", "--x", "--disable-features=C"}, "--x", "A,B,C"},
+		{[]string{"--disable-features="}, "", ""},
+		{[]string{"--enable-features=A"}, "--enable-features=A", ""},
+	} {
+		rest, features := splitDisabledFeatures(c.in)
+		if strings.Join(rest, " ") != c.rest || strings.Join(features, ",") != c.features {
+			t.Errorf("splitDisabledFeatures(%q) = %q, %q; want %q, %q", c.in, rest, features, c.rest, c.features)
+		}
+	}
+	n := 0
+	for _, a := range ChromiumArgs(LaunchOptions{Args: []string{"--disable-features=Foo"}}, "/p") {
+		if strings.HasPrefix(a, "--disable-features=") {
+			n++
+			if !strings.HasSuffix(a, ",Foo") || !strings.Contains(a, "WebUIOmniboxPopup") {
+				t.Errorf("merged flag %q", a)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d --disable-features flags, want 1", n)
 	}
 }
 
