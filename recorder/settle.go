@@ -43,10 +43,11 @@ const settleInterval = 16667 * time.Microsecond
 //
 // Why the screenshot stays the default (clapper bench run, 1280x720, 2
 // cores, quiet machine, medians of 3): the first highlight in a renderer
-// stalls its frames for 267 ms about a second later (3 runs of 3; none
-// in 3 runs without it), while the screenshots cost 65 to 175 ms between
-// steps and left no gap over 83 ms (longest freeze 50 ms, coverage 0.978
-// against 267 ms and 0.931 by frame).
+// stalls its frames for 250-283 ms about a second later (3 runs of 3,
+// measured again with Chromium's omnibox popups off), while the
+// screenshots cost 65 to 175 ms between steps and left no gap over 83 ms
+// (longest freeze 33 ms, coverage 0.996, against 267 ms and 0.962 by
+// frame).
 //
 // Settle is called by one goroutine at a time (the run's); it is a no-op
 // once the capture has ended.
