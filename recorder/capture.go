@@ -239,6 +239,8 @@ type Capture struct {
 	// Settle's state: frameWake is signalled by the listener on every
 	// screencast frame; the rest is Settle's own.
 	frameWake                   chan struct{}
+	navWake                     chan struct{} // the main frame began to load or committed
+	mainFrame                   string        // its id (the target's)
 	overlayOn                   bool
 	probeX                      int64
 	settledFrames, settledShots atomic.Int64
@@ -287,7 +289,10 @@ type spoolItem struct {
 // events themselves) and starts its goroutines.
 func newCapture(ctx context.Context, opts Options) *Capture {
 	opts.defaults()
-	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), ackWake: make(chan struct{}, 1), frameWake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), ackWake: make(chan struct{}, 1), frameWake: make(chan struct{}, 1), navWake: make(chan struct{}, 1), done: make(chan struct{})}
+	if ctx != nil {
+		c.mainFrame = tabID(ctx)
+	}
 	c.ledger.InFlight = opts.MaxFramesInFlight
 	c.bcond = sync.NewCond(&c.bmu)
 	c.buf = Buffer[spoolItem]{MaxItems: opts.BufferFrames, MaxBytes: opts.BufferBytes}
@@ -370,10 +375,16 @@ func (c *Capture) onEvent(ev any) {
 		c.ackMu.Unlock()
 		signal(c.ackWake)
 		e = event{kind: evFrame, at: now, frame: ev}
+	case *page.EventFrameStartedLoading:
+		if string(ev.FrameID) == c.mainFrame {
+			signal(c.navWake)
+		}
+		return
 	case *page.EventFrameNavigated:
 		if ev.Frame == nil || ev.Frame.ParentID != "" {
 			return
 		}
+		signal(c.navWake)
 		e = event{kind: evNav, at: now, url: ev.Frame.URL + ev.Frame.URLFragment}
 	case *inspector.EventTargetCrashed:
 		e = event{kind: evEnd, at: now, err: ErrCrashed}
@@ -404,11 +415,13 @@ func (c *Capture) enqueue(e event) {
 // the request (the screencast starts after the reply, so its frames follow
 // it), the final one with the reply (every screencast frame arrived before
 // the reply to StopScreencast, so it follows them).
-func (c *Capture) seed(final bool) error {
+func (c *Capture) seed(final bool) error { return c.seedIn(c.ctx, final) }
+
+func (c *Capture) seedIn(ctx context.Context, final bool) error {
 	if c.opts.Held != nil && c.opts.Held() {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	q := int64(c.opts.Quality)
 	sent := c.clock.Now()

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -70,12 +71,73 @@ func (c *Capture) Settle() error {
 		c.settledFrames.Add(1)
 		return nil
 	}
-	if err := c.seed(false); err != nil {
+	if err := c.settleShot(); err != nil {
+		if errors.Is(err, errNavigated) {
+			return nil // the new document's own frames follow
+		}
 		return err
 	}
 	c.settledShots.Add(1)
 	return nil
 }
+
+// errNavigated: the settled screenshot was given up because the page
+// began to load another document meanwhile.
+var errNavigated = errors.New("the page navigated during the settled screenshot")
+
+// settleShot takes the settled screenshot, and gives it up as soon as the
+// main frame begins to load another document (a step that submits a form
+// or follows a link starts the navigation after it returns). A screenshot
+// caught by a navigation fails ("not attached to an active page") or is
+// never answered: measured on the quickstart's press of Enter, 6 of 6
+// failed, one after its 10 s bound, which held the whole run. There is
+// nothing to settle then: the new document is filmed as it paints.
+func (c *Capture) settleShot() error {
+	select {
+	case <-c.navWake: // a wake-up from before: only loads from now count
+	default:
+	}
+	docs := c.docs.Load()
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	defer cancel(nil)
+	stop := make(chan struct{})
+	defer func() {
+		if stop != nil {
+			close(stop)
+		}
+	}()
+	go func() { // ends with settleShot
+		select {
+		case <-c.navWake:
+			cancel(errNavigated)
+		case <-stop:
+		}
+	}()
+	err := c.seedIn(ctx, false)
+	close(stop)
+	stop = nil
+	if err == nil {
+		return nil
+	}
+	if errors.Is(context.Cause(ctx), errNavigated) || c.docs.Load() != docs {
+		return errNavigated
+	}
+	// A screenshot sent as the navigation began can fail before the
+	// page's events say so: a load or commit that follows within
+	// navSettle is the reason.
+	t := time.NewTimer(navSettle)
+	defer t.Stop()
+	select {
+	case <-c.navWake:
+		return errNavigated
+	case <-t.C:
+		return err
+	}
+}
+
+// navSettle is how long a failed settled screenshot waits for the
+// navigation that may have caused it.
+const navSettle = 500 * time.Millisecond
 
 // settleByFrame asks for a frame and waits for one begun after the
 // request. It reports whether one arrived within Options.SettleWait.
