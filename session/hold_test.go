@@ -15,7 +15,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/internal/testenv"
-	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -29,15 +28,7 @@ func runHolds(t *testing.T, header, steps string, o RunOptions) (*Result, string
 	}
 	dir := t.TempDir()
 	site, _ := filepath.Abs("testdata/site")
-	path := filepath.Join(dir, "s.yaml")
-	body := "name: holds\nserve: " + site + "\ndefaults: {timeout: 20s}\n" + header + "steps:\n" + steps
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := scripts.Load(path, scripts.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadScript(t, "name: holds\nserve: "+site+"\ndefaults: {timeout: 20s}\n"+header+"steps:\n"+steps)
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	if o.headlessHandoff {
 		s.Browser.Headless = true // the script says headed; a second client plays the person

@@ -3,14 +3,12 @@ package session
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/clapper-dev/clapper/internal/testenv"
-	"github.com/clapper-dev/clapper/scripts"
 )
 
 // A step that starts a navigation (Enter in a form) is followed by a
@@ -22,20 +20,12 @@ func TestSettleGivesWayToANavigation(t *testing.T) {
 	testenv.Need(t, "chromium")
 	dir := t.TempDir()
 	site, _ := filepath.Abs("../samples/site")
-	path := filepath.Join(dir, "s.yaml")
-	body := "name: settle\nserve: " + site + "\ndefaults: {timeout: 20s}\nsteps:\n" +
-		"  - goto: ${serve.url}/index.html\n" +
-		"  - click: \"#start\"\n" +
-		"  - type: {into: \"#email\", text: ada@example.com}\n" +
-		"  - press: Enter\n" +
-		"  - wait: {text: \"You're in!\"}\n"
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := scripts.Load(path, scripts.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadScript(t, "name: settle\nserve: "+site+"\ndefaults: {timeout: 20s}\nsteps:\n"+
+		"  - goto: ${serve.url}/index.html\n"+
+		"  - click: \"#start\"\n"+
+		"  - type: {into: \"#email\", text: ada@example.com}\n"+
+		"  - press: Enter\n"+
+		"  - wait: {text: \"You're in!\"}\n")
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	var mu sync.Mutex
 	var lines []string
