@@ -293,19 +293,32 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out s
 
 // treeCPU samples the CPU time of this process's descendants from /proc
 // while a run goes on: processes that have exited keep the last time seen,
-// so up to one sampling interval of a process's last work is missed.
+// so up to one sampling interval of a process's last work is missed. A
+// process already there when sampling began (a browser of the run before
+// still exiting) counts only what it used since: counting its whole life
+// once gave a run more CPU than two cores could give.
 type treeCPU struct {
 	self0 time.Duration
 	mu    sync.Mutex
-	seen  map[int]time.Duration
+	base  map[procKey]time.Duration // CPU of the processes there at the start
+	seen  map[procKey]time.Duration
 	quit  chan struct{}
 	wg    sync.WaitGroup
+}
+
+// procKey names a process across pid reuse.
+type procKey struct {
+	pid   int
+	start uint64
 }
 
 const treeSampleEvery = 100 * time.Millisecond
 
 func startTreeCPU() *treeCPU {
-	c := &treeCPU{self0: selfCPU(), seen: map[int]time.Duration{}, quit: make(chan struct{})}
+	c := &treeCPU{self0: selfCPU(), base: map[procKey]time.Duration{}, seen: map[procKey]time.Duration{}, quit: make(chan struct{})}
+	for _, p := range descendants(procfs.List(), os.Getpid()) {
+		c.base[procKey{p.Pid, p.Start}] = p.CPU
+	}
 	c.wg.Add(1)
 	go func() { // owned by c: ends in stop
 		defer c.wg.Done()
@@ -323,22 +336,33 @@ func startTreeCPU() *treeCPU {
 	return c
 }
 
-func (c *treeCPU) sample() {
-	ps := procfs.List()
+// descendants are the processes of ps below pid. Pure.
+func descendants(ps []procfs.Proc, pid int) []procfs.Proc {
 	parent := map[int]int{}
 	for _, p := range ps {
 		parent[p.Pid] = p.PPid
 	}
-	self := os.Getpid()
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	var out []procfs.Proc
 	for _, p := range ps {
 		for a, hops := parent[p.Pid], 0; a != 0 && hops < 64; a, hops = parent[a], hops+1 {
-			if a == self {
-				c.seen[p.Pid] = max(c.seen[p.Pid], p.CPU)
+			if a == pid {
+				out = append(out, p)
 				break
 			}
 		}
+	}
+	return out
+}
+
+func (c *treeCPU) sample() { c.note(descendants(procfs.List(), os.Getpid())) }
+
+// note records what the processes ps have used since sampling began.
+func (c *treeCPU) note(ps []procfs.Proc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range ps {
+		k := procKey{p.Pid, p.Start}
+		c.seen[k] = max(c.seen[k], p.CPU-c.base[k])
 	}
 }
 

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/clapper-dev/clapper/internal/procfs"
 )
 
 func TestBenchRunModes(t *testing.T) {
@@ -26,5 +29,45 @@ func TestBenchRunModes(t *testing.T) {
 		if s != c.want {
 			t.Errorf("benchRunModes(%v, %q) = %s, want %s", c.captures, c.settled, s, c.want)
 		}
+	}
+}
+
+// descendants follows parents down from a pid, however deep, and leaves
+// out the pid itself, its ancestors and other trees.
+func TestDescendants(t *testing.T) {
+	ps := []procfs.Proc{
+		{Pid: 1, PPid: 0}, {Pid: 10, PPid: 1}, // init, and this process
+		{Pid: 11, PPid: 10}, {Pid: 12, PPid: 11}, {Pid: 13, PPid: 12}, // browser, zygote, renderer
+		{Pid: 20, PPid: 1}, {Pid: 21, PPid: 20}, // another tree
+	}
+	var got []int
+	for _, p := range descendants(ps, 10) {
+		got = append(got, p.Pid)
+	}
+	if fmt.Sprint(got) != "[11 12 13]" {
+		t.Errorf("descendants of 10 = %v, want [11 12 13]", got)
+	}
+	if d := descendants(ps, 13); len(d) != 0 {
+		t.Errorf("a leaf has descendants: %v", d)
+	}
+}
+
+// A process already running when sampling starts counts only the CPU it
+// uses after; a process that starts later with the same pid counts all of
+// its own; a process seen several times counts its latest figure once.
+func TestTreeCPUCountsFromTheStart(t *testing.T) {
+	old := procfs.Proc{Pid: 11, Start: 5, CPU: 30 * time.Second}
+	c := &treeCPU{base: map[procKey]time.Duration{{old.Pid, old.Start}: old.CPU}, seen: map[procKey]time.Duration{}}
+	old.CPU = 31 * time.Second
+	c.note([]procfs.Proc{old})
+	old.CPU = 32 * time.Second
+	c.note([]procfs.Proc{old})
+	c.note([]procfs.Proc{{Pid: 11, Start: 9, CPU: 2 * time.Second}})
+	var total time.Duration
+	for _, d := range c.seen {
+		total += d
+	}
+	if total != 4*time.Second {
+		t.Errorf("seen %v (%v in all): want 2s for the process that was there and 2s for the later one", c.seen, total)
 	}
 }
