@@ -122,7 +122,6 @@ type chunkJob struct {
 	path  string
 	key   string
 	ticks int
-	fps   int
 }
 
 // encodeChunks renders the MP4 video of sp in chunks (planChunks), each its
@@ -183,7 +182,7 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 				if skip { // rendering early was told to stop: left for later
 					continue
 				}
-				if err := encodeRuns(ctx, bin, tk, j.args, j.runs, j.fps, func(n int) { report(j.i, n) }); err != nil {
+				if err := encodeRuns(ctx, bin, tk, j.args, j.runs, sp.FPS, func(n int) { report(j.i, n) }); err != nil {
 					fail(err)
 					continue
 				}
@@ -292,7 +291,7 @@ func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec,
 	if err != nil {
 		return chunkJob{}, err
 	}
-	return chunkJob{i: i, args: args, runs: runs, path: o.Path, key: key, ticks: c.Count, fps: sp.FPS}, nil
+	return chunkJob{i: i, args: args, runs: runs, path: o.Path, key: key, ticks: c.Count}, nil
 }
 
 // cutOverlayFile writes the overlay script src cut to chunk c into dst.

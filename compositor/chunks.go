@@ -32,7 +32,7 @@ func planChunks(ticks, fps int) []chunk {
 	return out
 }
 
-// parseASSTime reads an ASS time (H:MM:SS.cc).
+// readASSTime reads an ASS time (H:MM:SS.cc).
 func readASSTime(s string) (time.Duration, bool) {
 	var h, m, sec, cs int
 	if n, err := fmt.Sscanf(s, "%d:%d:%d.%d", &h, &m, &sec, &cs); err != nil || n != 4 {

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/clapper-dev/clapper/internal/ownerlock"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -73,15 +71,11 @@ func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *Chun
 	if upTo < chunkSeconds*p.schedule.FPS() {
 		return 0, nil
 	}
-	SweepWorkDirs(os.TempDir())
-	work, err := os.MkdirTemp("", strings.TrimSuffix(workPattern, "*"))
+	work, err := newWorkDir("clapper render")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(work)
-	if _, _, err := ownerlock.Acquire(filepath.Join(work, workOwner), "clapper render"); err != nil {
-		return 0, err
-	}
 	sp, err := prepare(tk, p, s, filepath.Join(work, "main"))
 	if err != nil {
 		return 0, err
@@ -114,13 +108,8 @@ func Chunked(outs []string) bool {
 // this process (a killed run's cache is swept like a render's working
 // folder); remove it with os.RemoveAll(c.Dir).
 func NewChunkCache() (*ChunkCache, error) {
-	SweepWorkDirs(os.TempDir())
-	dir, err := os.MkdirTemp("", strings.TrimSuffix(workPattern, "*"))
+	dir, err := newWorkDir("clapper run")
 	if err != nil {
-		return nil, err
-	}
-	if _, _, err := ownerlock.Acquire(filepath.Join(dir, workOwner), "clapper run"); err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	return &ChunkCache{Dir: filepath.Join(dir, "chunks")}, nil

@@ -220,15 +220,11 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 		}
 	}
 
-	SweepWorkDirs(os.TempDir())
-	work, err := os.MkdirTemp("", strings.TrimSuffix(workPattern, "*"))
+	work, err := newWorkDir("clapper render")
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
 	defer os.RemoveAll(work)
-	if _, _, err := ownerlock.Acquire(filepath.Join(work, workOwner), "clapper render"); err != nil {
-		return fmt.Errorf("render: %w", err)
-	}
 	pub := &publisher{}
 	defer pub.abort()
 
@@ -520,6 +516,22 @@ const (
 	workPattern = "clapper-render-*"
 	workOwner   = "clapper-owner.json"
 )
+
+// newWorkDir sweeps the folders gone renders left, then makes a working
+// folder in the temporary folder owned by this process (by the name who),
+// so that a kill leaves nothing a later sweep would not remove.
+func newWorkDir(who string) (string, error) {
+	SweepWorkDirs(os.TempDir())
+	dir, err := os.MkdirTemp("", strings.TrimSuffix(workPattern, "*"))
+	if err != nil {
+		return "", err
+	}
+	if _, _, err := ownerlock.Acquire(filepath.Join(dir, workOwner), who); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
 
 // SweepWorkDirs removes the working folders in tmp of renders whose
 // process is gone (killed before it could clean up), and returns them.

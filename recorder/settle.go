@@ -97,30 +97,21 @@ func (c *Capture) settleShot() error {
 	case <-c.navWake: // a wake-up from before: only loads from now count
 	default:
 	}
-	docs := c.docs.Load()
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	defer cancel(nil)
-	stop := make(chan struct{})
-	defer func() {
-		if stop != nil {
-			close(stop)
-		}
-	}()
+	navigated, done := make(chan struct{}), make(chan struct{})
+	defer close(done)
 	go func() { // ends with settleShot
 		select {
 		case <-c.navWake:
+			close(navigated)
 			cancel(errNavigated)
-		case <-stop:
+		case <-done:
 		}
 	}()
 	err := c.seedIn(ctx, false)
-	close(stop)
-	stop = nil
 	if err == nil {
 		return nil
-	}
-	if errors.Is(context.Cause(ctx), errNavigated) || c.docs.Load() != docs {
-		return errNavigated
 	}
 	// A screenshot sent as the navigation began can fail before the
 	// page's events say so: a load or commit that follows within
@@ -128,7 +119,7 @@ func (c *Capture) settleShot() error {
 	t := time.NewTimer(navSettle)
 	defer t.Stop()
 	select {
-	case <-c.navWake:
+	case <-navigated:
 		return errNavigated
 	case <-t.C:
 		return err
