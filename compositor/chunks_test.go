@@ -14,14 +14,39 @@ func TestPlanChunks(t *testing.T) {
 		{0, 60, nil},
 		{10, 0, nil},
 		{1, 60, []chunk{{0, 1}}},
-		{120, 60, []chunk{{0, 120}}},
-		{121, 60, []chunk{{0, 120}, {120, 1}}},
-		{300, 60, []chunk{{0, 120}, {120, 120}, {240, 60}}},
-		{60, 30, []chunk{{0, 60}}},
+		{60, 60, []chunk{{0, 60}}},
+		{61, 60, []chunk{{0, 60}, {60, 1}}},
+		{222, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 42}}},
+		{240, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 60}}},
+		{241, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 60}, {240, 1}}},
+		{600, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 60}, {240, 120}, {360, 120}, {480, 120}}},
+		{90, 30, []chunk{{0, 30}, {30, 30}, {60, 30}}},
 	}
 	for _, c := range cases {
 		if got := planChunks(c.ticks, c.fps); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("planChunks(%d, %d) = %v, want %v", c.ticks, c.fps, got, c.want)
+		}
+	}
+	for _, c := range []struct{ ticks, fps, want int }{
+		{0, 60, 0}, {59, 60, 0}, {60, 60, 1}, {239, 60, 3}, {240, 60, 4}, {359, 60, 4}, {360, 60, 5}, {30, 0, 0},
+	} {
+		if got := wholeChunks(c.ticks, c.fps); got != c.want {
+			t.Errorf("wholeChunks(%d, %d) = %d, want %d", c.ticks, c.fps, got, c.want)
+		}
+	}
+	// A take known up to some tick is cut as the finished take will be:
+	// the same chunks, the last perhaps cut short.
+	for _, fps := range []int{1, 15, 25, 30, 60} {
+		total := 40*fps + 7
+		long := planChunks(total, fps)
+		for ticks := 1; ticks <= total; ticks++ {
+			short := planChunks(ticks, fps)
+			for i, ch := range short {
+				last := i == len(short)-1
+				if ch.First != long[i].First || !last && ch.Count != long[i].Count || last && ch.First+ch.Count != ticks {
+					t.Fatalf("fps %d: planChunks(%d)[%d] = %v, the finished take's is %v", fps, ticks, i, ch, long[i])
+				}
+			}
 		}
 	}
 }

@@ -12,11 +12,13 @@ import (
 )
 
 // LookAhead is how far past a chunk's end the take must be known before
-// the chunk is rendered early. An input moves the cursor over at most 120 ms
-// after it, and ripples, captions, keys and zoom motions start at their
+// the chunk is rendered early. An input moves the cursor over at most 120
+// ms after it, and ripples, captions, keys and zoom motions start at their
 // receipt or step; what could still reach back (a zoom held to the take's
-// end, an open step that becomes a cut) is caught by the chunk's digest.
-const LookAhead = time.Second
+// end, a running step that becomes a cut) is kept out by knownUpTo, or
+// caught by the chunk's digest. Half a second leaves the cursor's 120 ms
+// and a receipt sent before the journal's last record but written after it.
+const LookAhead = 500 * time.Millisecond
 
 // earlyTicks is how many leading ticks of sched are settled when the take
 // is known up to known: the ticks whose take time is at least LookAhead
@@ -25,65 +27,87 @@ func earlyTicks(sched *Schedule, known timeline.Time) int {
 	return sched.TicksBefore(known - timeline.FromDuration(LookAhead))
 }
 
-// knownUpTo is how far a take still being captured is known: its end as
-// recovered (the latest of its journal's records and its frames), else its
-// last frame's time. A still page stores no frame for seconds, in studio
-// mode above all (a repeat is not stored), while its steps go on: the
-// journal says the take got that far. A frame still on its way to the
-// index is caught by the chunk's digest. Pure.
-func knownUpTo(tl *timeline.Timeline, last timeline.Frame) timeline.Time {
-	if tl.End > 0 {
-		return max(tl.End, last.Source)
+// knownUpTo is how far a take still being captured is known: as far as
+// its journal goes (timeline.Recovery.Journaled), where its steps and input
+// are, and no further than the start of a running step whose end can
+// change the video before it (reachesBack). Its frames are indexed as they
+// are stored and may go further, but the cursor, ripples and zoom of those
+// ticks come from receipts the journal has not flushed yet: a chunk
+// rendered from them was always made again. A still page stores no frame
+// for seconds, in studio mode above all (a repeat is not stored), while the
+// journal goes on. A frame still on its way to the index is caught by the
+// chunk's digest. Pure.
+func knownUpTo(tl *timeline.Timeline) timeline.Time {
+	if tl.Recovered == nil {
+		return tl.End
 	}
-	return last.Source
+	known := tl.Recovered.Journaled
+	for _, i := range tl.Recovered.Open {
+		for _, st := range tl.Steps {
+			if st.Index == i && reachesBack(st) {
+				known = min(known, st.Start)
+			}
+		}
+	}
+	return known
+}
+
+// reachesBack reports whether a step still running may change the video
+// from its start on once it ends: a wait (played faster when it turns out
+// long), a cut or hidden step, a zoom, and a step on an element whose box is
+// not known yet (the camera eases toward it from the step's start). Pure.
+func reachesBack(st timeline.Step) bool {
+	return st.Traits.Waits || st.Traits.Cut || st.Hidden || st.Kind == kindZoom || st.Traits.Focus && st.Region == nil
 }
 
 // RenderEarly renders into cache the MP4 chunks of tk (a take still being
 // captured, as far as it is known: timeline.Recover of its folder) that lie
-// wholly before the take's last known time less LookAhead, with settings s,
-// and returns how many chunks it rendered: at most max (0: no limit), so a
-// caller that must stop waits for one chunk at most. A chunk is kept by its inputs'
-// digest, so the final render (RenderAllCached) uses it only when the
-// finished take gives it exactly the same frames, overlays and camera;
+// wholly before the take's last known time less LookAhead, with settings s.
+// It returns how many chunks it rendered, at most max (0: no limit), so a
+// caller that must stop waits for one chunk at most, and how many whole
+// chunks the take has so far. When that is no more than have (the whole
+// chunks a call before found or made) it returns at once, without
+// preparing the overlays: a caller may ask often. A chunk is kept by its
+// inputs' digest, so the final render (RenderAllCached) uses it only when
+// the finished take gives it exactly the same frames, overlays and camera;
 // otherwise it renders it again. Chunks already in cache are skipped.
-func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *ChunkCache, max int) (int, error) {
-	s, err := s.normalize()
+func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *ChunkCache, have, max int) (rendered, whole int, err error) {
+	s, err = s.normalize()
 	if err != nil {
-		return 0, fmt.Errorf("render settings: %w", err)
+		return 0, 0, fmt.Errorf("render settings: %w", err)
 	}
 	if tk == nil || tk.Timeline == nil || cache == nil {
-		return 0, errors.New("render early: no take or no cache")
+		return 0, 0, errors.New("render early: no take or no cache")
 	}
 	bin, err := LookFFmpeg(s.FFmpeg)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	ti, err := scanFrames(tk)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	known := knownUpTo(tk.Timeline, ti.last)
 	p, err := newPlan(tk, ti, s, s.FPS, s.Width, s.Height)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	upTo := earlyTicks(p.schedule, known)
-	if upTo < chunkSeconds*p.schedule.FPS() {
-		return 0, nil
+	upTo := earlyTicks(p.schedule, knownUpTo(tk.Timeline))
+	whole = wholeChunks(upTo, p.schedule.FPS())
+	if whole <= have {
+		return 0, whole, nil
 	}
 	work, err := newWorkDir("clapper render")
 	if err != nil {
-		return 0, err
+		return 0, whole, err
 	}
 	defer os.RemoveAll(work)
 	sp, err := prepare(tk, p, s, filepath.Join(work, "main"))
 	if err != nil {
-		return 0, err
+		return 0, whole, err
 	}
-	n := 0
 	out := outputSpec{Format: formatMP4, CRF: s.CRF, Preset: s.X264Preset}
-	_, err = encodeChunks(ctx, bin, tk, p.schedule, sp, out, filepath.Join(work, "main"), cache, upTo, nil, func() bool { n++; return max <= 0 || n < max })
-	return n, err
+	_, err = encodeChunks(ctx, bin, tk, p.schedule, sp, out, filepath.Join(work, "main"), cache, upTo, nil, func() bool { rendered++; return max <= 0 || rendered < max })
+	return rendered, whole, err
 }
 
 // Chunked reports whether the video outputs outs are rendered in chunks,

@@ -86,7 +86,7 @@ func TestRenderWhileCapturingMatchesStoredRender(t *testing.T) {
 	s.Captions = "burn"
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
 	for _, upTo := range []int{3000, 5500} {
-		if _, err := RenderEarly(ctx, liveTake(t, timeline.FromDuration(ms(upTo))), s, cache, 0); err != nil {
+		if _, _, err := RenderEarly(ctx, liveTake(t, timeline.FromDuration(ms(upTo))), s, cache, 0, 0); err != nil {
 			t.Fatalf("early at %d ms: %v", upTo, err)
 		}
 	}
@@ -117,17 +117,58 @@ func TestRenderWhileCapturingMatchesStoredRender(t *testing.T) {
 	t.Logf("%d chunks, %d rendered early, %d made again at the end", chunks, early, cached(t, cache)-early)
 }
 
+func TestReachesBack(t *testing.T) {
+	box := &timeline.Rect{W: 10, H: 10}
+	for _, c := range []struct {
+		st   timeline.Step
+		want bool
+	}{
+		{timeline.Step{Kind: "wait", Traits: timeline.Traits{Waits: true}}, true},
+		{timeline.Step{Kind: "goto", Traits: timeline.Traits{Waits: true, ChangesPage: true}}, true},
+		{timeline.Step{Kind: "handoff", Traits: timeline.Traits{Cut: true}}, true},
+		{timeline.Step{Kind: "click", Hidden: true}, true},
+		{timeline.Step{Kind: "zoom", Traits: timeline.Traits{Presentation: true}, Region: box}, true},
+		{timeline.Step{Kind: "click", Traits: timeline.Traits{Focus: true}}, true},
+		{timeline.Step{Kind: "click", Traits: timeline.Traits{Focus: true}, Region: box}, false},
+		{timeline.Step{Kind: "pause", Traits: timeline.Traits{Presentation: true}}, false},
+		{timeline.Step{Kind: "press", Traits: timeline.Traits{ChangesPage: true}}, false},
+	} {
+		if got := reachesBack(c.st); got != c.want {
+			t.Errorf("reachesBack(%s %+v, region %v, hidden %v) = %v, want %v", c.st.Kind, c.st.Traits, c.st.Region != nil, c.st.Hidden, got, c.want)
+		}
+	}
+}
+
 func TestKnownUpTo(t *testing.T) {
 	at := func(n int) timeline.Time { return timeline.FromDuration(ms(n)) }
 	for _, c := range []struct {
-		end, last, want timeline.Time
+		tl   timeline.Timeline
+		want timeline.Time
 	}{
-		{0, at(900), at(900)},          // nothing recovered beyond the frames
-		{at(3000), at(900), at(3000)},  // a still page: the journal went on
-		{at(3000), at(3100), at(3100)}, // a frame past the journal's last record
+		// A still page: the journal went on past the last frame.
+		{timeline.Timeline{End: at(3000), Recovered: &timeline.Recovery{Journaled: at(3000)}}, at(3000)},
+		// Frames past the journal's last record: their receipts may not
+		// be flushed yet.
+		{timeline.Timeline{End: at(3100), Recovered: &timeline.Recovery{Journaled: at(2400)}}, at(2400)},
+		// A finished take is known to its end.
+		{timeline.Timeline{End: at(3100)}, at(3100)},
+		// A running type step whose field is not found yet: the camera
+		// will ease toward it from the step's start.
+		{timeline.Timeline{End: at(3100), Steps: []timeline.Step{
+			{Index: 0, Kind: "goto", Start: 0, End: at(500), Outcome: timeline.OutcomeOK, Traits: timeline.Traits{Waits: true}},
+			{Index: 1, Kind: "type", Start: at(800), End: at(3000), Outcome: timeline.OutcomeUnknown, Traits: timeline.Traits{Focus: true}},
+		}, Recovered: &timeline.Recovery{Journaled: at(3000), Open: []int{1}}}, at(800)},
+		// Its field found: known to the journal's end.
+		{timeline.Timeline{End: at(3100), Steps: []timeline.Step{
+			{Index: 1, Kind: "type", Start: at(800), End: at(3000), Outcome: timeline.OutcomeUnknown, Traits: timeline.Traits{Focus: true}, Region: &timeline.Rect{W: 10, H: 10}},
+		}, Recovered: &timeline.Recovery{Journaled: at(3000), Open: []int{1}}}, at(3000)},
+		// A running pause changes nothing before it ends.
+		{timeline.Timeline{End: at(3100), Steps: []timeline.Step{
+			{Index: 4, Kind: "pause", Start: at(1000), End: at(3000), Outcome: timeline.OutcomeUnknown, Traits: timeline.Traits{Presentation: true}},
+		}, Recovered: &timeline.Recovery{Journaled: at(3000), Open: []int{4}}}, at(3000)},
 	} {
-		if got := knownUpTo(&timeline.Timeline{End: c.end}, timeline.Frame{Source: c.last}); got != c.want {
-			t.Errorf("knownUpTo(end %v, last frame %v) = %v, want %v", c.end, c.last, got, c.want)
+		if got := knownUpTo(&c.tl); got != c.want {
+			t.Errorf("knownUpTo(end %v, journaled %+v) = %v, want %v", c.tl.End, c.tl.Recovered, got, c.want)
 		}
 	}
 }

@@ -396,7 +396,10 @@ func (r *run) finish() {
 // journalCapture writes the capture's accounting so far to the journal:
 // the captures of tabs filmed before, and the current one.
 func (r *run) journalCapture() {
-	st := timeline.JournalCaptureState{At: r.clock.Now(), Frames: timeline.Accounting{Upstream: "unknown"}}
+	st := timeline.JournalCaptureState{At: r.clock.Now(), Frames: timeline.Accounting{Upstream: "unknown"}, Mode: timeline.CaptureLive}
+	if r.virt != nil {
+		st.Mode = timeline.CaptureStudio
+	}
 	for i, res := range r.filmedResults {
 		if i == 0 {
 			st.Started = res.Capture.Started
@@ -483,6 +486,15 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 		return &StepFailure{Index: i, Pos: st.Pos, Kind: st.Kind, Label: r.s.Mask(st.Label), Outcome: rec.Outcome, Err: r.masked(err)}
 	}
 	return nil
+}
+
+// journalStepSoFar writes what a running step has found so far (the box
+// of its target) as its start record again, masked as the step's end record
+// is: a render made while capturing zooms toward the box from the step's
+// start, and need not wait for its end (compositor.RenderEarly).
+func (r *run) journalStepSoFar(rec timeline.Step) {
+	rec.Target, rec.Label, rec.Error, rec.Text = r.s.Mask(rec.Target), r.s.Mask(rec.Label), r.s.Mask(rec.Error), r.s.Mask(rec.Text)
+	r.jr.Append(timeline.JournalStepStart, rec)
 }
 
 // nextChangesPage reports whether the step after i changes the page too.

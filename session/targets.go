@@ -134,5 +134,6 @@ func (r *run) actionable(ctx context.Context, tab *Tab, t scripts.Target, n need
 	}
 	box := act.Box
 	rec.Region = &box
+	r.journalStepSoFar(*rec)
 	return act, nil
 }

@@ -22,7 +22,7 @@ const JournalFile = "journal.jsonl"
 // Journal record kinds.
 const (
 	JournalRun       = "run"        // JournalHeader: the run's facts, first
-	JournalStepStart = "step_start" // Step as it starts (no outcome yet)
+	JournalStepStart = "step_start" // Step as it starts, or as far as it got (no outcome yet)
 	JournalStep      = "step"       // Step as it ended
 	JournalReceipt   = "receipt"    // Receipt
 	JournalBoundary  = "boundary"   // Boundary
@@ -63,16 +63,23 @@ type JournalCaptureState struct {
 	Tab     string     `json:"tab"`
 	Started Time       `json:"started"`
 	Frames  Accounting `json:"frames"`
+	// Mode is Capture.Mode (a take recovered, or read while it is
+	// captured, is rendered as its mode asks: a studio take's lead-in
+	// ends at its first frame after the load).
+	Mode string `json:"mode,omitempty"`
 }
 
-// JournalAliveAt says the run was alive at a moment (written each second).
+// JournalAliveAt says the run was alive at a moment (written every
+// journalEvery).
 type JournalAliveAt struct {
 	At Time `json:"at"`
 }
 
 // journalEvery is how often the journal is flushed (and an alive record
-// written) when nothing else flushes it.
-const journalEvery = time.Second
+// written) when nothing else flushes it: also how far behind the capture a
+// render made while capturing may be (compositor.RenderEarly renders what
+// the journal has).
+const journalEvery = 250 * time.Millisecond
 
 // Journal appends records to a take's journal. It is flushed by Flush (at
 // step boundaries) and at least every second by a goroutine of its own,
@@ -101,7 +108,7 @@ func CreateJournal(dir string, now func() Time) (*Journal, error) {
 }
 
 // flusher is the journal's own goroutine: it writes an alive record and
-// flushes each second until Close.
+// flushes every journalEvery until Close.
 func (j *Journal) flusher() {
 	defer close(j.done)
 	t := time.NewTicker(journalEvery)
@@ -171,6 +178,14 @@ type Recovery struct {
 	Reason string `json:"reason"`
 	// Notes say what recovery did: lines ignored, intervals closed.
 	Notes []string `json:"notes,omitempty"`
+	// Journaled is how far the journal goes: the take time of its last
+	// record. Steps and input are known up to it; frames may go further
+	// (they are indexed as they are stored, the journal is flushed at
+	// step ends and every journalEvery).
+	Journaled Time `json:"journaled,omitempty"`
+	// Open lists the steps (by index) that had not ended, closed here at
+	// Journaled.
+	Open []int `json:"open,omitempty"`
 }
 
 // Recover rebuilds the timeline of a take whose run ended before writing
@@ -241,7 +256,9 @@ func replay(b []byte) (*Timeline, error) {
 		case JournalStepStart, JournalStep:
 			var s Step
 			if err = json.Unmarshal(l.V, &s); err == nil {
-				if _, ok := steps[s.Index]; !ok || l.Kind == JournalStep {
+				// A later start record of a step still running says what
+				// it has found so far; its end record is final.
+				if prev, ok := steps[s.Index]; !ok || l.Kind == JournalStep || prev.Outcome == "" {
 					steps[s.Index] = s
 				}
 				seen(s.Start)
@@ -307,9 +324,11 @@ func replay(b []byte) (*Timeline, error) {
 		idx = append(idx, i)
 	}
 	sort.Ints(idx)
+	var open []int
 	for _, i := range idx {
 		s := steps[i]
 		if s.Outcome == "" {
+			open = append(open, s.Index)
 			s.End, s.Outcome = max(last, s.Start), OutcomeUnknown
 			s.Error = "the run ended abruptly during this step"
 			notes = append(notes, fmt.Sprintf("step %d (%s, line %d) had not ended: closed at the last known time", s.Index+1, s.Kind, s.Line))
@@ -326,7 +345,7 @@ func replay(b []byte) (*Timeline, error) {
 	t.Capture.Frames.Upstream = "unknown"
 	t.Capture.EndReason = "ended abruptly"
 	if capState != nil {
-		t.Capture.Tab, t.Capture.Started, t.Capture.Frames = capState.Tab, capState.Started, capState.Frames
+		t.Capture.Tab, t.Capture.Started, t.Capture.Frames, t.Capture.Mode = capState.Tab, capState.Started, capState.Frames, capState.Mode
 		t.Capture.Frames.Upstream = "unknown"
 		t.Start = capState.Started
 	}
@@ -334,7 +353,7 @@ func replay(b []byte) (*Timeline, error) {
 	t.Capture.Ended = t.End
 	t.Outcome = RunAborted
 	t.Error = "the run ended abruptly, before it wrote " + TimelineFile
-	t.Recovered = &Recovery{Reason: "ended abruptly", Notes: notes}
+	t.Recovered = &Recovery{Reason: "ended abruptly", Notes: notes, Journaled: t.End, Open: open}
 	return t, nil
 }
 

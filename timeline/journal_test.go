@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func writeJournal(t *testing.T, dir string) []byte {
 	j.Append(JournalStepStart, Step{Index: 0, Kind: "goto", Line: 3, Col: 5, Start: ms(3)})
 	j.Append(JournalBoundary, Boundary{Document: 1, LastSeq: 4, At: ms(40)})
 	j.Append(JournalStep, Step{Index: 0, Kind: "goto", Line: 3, Col: 5, Start: ms(3), End: ms(50), Outcome: OutcomeOK, Target: "http://x/"})
-	j.Append(JournalCapture, JournalCaptureState{At: ms(50), Tab: "main", Started: ms(2), Frames: Accounting{Received: 12, Delivered: 10, Late: 1, Duplicates: 1, Upstream: "unknown"}})
+	j.Append(JournalCapture, JournalCaptureState{At: ms(50), Tab: "main", Started: ms(2), Frames: Accounting{Received: 12, Delivered: 10, Late: 1, Duplicates: 1, Upstream: "unknown"}, Mode: CaptureStudio})
 	j.Append(JournalStepStart, Step{Index: 1, Kind: "click", Line: 4, Col: 5, Start: ms(51)})
 	j.Append(JournalReceipt, Receipt{Kind: InputMove, Tab: "main", X: 1, Y: 2, Sent: ms(52), Acked: ms(53)})
 	j.Append(JournalStep, Step{Index: 1, Kind: "click", Line: 4, Col: 5, Start: ms(51), End: ms(60), Outcome: OutcomeOK})
@@ -33,6 +34,8 @@ func writeJournal(t *testing.T, dir string) []byte {
 	j.Append(JournalHoldEnd, HoldEnd{Receipt: "r0", End: ms(58), Ended: HoldBound})
 	j.Append(JournalHold, Hold{Tab: "main", Receipt: "r1", Start: ms(61), End: -1})
 	j.Append(JournalStepStart, Step{Index: 2, Kind: "pause", Line: 5, Col: 5, Start: ms(62)})
+	j.Append(JournalStepStart, Step{Index: 3, Kind: "type", Line: 6, Col: 5, Start: ms(70)})
+	j.Append(JournalStepStart, Step{Index: 3, Kind: "type", Line: 6, Col: 5, Start: ms(70), Region: &Rect{X: 10, Y: 20, W: 30, H: 40}})
 	j.Append(JournalAlive, JournalAliveAt{At: ms(900)})
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
@@ -54,8 +57,18 @@ func TestRecoverFromTheJournal(t *testing.T) {
 	if tl.Recovered == nil || tl.Recovered.Reason != "ended abruptly" || tl.Outcome != RunAborted {
 		t.Fatalf("recovered as %+v, outcome %s", tl.Recovered, tl.Outcome)
 	}
-	if len(tl.Steps) != 3 || tl.Steps[0].Outcome != OutcomeOK || tl.Steps[2].Outcome != OutcomeUnknown || tl.Steps[2].End != Time(900*time.Millisecond) {
+	if len(tl.Steps) != 4 || tl.Steps[0].Outcome != OutcomeOK || tl.Steps[2].Outcome != OutcomeUnknown || tl.Steps[2].End != Time(900*time.Millisecond) {
 		t.Errorf("steps: %+v", tl.Steps)
+	}
+	// A running step's later start record says what it found so far.
+	if r := tl.Steps[3].Region; r == nil || r.W != 30 {
+		t.Errorf("the running type step's region is %+v, want its second start record's", r)
+	}
+	if r := tl.Recovered; r.Journaled != Time(900*time.Millisecond) || !slices.Equal(r.Open, []int{2, 3}) {
+		t.Errorf("journaled to %v with open steps %v, want 900ms and [2 3]", r.Journaled, r.Open)
+	}
+	if tl.Capture.Mode != CaptureStudio {
+		t.Errorf("capture mode %q, want the journal's %q", tl.Capture.Mode, CaptureStudio)
 	}
 	if len(tl.Holds) != 2 || tl.Holds[0].Ended != HoldBound || tl.Holds[0].Max != time.Second || tl.Holds[0].End != Time(58*time.Millisecond) ||
 		tl.Holds[1].End != Time(900*time.Millisecond) || tl.Holds[1].Ended != HoldRun || len(tl.Boundaries) != 2 || len(tl.Receipts) != 1 {

@@ -18,13 +18,20 @@ type earlyRender struct {
 	cache  *compositor.ChunkCache
 	stop   chan struct{}
 	wg     sync.WaitGroup
-	chunks int
+	chunks int // rendered while capturing
+	have   int // whole chunks found rendered (compositor.RenderEarly)
 	logf   func(string, ...any)
 }
 
 // earlyEvery is how often the take is looked at again when no chunk was
-// ready.
-const earlyEvery = time.Second
+// ready: as often as the journal is flushed, so that a chunk of a short
+// take is started as soon as it is known. A look that costs more (a long
+// take's frame index is read whole) waits earlyCostFactor times its cost,
+// so looking takes a small share of a core.
+const (
+	earlyEvery      = 250 * time.Millisecond
+	earlyCostFactor = 8
+)
 
 // startEarlyRender begins rendering early, or returns nil when the outputs
 // are not chunked (WebM, PNG frames) or no cache can be made.
@@ -45,18 +52,21 @@ func startEarlyRender(ctx context.Context, takeDir string, outs []string, s comp
 
 func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Settings, logf func(string, ...any)) {
 	defer e.wg.Done()
-	t := time.NewTicker(earlyEvery)
-	defer t.Stop()
+	wait := earlyEvery
 	quiet := false
 	for {
+		t := time.NewTimer(wait)
 		select {
 		case <-e.stop:
+			t.Stop()
 			return
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 		}
 		for {
+			began := time.Now()
 			n, err := e.once(ctx, takeDir, s)
 			e.chunks += n
 			if err != nil && !quiet {
@@ -64,6 +74,7 @@ func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Set
 				quiet = true
 			}
 			if n == 0 || err != nil {
+				wait = max(earlyEvery, earlyCostFactor*time.Since(began))
 				break
 			}
 			select {
@@ -81,7 +92,11 @@ func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Set
 	if err != nil || tl.Capture.Frames.Delivered == 0 {
 		return 0, nil // not started yet
 	}
-	return compositor.RenderEarly(ctx, &timeline.Take{Dir: filepath.Clean(takeDir), Timeline: tl}, s, e.cache, 1)
+	n, whole, err := compositor.RenderEarly(ctx, &timeline.Take{Dir: filepath.Clean(takeDir), Timeline: tl}, s, e.cache, e.have, 1)
+	if n == 0 && err == nil {
+		e.have = whole // every whole chunk is in the cache
+	}
+	return n, err
 }
 
 // finish stops rendering early (after the chunk in hand) and returns the
