@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -21,6 +22,9 @@ import (
 // used by the final render only when its inputs are exactly the final ones.
 type ChunkCache struct {
 	Dir string
+	// Used counts the chunks renders took from the cache instead of
+	// making them.
+	Used atomic.Int64
 }
 
 func (c *ChunkCache) path(key string) string { return filepath.Join(c.Dir, key+".mp4") }
@@ -220,6 +224,7 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 				return nil
 			}
 			if cache.has(j.key) {
+				cache.Used.Add(1)
 				mu.Lock()
 				files[i] = cache.path(j.key)
 				mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -170,5 +171,165 @@ func TestKnownUpTo(t *testing.T) {
 		if got := knownUpTo(&c.tl); got != c.want {
 			t.Errorf("knownUpTo(end %v, journaled %+v) = %v, want %v", c.tl.End, c.tl.Recovered, got, c.want)
 		}
+	}
+}
+
+// midStudioTake is a studio take of 6 s on the virtual clock: about:blank,
+// then a goto whose document paints from 100 ms (a frame exactly at the
+// goto's end, where a studio lead-in and a live one end differently), a
+// click, and a long type step on a field the camera zooms toward, found
+// 1.7 s after the step starts (the pointer moves there then).
+func midStudioTake() (timeline.Timeline, []timeline.Frame) {
+	at := func(n int) timeline.Time { return timeline.FromDuration(ms(n)) }
+	site := "http://site/"
+	blank := "about:blank"
+	box := &timeline.Rect{X: 180, Y: 100, W: 80, H: 30}
+	tl := timeline.Timeline{
+		Version: timeline.Version, Name: "studio", Tool: "compositor-test", Viewport: timeline.Viewport{Width: 320, Height: 180, Scale: 2},
+		Start: 0, End: at(6000), Outcome: timeline.RunOK,
+		Capture: timeline.Capture{Mode: timeline.CaptureStudio, Tab: "T1", Started: 0, Ended: at(6000), EndReason: "stopped"},
+		Boundaries: []timeline.Boundary{{Document: 0, LastSeq: -1, URL: &blank, At: 0, Tab: "T1"}, {Document: 1, LastSeq: 0, URL: &site, At: at(20), Tab: "T1"}},
+		Steps: []timeline.Step{
+			{Index: 0, Kind: "goto", Start: 0, End: at(100), Outcome: timeline.OutcomeOK, Traits: timeline.Traits{Waits: true, ChangesPage: true}},
+			{Index: 1, Kind: "click", Start: at(900), End: at(1200), Outcome: timeline.OutcomeOK, Traits: timeline.Traits{Focus: true}, Region: &timeline.Rect{X: 40, Y: 30, W: 60, H: 20}},
+			{Index: 2, Kind: "type", Start: at(1500), End: at(4500), Outcome: timeline.OutcomeOK, Traits: timeline.Traits{Focus: true}, Region: box},
+			{Index: 3, Kind: "pause", Start: at(4500), End: at(6000), Outcome: timeline.OutcomeOK, Traits: timeline.Traits{Presentation: true}},
+		},
+		Receipts: []timeline.Receipt{
+			{Kind: timeline.InputMove, Tab: "T1", X: 70, Y: 40, Sent: at(1000), Acked: at(1000)},
+			{Kind: timeline.InputDown, Tab: "T1", X: 70, Y: 40, Sent: at(1100), Acked: at(1100), Button: "left", Clicks: 1},
+			{Kind: timeline.InputUp, Tab: "T1", X: 70, Y: 40, Sent: at(1150), Acked: at(1150), Button: "left", Clicks: 1},
+			{Kind: timeline.InputMove, Tab: "T1", X: 220, Y: 115, Sent: at(3200), Acked: at(3200)},
+		},
+	}
+	var frames []timeline.Frame
+	for n := 0; n*100 < 6000; n++ {
+		doc := 1
+		if n == 0 {
+			doc = 0
+		}
+		frames = append(frames, timeline.Frame{Seq: int64(n), Document: doc, Source: at(n * 100), Received: at(n * 100),
+			Width: 640, Height: 360, File: timeline.FramePath(int64(n)), PageScaleFactor: 1, DeviceWidth: 320, DeviceHeight: 180})
+	}
+	return tl, frames
+}
+
+// writeStudioTake writes tl's take as its run leaves it at upTo on the
+// take clock: the frames made by then (and those of the next 300 ms: the
+// frame index runs ahead of the journal), and a journal up to upTo in which
+// a step not ended by then has only started (with its element's box once
+// it has sent input), without timeline.json; or, at upTo < 0, finished. It
+// returns the take as rendering reads it.
+func writeStudioTake(t *testing.T, tl timeline.Timeline, frames []timeline.Frame, upTo timeline.Time) *timeline.Take {
+	t.Helper()
+	dir := t.TempDir()
+	done := upTo < 0
+	log, err := timeline.CreateTake(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(0)
+	for _, fr := range frames {
+		if done || fr.Source < upTo+timeline.FromDuration(ms(300)) {
+			b := solidJPEG(t, fr.Width, fr.Height, palette[int(fr.Seq)%len(palette)])
+			fr.Bytes = len(b)
+			addFrame(t, dir, log, fr, b)
+			n++
+		}
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if done {
+		tl.Capture.Frames = timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}
+		if err := timeline.WriteTimeline(dir, &tl); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		j, err := timeline.CreateJournal(dir, func() timeline.Time { return upTo })
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Append(timeline.JournalRun, timeline.JournalHeader{Name: tl.Name, Tool: tl.Tool, Viewport: tl.Viewport, Started: tl.Start})
+		for _, b := range tl.Boundaries {
+			if b.At <= upTo {
+				j.Append(timeline.JournalBoundary, b)
+			}
+		}
+		for _, st := range tl.Steps {
+			if st.Start <= upTo {
+				open := st
+				open.End, open.Outcome, open.Region = 0, "", nil
+				j.Append(timeline.JournalStepStart, open)
+				for _, r := range tl.Receipts {
+					if r.Sent >= st.Start && r.Sent <= upTo && st.End > upTo {
+						open.Region = st.Region // found: journaled again
+						j.Append(timeline.JournalStepStart, open)
+						break
+					}
+				}
+			}
+			if st.End <= upTo {
+				j.Append(timeline.JournalStep, st)
+			}
+		}
+		for _, r := range tl.Receipts {
+			if r.Sent <= upTo {
+				j.Append(timeline.JournalReceipt, r)
+			}
+		}
+		j.Append(timeline.JournalCapture, timeline.JournalCaptureState{At: upTo, Tab: "T1", Mode: tl.Capture.Mode,
+			Frames: timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}})
+		j.Append(timeline.JournalAlive, timeline.JournalAliveAt{At: upTo})
+		if err := j.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if tl, err := timeline.Recover(dir); err != nil {
+			t.Fatal(err)
+		} else {
+			return &timeline.Take{Dir: dir, Timeline: tl}
+		}
+	}
+	tk, err := timeline.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// A studio take read mid-capture (recovered from its journal, as rendering
+// while capturing reads it) gives its chunks the inputs the finished take
+// gives them: the final render uses every chunk rendered early. (The
+// journal once lacked the capture's mode, and the video of every take
+// read mid-capture started one frame off: no chunk was ever used. A chunk
+// made while the type step looked for its field would lack the zoom toward
+// it.)
+func TestStudioChunksRenderedEarlyAreUsed(t *testing.T) {
+	requireTool(t, "ffmpeg")
+	ctx := context.Background()
+	s := DefaultSettings()
+	s.FPS, s.Width, s.Height = 30, 640, 360
+	s.Zoom.Auto = true
+	tl, frames := midStudioTake()
+	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
+	rendered := 0
+	for _, upTo := range []int{1400, 3100, 4000, 5200} {
+		n, _, err := RenderEarly(ctx, writeStudioTake(t, tl, frames, timeline.FromDuration(ms(upTo))), s, cache, 0, 0)
+		if err != nil {
+			t.Fatalf("early at %d ms: %v", upTo, err)
+		}
+		rendered += n
+	}
+	if rendered < 3 {
+		t.Fatalf("%d chunks rendered while capturing, want 3 or more", rendered)
+	}
+	cache.Used.Store(0)
+	full := writeStudioTake(t, tl, frames, -1)
+	out := filepath.Join(t.TempDir(), "studio.mp4")
+	if err := RenderAllCached(ctx, full, []string{out}, s, nil, cache); err != nil {
+		t.Fatal(err)
+	}
+	if used := cache.Used.Load(); used != int64(rendered) {
+		t.Fatalf("the final render used %d of the %d chunks rendered while capturing", used, rendered)
 	}
 }

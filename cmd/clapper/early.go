@@ -108,7 +108,16 @@ func (e *earlyRender) finish() *compositor.ChunkCache {
 	close(e.stop)
 	e.wg.Wait()
 	e.logf("%d video chunks rendered while capturing", e.chunks)
+	e.cache.Used.Store(0) // from here on, the final render's
 	return e.cache
+}
+
+// used says, after the final render, how many of the chunks rendered while
+// capturing it took (the others the finished take changed); nil-safe.
+func (e *earlyRender) used() {
+	if e != nil && e.chunks > 0 {
+		e.logf("%d of the %d video chunks rendered while capturing were used", e.cache.Used.Load(), e.chunks)
+	}
 }
 
 // remove deletes the cache; nil-safe.

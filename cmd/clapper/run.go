@@ -221,6 +221,9 @@ func runScript(ctx context.Context, o runOptions) error {
 	var renderErr error
 	if !o.noVideo {
 		renderErr = renderOutputsCached(ctx, takeDir, out, s.Output.Video, settings, ui, cache)
+		if renderErr == nil {
+			early.used()
+		}
 	}
 	viewErr := afterRun(takeDir, out, o.view, ui)
 	switch {
