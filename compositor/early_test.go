@@ -187,7 +187,7 @@ func midStudioTake() (timeline.Timeline, []timeline.Frame) {
 	tl := timeline.Timeline{
 		Version: timeline.Version, Name: "studio", Tool: "compositor-test", Viewport: timeline.Viewport{Width: 320, Height: 180, Scale: 2},
 		Start: 0, End: at(6000), Outcome: timeline.RunOK,
-		Capture: timeline.Capture{Mode: timeline.CaptureStudio, Tab: "T1", Started: 0, Ended: at(6000), EndReason: "stopped"},
+		Capture:    timeline.Capture{Mode: timeline.CaptureStudio, Tab: "T1", Started: 0, Ended: at(6000), EndReason: "stopped"},
 		Boundaries: []timeline.Boundary{{Document: 0, LastSeq: -1, URL: &blank, At: 0, Tab: "T1"}, {Document: 1, LastSeq: 0, URL: &site, At: at(20), Tab: "T1"}},
 		Steps: []timeline.Step{
 			{Index: 0, Kind: "goto", Start: 0, End: at(100), Outcome: timeline.OutcomeOK, Traits: timeline.Traits{Waits: true, ChangesPage: true}},
