@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrNoFFmpeg is returned (wrapped) when the ffmpeg binary cannot be found.
@@ -112,6 +114,9 @@ func runFFmpeg(ctx context.Context, bin string, args []string, feed func(w io.Wr
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
 	lowerPriority(cmd.Process.Pid)
+	if idleFrom(ctx) {
+		idlePriority(cmd.Process.Pid)
+	}
 	ferr := feed(stdin)
 	var fe feedError
 	if errors.As(ferr, &fe) {
@@ -150,6 +155,26 @@ func killGroup(cmd *exec.Cmd) error {
 		return cmd.Process.Kill()
 	}
 	return nil
+}
+
+// idleKey marks a context whose ffmpeg runs only on idle cores
+// (withIdle).
+type idleKey struct{}
+
+// withIdle returns ctx marked so that the ffmpeg runs under it are
+// scheduled only when a core would otherwise be idle: rendering while
+// capturing, where a frame of the page the encoder delays is a frame lost
+// (live) or a slower take (studio).
+func withIdle(ctx context.Context) context.Context { return context.WithValue(ctx, idleKey{}, true) }
+
+func idleFrom(ctx context.Context) bool { v, _ := ctx.Value(idleKey{}).(bool); return v }
+
+// idlePriority puts ffmpeg (pid, just started: the threads it starts later
+// inherit its policy) under SCHED_IDLE: a niceness still takes a share of a
+// busy core and lets the page's processes wait for it when they wake,
+// an idle-class thread gives way at once. Best effort.
+func idlePriority(pid int) {
+	_ = unix.SchedSetAttr(pid, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}, 0)
 }
 
 // renderNice is the niceness ffmpeg runs at: below a capture's Chromium
