@@ -8,7 +8,6 @@ import (
 	"image/color"
 	"image/jpeg"
 	"math"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,15 +41,7 @@ func jpegPixel(t *testing.T, c color.RGBA) (y, cb, cr float64) {
 // returns the mean Y, Cb and Cr of the box [x0,x1) x [y0,y1) (even).
 func planeMeans(t *testing.T, file string, w, h, k, x0, y0, x1, y1 int) (y, cb, cr float64) {
 	t.Helper()
-	ff := requireTool(t, "ffmpeg")
-	cmd := exec.Command(ff, "-v", "error", "-i", file, "-vf", fmt.Sprintf("select=eq(n\\,%d)", k),
-		"-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("decode %s: %v: %s", file, err, stderr.String())
-	}
+	out := decodeFrames(t, file, "yuv420p", []int{k})
 	if len(out) != w*h*3/2 {
 		t.Fatalf("decoded %d bytes, want one %dx%d frame", len(out), w, h)
 	}

@@ -245,56 +245,55 @@ func writeStudioTake(t *testing.T, tl timeline.Timeline, frames []timeline.Frame
 		if err := timeline.WriteTimeline(dir, &tl); err != nil {
 			t.Fatal(err)
 		}
-	} else {
-		j, err := timeline.CreateJournal(dir, func() timeline.Time { return upTo })
+		tk, err := timeline.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		j.Append(timeline.JournalRun, timeline.JournalHeader{Name: tl.Name, Tool: tl.Tool, Viewport: tl.Viewport, Started: tl.Start})
-		for _, b := range tl.Boundaries {
-			if b.At <= upTo {
-				j.Append(timeline.JournalBoundary, b)
-			}
-		}
-		for _, st := range tl.Steps {
-			if st.Start <= upTo {
-				open := st
-				open.End, open.Outcome, open.Region = 0, "", nil
-				j.Append(timeline.JournalStepStart, open)
-				for _, r := range tl.Receipts {
-					if r.Sent >= st.Start && r.Sent <= upTo && st.End > upTo {
-						open.Region = st.Region // found: journaled again
-						j.Append(timeline.JournalStepStart, open)
-						break
-					}
-				}
-			}
-			if st.End <= upTo {
-				j.Append(timeline.JournalStep, st)
-			}
-		}
-		for _, r := range tl.Receipts {
-			if r.Sent <= upTo {
-				j.Append(timeline.JournalReceipt, r)
-			}
-		}
-		j.Append(timeline.JournalCapture, timeline.JournalCaptureState{At: upTo, Tab: "T1", Mode: tl.Capture.Mode,
-			Frames: timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}})
-		j.Append(timeline.JournalAlive, timeline.JournalAliveAt{At: upTo})
-		if err := j.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if tl, err := timeline.Recover(dir); err != nil {
-			t.Fatal(err)
-		} else {
-			return &timeline.Take{Dir: dir, Timeline: tl}
-		}
+		return tk
 	}
-	tk, err := timeline.Open(dir)
+	j, err := timeline.CreateJournal(dir, func() timeline.Time { return upTo })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tk
+	j.Append(timeline.JournalRun, timeline.JournalHeader{Name: tl.Name, Tool: tl.Tool, Viewport: tl.Viewport, Started: tl.Start})
+	for _, b := range tl.Boundaries {
+		if b.At <= upTo {
+			j.Append(timeline.JournalBoundary, b)
+		}
+	}
+	for _, st := range tl.Steps {
+		if st.Start <= upTo {
+			open := st
+			open.End, open.Outcome, open.Region = 0, "", nil
+			j.Append(timeline.JournalStepStart, open)
+			for _, r := range tl.Receipts {
+				if r.Sent >= st.Start && r.Sent <= upTo && st.End > upTo {
+					open.Region = st.Region // found: journaled again
+					j.Append(timeline.JournalStepStart, open)
+					break
+				}
+			}
+		}
+		if st.End <= upTo {
+			j.Append(timeline.JournalStep, st)
+		}
+	}
+	for _, r := range tl.Receipts {
+		if r.Sent <= upTo {
+			j.Append(timeline.JournalReceipt, r)
+		}
+	}
+	j.Append(timeline.JournalCapture, timeline.JournalCaptureState{At: upTo, Tab: "T1", Mode: tl.Capture.Mode,
+		Frames: timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}})
+	j.Append(timeline.JournalAlive, timeline.JournalAliveAt{At: upTo})
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := timeline.Recover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &timeline.Take{Dir: dir, Timeline: rec}
 }
 
 // A studio take read mid-capture (recovered from its journal, as rendering

@@ -11,32 +11,43 @@ import (
 	"testing"
 )
 
-// ffmpeg runs nicer than the process that renders, so a render never takes
-// the cores a live capture needs. The fake ffmpeg reads its own niceness
-// once its input is closed, long after the priority was set.
-func TestFFmpegRunsNicer(t *testing.T) {
+// fakeFFmpeg is an ffmpeg that reads its input, then writes field n of
+// its own /proc stat line (once the priorities have long been set) to the
+// file it returns the path of.
+func fakeFFmpeg(t *testing.T, n int) (bin, out string) {
+	t.Helper()
 	dir := t.TempDir()
-	out := filepath.Join(dir, "nice")
-	fake := filepath.Join(dir, "nice-ffmpeg")
-	script := "#!/bin/sh\ncat >/dev/null\ncut -d' ' -f19 /proc/$$/stat > '" + out + "'\n"
-	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+	out = filepath.Join(dir, "stat")
+	bin = filepath.Join(dir, "fake-ffmpeg")
+	script := "#!/bin/sh\ncat >/dev/null\ncut -d' ' -f" + strconv.Itoa(n) + " /proc/$$/stat > '" + out + "'\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	err := runFFmpeg(context.Background(), fake, nil, func(w io.Writer) error {
-		_, err := w.Write([]byte("frames"))
-		return err
-	})
-	if err != nil {
+	return bin, out
+}
+
+// runFake runs the fake ffmpeg under ctx and returns the field it read.
+func runFake(t *testing.T, ctx context.Context, bin, out string) int {
+	t.Helper()
+	if err := runFFmpeg(ctx, bin, nil, func(w io.Writer) error { _, err := w.Write([]byte("frames")); return err }); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil {
-		t.Fatalf("niceness %q: %v", b, err)
+		t.Fatalf("stat field %q: %v", b, err)
 	}
+	return v
+}
+
+// ffmpeg runs nicer than the process that renders, so a render never takes
+// the cores a live capture needs.
+func TestFFmpegRunsNicer(t *testing.T) {
+	bin, out := fakeFFmpeg(t, 19)
+	got := runFake(t, context.Background(), bin, out)
 	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -57,22 +68,9 @@ func TestFFmpegRunsIdleWhileCapturing(t *testing.T) {
 		{context.Background(), 0},
 		{withIdle(context.Background()), 5},
 	} {
-		dir := t.TempDir()
-		out := filepath.Join(dir, "policy")
-		fake := filepath.Join(dir, "policy-ffmpeg")
-		script := "#!/bin/sh\ncat >/dev/null\ncut -d' ' -f41 /proc/$$/stat > '" + out + "'\n"
-		if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := runFFmpeg(c.ctx, fake, nil, func(w io.Writer) error { _, err := w.Write([]byte("frames")); return err }); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || got != c.want {
-			t.Errorf("ffmpeg ran with scheduling policy %q, want %d", b, c.want)
+		bin, out := fakeFFmpeg(t, 41)
+		if got := runFake(t, c.ctx, bin, out); got != c.want {
+			t.Errorf("ffmpeg ran with scheduling policy %d, want %d", got, c.want)
 		}
 	}
 }

@@ -83,8 +83,9 @@ func probe(t *testing.T, file string) probeInfo {
 	return p
 }
 
-// rgbFrames decodes the given output frame numbers to RGB.
-func rgbFrames(t *testing.T, file string, w, h int, ks []int) [][]byte {
+// decodeFrames decodes the given output frame numbers of file as raw
+// pictures of pixel format pix, one after the other.
+func decodeFrames(t *testing.T, file, pix string, ks []int) []byte {
 	t.Helper()
 	ff := requireTool(t, "ffmpeg")
 	var sel []string
@@ -92,13 +93,20 @@ func rgbFrames(t *testing.T, file string, w, h int, ks []int) [][]byte {
 		sel = append(sel, fmt.Sprintf("eq(n\\,%d)", k))
 	}
 	cmd := exec.Command(ff, "-v", "error", "-i", file, "-vf", "select="+strings.Join(sel, "+"),
-		"-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-")
+		"-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pix, "-")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("decode %s: %v: %s", file, err, stderr.String())
 	}
+	return out
+}
+
+// rgbFrames decodes the given output frame numbers to RGB.
+func rgbFrames(t *testing.T, file string, w, h int, ks []int) [][]byte {
+	t.Helper()
+	out := decodeFrames(t, file, "rgb24", ks)
 	size := w * h * 3
 	if len(out) != size*len(ks) {
 		t.Fatalf("decoded %d bytes, want %d frames of %d", len(out), len(ks), size)
