@@ -522,15 +522,7 @@ const (
 // so that a kill leaves nothing a later sweep would not remove.
 func newWorkDir(who string) (string, error) {
 	SweepWorkDirs(os.TempDir())
-	dir, err := os.MkdirTemp("", strings.TrimSuffix(workPattern, "*"))
-	if err != nil {
-		return "", err
-	}
-	if _, _, err := ownerlock.Acquire(filepath.Join(dir, workOwner), who); err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	return dir, nil
+	return ownerlock.MkdirOwned(os.TempDir(), strings.TrimSuffix(workPattern, "*"), workOwner, who)
 }
 
 // SweepWorkDirs removes the working folders in tmp of renders whose

@@ -64,12 +64,8 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 	}
 	becomeSubreaper()
 	swept := sweepProfiles(os.TempDir())
-	profile, err := os.MkdirTemp("", strings.TrimSuffix(profilePattern, "*"))
+	profile, err := ownerlock.MkdirOwned(os.TempDir(), strings.TrimSuffix(profilePattern, "*"), ownerFile, "clapper's browser profile")
 	if err != nil {
-		return nil, fmt.Errorf("create browser profile: %w", err)
-	}
-	if _, _, err := ownerlock.Acquire(filepath.Join(profile, ownerFile), "clapper's browser profile"); err != nil {
-		os.RemoveAll(profile)
 		return nil, fmt.Errorf("create browser profile: %w", err)
 	}
 	if err := os.Mkdir(filepath.Join(profile, "tmp"), 0o700); err != nil {

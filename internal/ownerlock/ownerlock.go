@@ -9,8 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clapper-dev/clapper/internal/procfs"
@@ -146,10 +149,17 @@ func (l *Lock) Release() error {
 // folders removed.
 func Sweep(pattern, name string, before func(dir string)) []string {
 	dirs, _ := filepath.Glob(pattern)
+	staged, _ := filepath.Glob(filepath.Join(filepath.Dir(pattern), stagePrefix+filepath.Base(pattern)))
 	var removed []string
-	for _, dir := range dirs {
+	for _, dir := range append(dirs, staged...) {
 		o, err := Read(filepath.Join(dir, name))
-		if err != nil || o.Alive() {
+		isStaged := strings.HasPrefix(filepath.Base(dir), stagePrefix)
+		switch {
+		case err == nil && o.Alive():
+			continue
+		case err != nil && !(isStaged && oldStage(dir)):
+			// No owner to ask: a folder someone else made, or one being
+			// staged this very moment.
 			continue
 		}
 		if before != nil {
@@ -160,6 +170,50 @@ func Sweep(pattern, name string, before func(dir string)) []string {
 		}
 	}
 	return removed
+}
+
+// stagePrefix begins the name of a folder MkdirOwned is making: it gets its
+// owner file before it is renamed into the pattern callers sweep.
+const stagePrefix = ".new-"
+
+// stageAge is how old a staged folder without a readable owner file must be
+// before a sweep takes it for debris: MkdirOwned writes the file at once.
+const stageAge = 30 * time.Second
+
+func oldStage(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && time.Since(st.ModTime()) > stageAge
+}
+
+// MkdirOwned makes a new folder in parent named prefix and a random suffix,
+// owned by this process (its lock file name names it, label saying what
+// for), and returns its path. The folder appears under that name with its
+// owner file already whole: it is made and claimed under a staging name
+// and renamed, so a process killed at any moment leaves no folder a sweep
+// (Sweep of prefix*) cannot tell the owner of.
+func MkdirOwned(parent, prefix, name, label string) (string, error) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	stage, err := os.MkdirTemp(parent, stagePrefix+prefix)
+	if err != nil {
+		return "", err
+	}
+	if _, _, err := Acquire(filepath.Join(stage, name), label); err != nil {
+		os.RemoveAll(stage)
+		return "", err
+	}
+	for range 10 {
+		dir := filepath.Join(parent, prefix+strconv.FormatUint(rand.Uint64()%1e12, 10))
+		if _, err := os.Lstat(dir); err == nil {
+			continue // taken
+		}
+		if err := os.Rename(stage, dir); err == nil {
+			return dir, nil
+		}
+	}
+	os.RemoveAll(stage)
+	return "", fmt.Errorf("make a folder %s* in %s: no free name", prefix, parent)
 }
 
 // removeOwnerLast removes dir, its lock file name last: a process that

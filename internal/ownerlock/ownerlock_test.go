@@ -1,13 +1,16 @@
 package ownerlock
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAcquireRelease(t *testing.T) {
@@ -104,5 +107,54 @@ func TestSweep(t *testing.T) {
 	}
 	if _, err := os.Stat(deadDir); !os.IsNotExist(err) {
 		t.Errorf("%s is still there", deadDir)
+	}
+}
+
+// A folder made by MkdirOwned appears with its owner file whole, and a
+// sweep clears what a process killed while staging one left: a staged
+// folder whose owner is gone, or, without an owner file, one older than a
+// claim ever takes; a fresh one may be mid-claim and stays.
+func TestMkdirOwned(t *testing.T) {
+	tmp := t.TempDir()
+	dir, err := MkdirOwned(tmp, "w-", "owner", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(filepath.Base(dir), "w-") {
+		t.Errorf("made %s, want a name beginning w-", dir)
+	}
+	if o, err := Read(filepath.Join(dir, "owner")); err != nil || !o.Alive() || o.Label != "test" {
+		t.Errorf("owner %+v, %v: want this process", o, err)
+	}
+	if staged, _ := filepath.Glob(filepath.Join(tmp, stagePrefix+"*")); len(staged) != 0 {
+		t.Errorf("staging folders left: %v", staged)
+	}
+
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := Self("dead")
+	dead.Pid = cmd.Process.Pid
+	b, _ := json.Marshal(dead)
+	deadStage := filepath.Join(tmp, stagePrefix+"w-1")
+	os.MkdirAll(deadStage, 0o755)
+	os.WriteFile(filepath.Join(deadStage, "owner"), b, 0o644)
+	freshStage, oldStage := filepath.Join(tmp, stagePrefix+"w-2"), filepath.Join(tmp, stagePrefix+"w-3")
+	os.MkdirAll(freshStage, 0o755)
+	os.MkdirAll(oldStage, 0o755)
+	long := time.Now().Add(-2 * stageAge)
+	if err := os.Chtimes(oldStage, long, long); err != nil {
+		t.Fatal(err)
+	}
+	removed := Sweep(filepath.Join(tmp, "w-*"), "owner", nil)
+	slices.Sort(removed)
+	if want := []string{deadStage, oldStage}; !slices.Equal(removed, want) {
+		t.Errorf("swept %v, want %v", removed, want)
+	}
+	for _, d := range []string{dir, freshStage} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was swept: %v", d, err)
+		}
 	}
 }

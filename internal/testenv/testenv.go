@@ -139,7 +139,7 @@ func run(m M, extra []func() []string) int {
 // profiles and work folders, and Chromium's own temporary folders (an owned
 // Chromium is given a TMPDIR inside its profile; one that wrote here instead
 // would leave them in the system's temporary folder on every run).
-var leftPatterns = []string{"clapper-*", "org.chromium.Chromium.*"}
+var leftPatterns = []string{"clapper-*", ".new-clapper-*", "org.chromium.Chromium.*"}
 
 // liveNaming lists live processes whose command line contains s.
 func liveNaming(s string) []string {
