@@ -106,7 +106,7 @@ func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *Chun
 		return 0, whole, err
 	}
 	out := outputSpec{Format: formatMP4, CRF: s.CRF, Preset: s.X264Preset}
-	_, err = encodeChunks(withIdle(ctx), bin, tk, p.schedule, sp, out, filepath.Join(work, "main"), cache, upTo, nil, func() bool { rendered++; return max <= 0 || rendered < max })
+	_, err = encodeChunks(ctx, bin, tk, p.schedule, sp, out, filepath.Join(work, "main"), cache, upTo, nil, func() bool { rendered++; return max <= 0 || rendered < max })
 	return rendered, whole, err
 }
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -114,8 +116,9 @@ func runFFmpeg(ctx context.Context, bin string, args []string, feed func(w io.Wr
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
 	lowerPriority(cmd.Process.Pid)
-	if idleFrom(ctx) {
-		idlePriority(cmd.Process.Pid)
+	if idle := idleFrom(ctx); idle != nil {
+		idle.start(cmd.Process.Pid)
+		defer idle.stop(cmd.Process.Pid)
 	}
 	ferr := feed(stdin)
 	var fe feedError
@@ -157,24 +160,65 @@ func killGroup(cmd *exec.Cmd) error {
 	return nil
 }
 
-// idleKey marks a context whose ffmpeg runs only on idle cores
-// (withIdle).
+// Idle runs the ffmpeg started under it (WithIdle) only on cores that
+// would otherwise be idle, until End: rendering while capturing, where a
+// frame of the page the encoder delays is a frame lost (live) or a slower
+// take (studio). A niceness still takes a share of a busy core and lets
+// the page's processes wait for it when they wake; an idle-class thread
+// gives way at once. Safe for concurrent use.
+type Idle struct {
+	mu    sync.Mutex
+	pids  map[int]bool
+	ended bool
+}
+
 type idleKey struct{}
 
-// withIdle returns ctx marked so that the ffmpeg runs under it are
-// scheduled only when a core would otherwise be idle: rendering while
-// capturing, where a frame of the page the encoder delays is a frame lost
-// (live) or a slower take (studio).
-func withIdle(ctx context.Context) context.Context { return context.WithValue(ctx, idleKey{}, true) }
+// WithIdle returns ctx with the ffmpeg runs under it in idle's class.
+func WithIdle(ctx context.Context, idle *Idle) context.Context {
+	return context.WithValue(ctx, idleKey{}, idle)
+}
 
-func idleFrom(ctx context.Context) bool { v, _ := ctx.Value(idleKey{}).(bool); return v }
+func idleFrom(ctx context.Context) *Idle { v, _ := ctx.Value(idleKey{}).(*Idle); return v }
 
-// idlePriority puts ffmpeg (pid, just started: the threads it starts later
-// inherit its policy) under SCHED_IDLE: a niceness still takes a share of a
-// busy core and lets the page's processes wait for it when they wake,
-// an idle-class thread gives way at once. Best effort.
-func idlePriority(pid int) {
+// start puts ffmpeg (pid, just started: the threads it starts later
+// inherit its class) in the idle class, unless End came first; stop
+// forgets it. Best effort.
+func (i *Idle) start(pid int) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.ended {
+		return
+	}
+	if i.pids == nil {
+		i.pids = map[int]bool{}
+	}
+	i.pids[pid] = true
 	_ = unix.SchedSetAttr(pid, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}, 0)
+}
+
+func (i *Idle) stop(pid int) {
+	i.mu.Lock()
+	delete(i.pids, pid)
+	i.mu.Unlock()
+}
+
+// End returns the ffmpeg still running under idle (every thread of it) to
+// the normal class, niced as any render, and keeps later ones there: the
+// capture is over, and the chunk in hand is what the final render waits
+// for, which the work of other processes on the machine must not starve.
+func (i *Idle) End() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.ended = true
+	for pid := range i.pids {
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, t := range tasks {
+			if tid, err := strconv.Atoi(t.Name()); err == nil {
+				_ = unix.SchedSetAttr(tid, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL, Nice: niceOf(renderNice)}, 0)
+			}
+		}
+	}
 }
 
 // renderNice is the niceness ffmpeg runs at: below a capture's Chromium
@@ -186,10 +230,15 @@ const renderNice = 10
 // starts later inherit it) nicer by renderNice than this process, at most
 // 19. Best effort: a render at normal priority is still a render.
 func lowerPriority(pgid int) {
+	_ = syscall.Setpriority(syscall.PRIO_PGRP, pgid, int(niceOf(renderNice)))
+}
+
+// niceOf is the niceness more than this process's, at most 19.
+func niceOf(more int) int32 {
 	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
 	if err != nil {
-		return
+		return int32(min(19, more))
 	}
 	own := 20 - prio // the raw system call returns 20 - nice
-	_ = syscall.Setpriority(syscall.PRIO_PGRP, pgid, min(19, own+renderNice))
+	return int32(min(19, own+more))
 }

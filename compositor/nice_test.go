@@ -26,10 +26,17 @@ func fakeFFmpeg(t *testing.T, n int) (bin, out string) {
 	return bin, out
 }
 
-// runFake runs the fake ffmpeg under ctx and returns the field it read.
-func runFake(t *testing.T, ctx context.Context, bin, out string) int {
+// runFake runs the fake ffmpeg under ctx and returns the field it read;
+// end, if given, is ended while it runs.
+func runFake(t *testing.T, ctx context.Context, bin, out string, end *Idle) int {
 	t.Helper()
-	if err := runFFmpeg(ctx, bin, nil, func(w io.Writer) error { _, err := w.Write([]byte("frames")); return err }); err != nil {
+	if err := runFFmpeg(ctx, bin, nil, func(w io.Writer) error {
+		if end != nil {
+			end.End()
+		}
+		_, err := w.Write([]byte("frames"))
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
@@ -47,7 +54,7 @@ func runFake(t *testing.T, ctx context.Context, bin, out string) int {
 // the cores a live capture needs.
 func TestFFmpegRunsNicer(t *testing.T) {
 	bin, out := fakeFFmpeg(t, 19)
-	got := runFake(t, context.Background(), bin, out)
+	got := runFake(t, context.Background(), bin, out, nil)
 	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -57,19 +64,23 @@ func TestFFmpegRunsNicer(t *testing.T) {
 	}
 }
 
-// Rendering while capturing, ffmpeg runs in the idle class (withIdle), and
-// the final render in the normal one: a niceness alone still took a share
-// of the cores the capture needed.
+// Rendering while capturing, ffmpeg runs in the idle class (WithIdle)
+// until the capture ends (Idle.End), and the final render in the normal
+// one: a niceness alone still took a share of the cores the capture needed.
 func TestFFmpegRunsIdleWhileCapturing(t *testing.T) {
+	capturing, ended := &Idle{}, &Idle{}
 	for _, c := range []struct {
 		ctx  context.Context
-		want int // policy: SCHED_OTHER 0, SCHED_IDLE 5
+		end  *Idle // ended while ffmpeg runs
+		want int   // policy: SCHED_OTHER 0, SCHED_IDLE 5
 	}{
-		{context.Background(), 0},
-		{withIdle(context.Background()), 5},
+		{context.Background(), nil, 0},
+		{WithIdle(context.Background(), capturing), nil, 5},
+		{WithIdle(context.Background(), ended), ended, 0},
+		{WithIdle(context.Background(), ended), nil, 0}, // started after the end
 	} {
 		bin, out := fakeFFmpeg(t, 41)
-		if got := runFake(t, c.ctx, bin, out); got != c.want {
+		if got := runFake(t, c.ctx, bin, out, c.end); got != c.want {
 			t.Errorf("ffmpeg ran with scheduling policy %d, want %d", got, c.want)
 		}
 	}

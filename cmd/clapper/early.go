@@ -16,6 +16,7 @@ import (
 // when the finished take gives it the same inputs (compositor.ChunkCache).
 type earlyRender struct {
 	cache  *compositor.ChunkCache
+	idle   compositor.Idle // its ffmpeg, until the capture ends
 	stop   chan struct{}
 	wg     sync.WaitGroup
 	chunks int // rendered while capturing
@@ -92,20 +93,22 @@ func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Set
 	if err != nil || tl.Capture.Frames.Delivered == 0 {
 		return 0, nil // not started yet
 	}
-	n, whole, err := compositor.RenderEarly(ctx, &timeline.Take{Dir: filepath.Clean(takeDir), Timeline: tl}, s, e.cache, e.have, 1)
+	n, whole, err := compositor.RenderEarly(compositor.WithIdle(ctx, &e.idle), &timeline.Take{Dir: filepath.Clean(takeDir), Timeline: tl}, s, e.cache, e.have, 1)
 	if n == 0 && err == nil {
 		e.have = whole // every whole chunk is in the cache
 	}
 	return n, err
 }
 
-// finish stops rendering early (after the chunk in hand) and returns the
-// cache for the final render; nil-safe.
+// finish stops rendering early (after the chunk in hand, which goes on in
+// the normal scheduling class: it is all that is left to wait for) and
+// returns the cache for the final render; nil-safe.
 func (e *earlyRender) finish() *compositor.ChunkCache {
 	if e == nil {
 		return nil
 	}
 	close(e.stop)
+	e.idle.End()
 	e.wg.Wait()
 	e.logf("%d video chunks rendered while capturing", e.chunks)
 	e.cache.Used.Store(0) // from here on, the final render's
