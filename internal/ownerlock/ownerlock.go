@@ -177,8 +177,11 @@ func Sweep(pattern, name string, before func(dir string)) []string {
 const stagePrefix = ".new-"
 
 // stageAge is how old a staged folder without a readable owner file must be
-// before a sweep takes it for debris: MkdirOwned writes the file at once.
-const stageAge = 30 * time.Second
+// before a sweep takes it for debris: MkdirOwned writes the file at once
+// (microseconds after making the folder; a few seconds would be a very
+// loaded machine), and a killed claimant's is then cleared by the next
+// sweep but one.
+const stageAge = 5 * time.Second
 
 func oldStage(dir string) bool {
 	st, err := os.Stat(dir)
