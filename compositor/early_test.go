@@ -298,11 +298,11 @@ func writeStudioTake(t *testing.T, tl timeline.Timeline, frames []timeline.Frame
 
 // A studio take read mid-capture (recovered from its journal, as rendering
 // while capturing reads it) gives its chunks the inputs the finished take
-// gives them: the final render uses every chunk rendered early. (The
-// journal once lacked the capture's mode, and the video of every take
-// read mid-capture started one frame off: no chunk was ever used. A chunk
-// made while the type step looked for its field would lack the zoom toward
-// it.)
+// gives them: the final render uses every chunk rendered early, and its
+// video decodes to the stored render's frames. (The journal once lacked
+// the capture's mode, and the video of every take read mid-capture started
+// one frame off: no chunk was ever used. A chunk made while the type step
+// looked for its field would lack the zoom toward it.)
 func TestStudioChunksRenderedEarlyAreUsed(t *testing.T) {
 	requireTool(t, "ffmpeg")
 	ctx := context.Background()
@@ -330,5 +330,12 @@ func TestStudioChunksRenderedEarlyAreUsed(t *testing.T) {
 	}
 	if used := cache.Used.Load(); used != int64(rendered) {
 		t.Fatalf("the final render used %d of the %d chunks rendered while capturing", used, rendered)
+	}
+	stored := filepath.Join(t.TempDir(), "stored.mp4")
+	if err := Render(ctx, full, stored, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := decodeAll(t, stored), decodeAll(t, out); len(a) == 0 || !bytes.Equal(a, b) {
+		t.Fatalf("the video made with the early chunks decodes to other frames (%d bytes) than the stored render (%d bytes)", len(b), len(a))
 	}
 }
