@@ -22,8 +22,8 @@ import (
 // used by the final render only when its inputs are exactly the final ones.
 type ChunkCache struct {
 	Dir string
-	// Used counts the chunks renders took from the cache instead of
-	// making them.
+	// Used counts the chunks final renders (RenderAllCached) took from
+	// the cache instead of making them.
 	Used atomic.Int64
 }
 
@@ -224,7 +224,9 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 				return nil
 			}
 			if cache.has(j.key) {
-				cache.Used.Add(1)
+				if rendered == nil { // a final render, not one while capturing
+					cache.Used.Add(1)
+				}
 				mu.Lock()
 				files[i] = cache.path(j.key)
 				mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -42,11 +43,9 @@ func knownUpTo(tl *timeline.Timeline) timeline.Time {
 		return tl.End
 	}
 	known := tl.Recovered.Journaled
-	for _, i := range tl.Recovered.Open {
-		for _, st := range tl.Steps {
-			if st.Index == i && reachesBack(st) {
-				known = min(known, st.Start)
-			}
+	for _, st := range tl.Steps {
+		if slices.Contains(tl.Recovered.Open, st.Index) && reachesBack(st) {
+			known = min(known, st.Start)
 		}
 	}
 	return known

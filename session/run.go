@@ -493,8 +493,14 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 // is: a render made while capturing zooms toward the box from the step's
 // start, and need not wait for its end (compositor.RenderEarly).
 func (r *run) journalStepSoFar(rec timeline.Step) {
-	rec.Target, rec.Label, rec.Error, rec.Text = r.s.Mask(rec.Target), r.s.Mask(rec.Label), r.s.Mask(rec.Error), r.s.Mask(rec.Text)
+	r.maskStep(&rec)
 	r.jr.Append(timeline.JournalStepStart, rec)
+}
+
+// maskStep masks the script's secrets in the text fields of a step record,
+// which executors fill with what they acted on.
+func (r *run) maskStep(rec *timeline.Step) {
+	rec.Target, rec.Label, rec.Error, rec.Text = r.s.Mask(rec.Target), r.s.Mask(rec.Label), r.s.Mask(rec.Error), r.s.Mask(rec.Text)
 }
 
 // nextChangesPage reports whether the step after i changes the page too.
@@ -545,9 +551,8 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		rec.Outcome = outcomeOf(err)
 		rec.Error = err.Error()
 	}
-	// The step's record is made here, and masked here: executors fill it
-	// with what they acted on.
-	rec.Target, rec.Label, rec.Error, rec.Text = r.s.Mask(rec.Target), r.s.Mask(rec.Label), r.s.Mask(rec.Error), r.s.Mask(rec.Text)
+	// The step's record is made here, and masked here.
+	r.maskStep(&rec)
 	r.jr.Append(timeline.JournalStep, rec)
 	r.journalCapture()
 	_ = r.jr.Flush() // a step boundary: what happened so far is on disk

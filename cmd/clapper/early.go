@@ -111,7 +111,6 @@ func (e *earlyRender) finish() *compositor.ChunkCache {
 	e.idle.End()
 	e.wg.Wait()
 	e.logf("%d video chunks rendered while capturing", e.chunks)
-	e.cache.Used.Store(0) // from here on, the final render's
 	return e.cache
 }
 

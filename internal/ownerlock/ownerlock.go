@@ -195,9 +195,6 @@ func oldStage(dir string) bool {
 // and renamed, so a process killed at any moment leaves no folder a sweep
 // (Sweep of prefix*) cannot tell the owner of.
 func MkdirOwned(parent, prefix, name, label string) (string, error) {
-	if parent == "" {
-		parent = os.TempDir()
-	}
 	stage, err := os.MkdirTemp(parent, stagePrefix+prefix)
 	if err != nil {
 		return "", err
