@@ -235,6 +235,9 @@ type Capture struct {
 	// by the listener (before the loop maps it), so Stop can take the final
 	// picture after it.
 	newest atomic.Int64
+	// navAt is the take time of the main frame's latest load start or
+	// commit (0 before any), read by Settle; only the listener writes it.
+	navAt atomic.Int64
 
 	// Settle's state: frameWake is signalled by the listener on every
 	// screencast frame; the rest is Settle's own.
@@ -377,6 +380,7 @@ func (c *Capture) onEvent(ev any) {
 		e = event{kind: evFrame, at: now, frame: ev}
 	case *page.EventFrameStartedLoading:
 		if string(ev.FrameID) == c.mainFrame {
+			c.navAt.Store(int64(now))
 			signal(c.navWake)
 		}
 		return
@@ -384,6 +388,7 @@ func (c *Capture) onEvent(ev any) {
 		if ev.Frame == nil || ev.Frame.ParentID != "" {
 			return
 		}
+		c.navAt.Store(int64(now))
 		signal(c.navWake)
 		e = event{kind: evNav, at: now, url: ev.Frame.URL + ev.Frame.URLFragment}
 	case *inspector.EventTargetCrashed:
@@ -463,6 +468,9 @@ func (s Snapshot) Accounting() timeline.Accounting {
 // tab, a dead browser, a full disk, a clock error) or by Stop. Stop still
 // has to be called to drain the buffer and get the record.
 func (c *Capture) Done() <-chan struct{} { return c.done }
+
+// Now reads the take clock the capture stamps its records with.
+func (c *Capture) Now() timeline.Time { return c.clock.Now() }
 
 func (c *Capture) closeDone() { c.doneOnce.Do(func() { close(c.done) }) }
 

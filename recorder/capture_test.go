@@ -500,10 +500,11 @@ func TestSettleAddsTheSettledPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	since := c.Now()
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Settle(); err != nil {
+	if err := c.Settle(since); err != nil {
 		t.Fatal(err)
 	}
 	res := c.Stop(ctx)
@@ -529,7 +530,7 @@ func TestSettleAddsTheSettledPage(t *testing.T) {
 	if got := colorOf(t, opened, settled); !near(got, purple) {
 		t.Errorf("the frame before the final seed (seq %d, seeded %v) shows %v, want the settled page", settled.Seq, settled.Seeded, got)
 	}
-	if err := c.Settle(); err != nil {
+	if err := c.Settle(c.Now()); err != nil {
 		t.Errorf("Settle after Stop: %v, want a no-op", err)
 	}
 	if s := res.Capture.Settled; s == nil || s.Screenshots != 1 || s.Frames != 0 {
@@ -543,11 +544,12 @@ func TestSettleAddsTheSettledPage(t *testing.T) {
 func TestSettleAsksTheScreencastForAFrame(t *testing.T) {
 	ctx, _, _, tk, c := captureSettlingByFrame(t, "/teal?still")
 	waitFrames(t, c, 1)
+	since := c.Now()
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
 	}
 	before := c.Snapshot().Received
-	if err := c.Settle(); err != nil {
+	if err := c.Settle(since); err != nil {
 		t.Fatal(err)
 	}
 	after := c.Snapshot()
@@ -577,7 +579,7 @@ func TestSettleAsksTheScreencastForAFrame(t *testing.T) {
 func TestSettleAfterCrossSiteNavigation(t *testing.T) {
 	ctx, _, _, _, c := captureSettlingByFrame(t, "/teal?still")
 	waitFrames(t, c, 1)
-	if err := c.Settle(); err != nil {
+	if err := c.Settle(c.Now()); err != nil {
 		t.Fatal(err)
 	}
 	other := serve(t, "localhost")
@@ -586,10 +588,11 @@ func TestSettleAfterCrossSiteNavigation(t *testing.T) {
 	seen := c.Snapshot().Delivered
 	navigate(t, ctx, other+"/green?still")
 	waitFrames(t, c, seen+1)
+	since := c.Now()
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Settle(); err != nil {
+	if err := c.Settle(since); err != nil {
 		t.Fatal(err)
 	}
 	res := c.Stop(ctx)
@@ -622,12 +625,38 @@ func captureSettlingByFrame(t *testing.T, path string) (context.Context, *sessio
 func TestSettleTakesAScreenshotByDefault(t *testing.T) {
 	ctx, _, _, _, c := captureOn(t, "/teal?still")
 	waitFrames(t, c, 1)
-	if err := c.Settle(); err != nil {
+	if err := c.Settle(c.Now()); err != nil {
 		t.Fatal(err)
 	}
 	res := c.Stop(ctx)
 	checkClean(t, res)
 	if s := res.Capture.Settled; s == nil || s.Screenshots != 1 || s.Frames != 0 {
 		t.Errorf("settled %+v, want one screenshot", s)
+	}
+}
+
+// A step that navigated the page has nothing to settle, even when the
+// navigation's events all came before Settle was called (a press of Enter
+// whose load began as the step returned): no screenshot is taken, none
+// fails, and the new document is filmed as it paints. A screenshot here
+// once raced the commit and failed with "not attached to an active page".
+func TestSettleAfterANavigationTakesNoPicture(t *testing.T) {
+	ctx, _, site, _, c := captureOn(t, "/teal?still")
+	waitFrames(t, c, 1)
+	since := c.Now()
+	seen := c.Snapshot().Delivered
+	navigate(t, ctx, site+"/green?still")
+	waitFrames(t, c, seen+1)
+	if err := c.Settle(since); err != nil {
+		t.Fatalf("Settle after a navigation: %v", err)
+	}
+	// The same page settled for a later step is pictured again.
+	if err := c.Settle(c.Now()); err != nil {
+		t.Fatal(err)
+	}
+	res := c.Stop(ctx)
+	checkClean(t, res)
+	if s := res.Capture.Settled; s == nil || s.Screenshots != 1 || s.Frames != 0 {
+		t.Errorf("settled %+v, want only the later step's screenshot", s)
 	}
 }

@@ -380,7 +380,7 @@ func waitExpired(ctx context.Context, expired chan struct{}, d time.Duration) bo
 // it end instead of waiting for frames that will not come.
 func (p *pump) fail(err error) {
 	p.c.enqueue(event{kind: evEnd, at: p.virt.Now(), err: err})
-	p.virt.Fail()
+	p.virt.Fail(err)
 }
 
 // studioResult adds what a studio capture records to its result.

@@ -31,7 +31,8 @@ const settleInterval = 16667 * time.Microsecond
 // Settle makes sure the take holds a picture of the page as it is now: the
 // screencast sends frames only while the page changes and can miss the
 // last change of a burst, so a run calls Settle after a step that changed
-// the page, and the still moment that follows shows its final state.
+// the page, with the take time the step began at, and the still moment
+// that follows shows its final state.
 //
 // By default it takes a screenshot: a seeded frame stamped with the reply's
 // time (a screencast frame produced before it and arriving after it is
@@ -50,9 +51,14 @@ const settleInterval = 16667 * time.Microsecond
 // (longest freeze 33 ms, coverage 0.996, against 267 ms and 0.962 by
 // frame).
 //
+// A step that started a navigation of the main frame (a press of Enter
+// in a form, a click on a link) has nothing to settle: the new document is
+// filmed as it paints. Settle then takes no picture, and gives up one in
+// flight when the navigation begins (settleShot).
+//
 // Settle is called by one goroutine at a time (the run's); it is a no-op
 // once the capture has ended.
-func (c *Capture) Settle() error {
+func (c *Capture) Settle(since timeline.Time) error {
 	if c.pump != nil {
 		return nil // a studio capture films every frame: nothing to miss
 	}
@@ -64,14 +70,14 @@ func (c *Capture) Settle() error {
 	c.mu.Lock()
 	stopped := c.stopped
 	c.mu.Unlock()
-	if stopped {
+	if stopped || c.navigatedSince(since) {
 		return nil
 	}
 	if c.opts.SettleByFrame && c.settleByFrame() {
 		c.settledFrames.Add(1)
 		return nil
 	}
-	if err := c.settleShot(); err != nil {
+	if err := c.settleShot(since); err != nil {
 		if errors.Is(err, errNavigated) {
 			return nil // the new document's own frames follow
 		}
@@ -79,6 +85,13 @@ func (c *Capture) Settle() error {
 	}
 	c.settledShots.Add(1)
 	return nil
+}
+
+// navigatedSince says whether the main frame began to load another
+// document, or committed one, at or after since.
+func (c *Capture) navigatedSince(since timeline.Time) bool {
+	at := c.navAt.Load()
+	return at != 0 && timeline.Time(at) >= since
 }
 
 // errNavigated: the settled screenshot was given up because the page
@@ -90,25 +103,33 @@ var errNavigated = errors.New("the page navigated during the settled screenshot"
 // or follows a link starts the navigation after it returns). A screenshot
 // caught by a navigation fails ("not attached to an active page") or is
 // never answered: measured on the quickstart's press of Enter, 6 of 6
-// failed, one after its 10 s bound, which held the whole run. There is
-// nothing to settle then: the new document is filmed as it paints.
-func (c *Capture) settleShot() error {
-	select {
-	case <-c.navWake: // a wake-up from before: only loads from now count
-	default:
-	}
+// failed, one after its 10 s bound, which held the whole run.
+//
+// The navigation is told by the time of its events, not by a wake-up
+// alone: its first events can come before settleShot begins (a wake-up
+// taken then for an old one hid it, and the screenshot failed).
+func (c *Capture) settleShot(since timeline.Time) error {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	defer cancel(nil)
 	navigated, done := make(chan struct{}), make(chan struct{})
 	defer close(done)
 	go func() { // ends with settleShot
-		select {
-		case <-c.navWake:
-			close(navigated)
-			cancel(errNavigated)
-		case <-done:
+		for {
+			select {
+			case <-c.navWake:
+				if c.navigatedSince(since) {
+					close(navigated)
+					cancel(errNavigated)
+					return
+				}
+			case <-done:
+				return
+			}
 		}
 	}()
+	if c.navigatedSince(since) { // began while the watch started
+		return errNavigated
+	}
 	err := c.seedIn(ctx, false)
 	if err == nil {
 		return nil
@@ -122,6 +143,9 @@ func (c *Capture) settleShot() error {
 	case <-navigated:
 		return errNavigated
 	case <-t.C:
+		if c.navigatedSince(since) {
+			return errNavigated
+		}
 		return err
 	}
 }

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -37,9 +38,17 @@ func TestVirtualTimeTimers(t *testing.T) {
 	if v.Now() != timeline.Time(20*time.Millisecond) || v.Pending() != 1 {
 		t.Errorf("now %v, pending %d", v.Now(), v.Pending())
 	}
-	v.Fail()
+	if v.Err() != nil {
+		t.Errorf("a running clock says it failed: %v", v.Err())
+	}
+	gone := errors.New("gone")
+	v.Fail(gone)
+	v.Fail(errors.New("again"))
 	if !closed(a) || v.Pending() != 0 {
 		t.Error("Fail left a timer waiting")
+	}
+	if !errors.Is(v.Err(), gone) {
+		t.Errorf("the clock failed for %v, want the first cause", v.Err())
 	}
 	late, _ := v.After(time.Hour)
 	if !closed(late) {

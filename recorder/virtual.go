@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"errors"
 	"sort"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ type VirtualTime struct {
 	now    timeline.Time
 	timers []*vtimer // sorted by due time, then creation
 	failed bool
+	err    error // why the clock failed (Fail)
 
 	// Pacing (see Turn): how many session sleeps are waiting on the
 	// clock, how many session commands are in flight, when either last
@@ -131,11 +133,18 @@ func (v *VirtualTime) Advance(d time.Duration) {
 	v.timers = append(v.timers[:0], v.timers[n:]...)
 }
 
-// Fail marks the clock stopped for good: every timer fires now, and later
-// ones fire at once.
-func (v *VirtualTime) Fail() {
+// Fail marks the clock stopped for good, for err: every timer fires now,
+// and later ones fire at once. A timer that fired so did not see its time
+// come: its waiter asks Err.
+func (v *VirtualTime) Fail(err error) {
+	if err == nil {
+		err = errors.New("the virtual clock stopped")
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if !v.failed {
+		v.err = err
+	}
 	v.failed = true
 	for _, t := range v.timers {
 		t.done = true
@@ -144,6 +153,14 @@ func (v *VirtualTime) Fail() {
 	v.timers = nil
 	v.sleepers, v.alarms = 0, 0
 	v.touch()
+}
+
+// Err is why the clock failed, nil while it runs: a wait whose timer fired
+// reports it, for that wait's time did not come.
+func (v *VirtualTime) Err() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.err
 }
 
 // touch notes a change of the pacing counts. v.mu is held.

@@ -472,7 +472,7 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 				// before a still moment, take the settled page as a frame
 				// of its own (a screenshot costs ~0.3 s here, so not
 				// between steps that change the page anyway).
-				if serr := r.capture.Settle(); serr != nil {
+				if serr := r.capture.Settle(rec.Start); serr != nil {
 					r.logf("step %d (%s): settle frame: %v", i+1, st.Kind, serr)
 				}
 			}

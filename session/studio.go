@@ -221,6 +221,19 @@ func after(ctx context.Context, d time.Duration) (<-chan struct{}, func()) {
 	return ch, func() { t.Stop() }
 }
 
+// clockStopped is why ctx's virtual clock stopped for good (Chromium is
+// gone, so its frames will not come), nil on a running clock or on wall
+// time: a timer that fired because the clock stopped did not see its time
+// come, and its wait must not pass for one that did.
+func clockStopped(ctx context.Context) error {
+	if v := virtualOf(ctx); v != nil {
+		if err := v.Err(); err != nil {
+			return fmt.Errorf("the page's clock stopped: %w", err)
+		}
+	}
+	return nil
+}
+
 // wallStart anchors clockNow's real-time reading.
 var wallStart = time.Now()
 
@@ -248,7 +261,11 @@ func withStepTimeout(ctx context.Context, d time.Duration, cause error) (context
 		defer release()
 		select {
 		case <-ch:
-			cancel(cause)
+			if err := clockStopped(ctx); err != nil {
+				cancel(err)
+			} else {
+				cancel(cause)
+			}
 		case <-c.Done():
 		}
 	}()

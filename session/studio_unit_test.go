@@ -1,11 +1,14 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
 )
 
@@ -91,5 +94,52 @@ func TestFindShellSaysHowToInstall(t *testing.T) {
 	t.Setenv(ShellEnv, "/nowhere/shell")
 	if _, err := FindShell(""); err == nil || !strings.Contains(err.Error(), ShellEnv) {
 		t.Errorf("FindShell with a bad %s: %v", ShellEnv, err)
+	}
+}
+
+// A virtual clock that stops for good (Chromium is gone) fires every timer
+// on it; the waits on them must fail with its cause, not pass as if their
+// time had come (a 10-minute pause "ended" when Chromium was killed).
+func TestStoppedClockFailsWaits(t *testing.T) {
+	gone := errors.New("begin frame: websocket closed")
+	waits := map[string]func(ctx context.Context) error{
+		"a sleep started before": nil,
+		"a sleep started after": func(ctx context.Context) error {
+			return sleep(ctx, 10*time.Minute)
+		},
+		"a poll": func(ctx context.Context) error {
+			return poll(ctx, "wait for text", time.Second, func(context.Context) (bool, string, error) {
+				return false, "not yet", nil
+			})
+		},
+		"a step deadline": func(ctx context.Context) error {
+			c, cancel := withStepTimeout(ctx, 10*time.Minute, errors.New("timeout 10m"))
+			defer cancel()
+			<-c.Done()
+			return context.Cause(c)
+		},
+	}
+	for name, wait := range waits {
+		v := recorder.NewVirtualTime()
+		ctx := withVirtual(context.Background(), v)
+		res := make(chan error, 1)
+		before := wait == nil
+		if before {
+			wait = func(ctx context.Context) error { return sleep(ctx, 10*time.Minute) }
+			go func() { res <- wait(ctx) }()
+			for v.Pending() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		v.Fail(gone)
+		if !before {
+			go func() { res <- wait(ctx) }()
+		}
+		if err := <-res; !errors.Is(err, gone) {
+			t.Errorf("%s on a stopped clock ended with %v, want its cause", name, err)
+		}
+	}
+	if err := sleep(withVirtual(context.Background(), recorder.NewVirtualTime()), 0); err != nil {
+		t.Errorf("a sleep of nothing on a running clock: %v", err)
 	}
 }

@@ -67,6 +67,9 @@ func poll(ctx context.Context, what string, every time.Duration, c check) error 
 			return &WaitTimeout{What: what, Seen: seen, Last: last, Cause: context.Cause(ctx)}
 		case <-tick:
 		}
+		if err := clockStopped(ctx); err != nil {
+			return &WaitTimeout{What: what, Seen: seen, Last: last, Cause: err}
+		}
 		done, s, err := c(ctx)
 		if done {
 			return err
@@ -85,7 +88,8 @@ func poll(ctx context.Context, what string, every time.Duration, c check) error 
 }
 
 // sleep waits d on ctx's clock (virtual time in studio mode), or until
-// ctx ends; then it returns ctx's cause.
+// ctx ends; then it returns ctx's cause. A virtual clock that stopped (the
+// browser is gone) ends the sleep with its cause: the time did not pass.
 func sleep(ctx context.Context, d time.Duration) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -99,7 +103,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	case <-t:
-		return nil
+		return clockStopped(ctx)
 	}
 }
 
