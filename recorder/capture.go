@@ -99,6 +99,13 @@ type Options struct {
 	// WriteFile writes a frame's bytes; nil means os.WriteFile. Tests use
 	// it to inject a slow or failing disk.
 	WriteFile func(name string, data []byte) error
+	// StudioScreencast makes a studio capture take its pictures from a
+	// screencast beside the pump instead of with each begin-frame
+	// (studiocast.go): faster, and experimental (clapper bench capture
+	// --capture studio-screencast). Under load the screencast can send two
+	// pictures out of the order of their frames, which this path cannot yet
+	// tell apart, so it is not the default.
+	StudioScreencast bool
 	// Held, when set, says whether the tab is held (its scripts paused):
 	// then no screenshot is taken of it (one would wait for the resume),
 	// and the take shows the last frame it has. Called from the goroutine
@@ -356,6 +363,15 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 // It only enqueues (the ack for the acker, the event for the loop) and
 // must never block or send a command.
 func (c *Capture) onEvent(ev any) {
+	if e, ok := c.eventOf(ev); ok {
+		c.enqueue(e)
+	}
+}
+
+// eventOf notes what the listener must note of a CDP event at once (the
+// newest frame time, navigation wake-ups, frames to ack) and returns the
+// event for the loop, if it is one the loop handles.
+func (c *Capture) eventOf(ev any) (event, bool) {
 	now := c.clock.Now()
 	var e event
 	switch ev := ev.(type) {
@@ -383,10 +399,10 @@ func (c *Capture) onEvent(ev any) {
 			c.navAt.Store(int64(now))
 			signal(c.navWake)
 		}
-		return
+		return e, false
 	case *page.EventFrameNavigated:
 		if ev.Frame == nil || ev.Frame.ParentID != "" {
-			return
+			return e, false
 		}
 		c.navAt.Store(int64(now))
 		signal(c.navWake)
@@ -396,9 +412,9 @@ func (c *Capture) onEvent(ev any) {
 	case *inspector.EventDetached:
 		e = event{kind: evEnd, at: now, err: fmt.Errorf("target detached: %s", ev.Reason)}
 	default:
-		return
+		return e, false
 	}
-	c.enqueue(e)
+	return e, true
 }
 
 func signal(ch chan struct{}) {
@@ -632,6 +648,12 @@ func Join(rs ...Result) Result {
 	for _, r := range rs[1:] {
 		out.Capture.Frames.Add(r.Capture.Frames)
 		out.Capture.Repeats += r.Capture.Repeats
+		out.Capture.Missed += r.Capture.Missed
+		if out.Capture.Pictures != r.Capture.Pictures {
+			// Captures that had their pictures both ways: the screenshot
+			// is the weaker claim (fell back, or asked for).
+			out.Capture.Pictures = timeline.PicturesScreenshot
+		}
 		out.Capture.Ended = r.Capture.Ended
 		if out.Capture.Tab != r.Capture.Tab {
 			out.Capture.Tab = ""

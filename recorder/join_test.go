@@ -34,4 +34,12 @@ func TestJoin(t *testing.T) {
 	if z := Join(); z.Boundaries != nil || z.Capture.Frames.Received != 0 {
 		t.Error("no results")
 	}
+	cast := Result{Capture: timeline.Capture{Pictures: timeline.PicturesScreencast}}
+	fell := Result{Capture: timeline.Capture{Pictures: timeline.PicturesScreenshot, Missed: 2}}
+	if j := Join(cast, cast); j.Capture.Pictures != timeline.PicturesScreencast || j.Capture.Missed != 0 {
+		t.Errorf("two screencast captures joined: %q, %d missed", j.Capture.Pictures, j.Capture.Missed)
+	}
+	if j := Join(cast, fell, cast); j.Capture.Pictures != timeline.PicturesScreenshot || j.Capture.Missed != 2 {
+		t.Errorf("a capture that fell back to screenshots joined: %q, %d missed", j.Capture.Pictures, j.Capture.Missed)
+	}
 }

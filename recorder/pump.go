@@ -76,6 +76,15 @@ type pump struct {
 	moving int
 	fresh  atomic.Bool // a document was committed since the last frame
 
+	// out orders frames and navigations for the capture loop; casting is
+	// set while the pictures come from the screencast (studiocast.go).
+	out         *outbox
+	casting     atomic.Bool
+	fellBack    atomic.Bool // the screencast was given up mid-capture
+	restartIn   int         // drawn frames until the screencast is started again (-1: none due)
+	careful     int         // drawn frames whose pictures are awaited one by one
+	seenDisturb int64       // VirtualTime.Disturb's count when last looked at
+
 	frames, repeats, forced atomic.Int64
 }
 
@@ -95,7 +104,7 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 		fps = DefaultFPS
 	}
 	c := newCapture(ctx, opts)
-	p := &pump{c: c, virt: opts.Clock.Virtual, fps: fps, expired: make(chan struct{}, 1), quit: make(chan struct{})}
+	p := &pump{c: c, virt: opts.Clock.Virtual, fps: fps, expired: make(chan struct{}, 1), quit: make(chan struct{}), out: newOutbox(c.enqueue), restartIn: -1, careful: carefulFrames}
 	// A capture that follows another one in the same take carries on from
 	// where the clock stands, on the same grid of frame times.
 	p.first = frameIndexAt(p.virt.Now(), fps)
@@ -111,6 +120,13 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 	if err := p.tab.pause(ctx); err != nil {
 		c.Stop(context.Background())
 		return nil, fmt.Errorf("%w (is this chromium-headless-shell with begin-frame control?)", err)
+	}
+	if opts.StudioScreencast {
+		if err := p.startCast(ctx); err != nil {
+			c.Stop(context.Background())
+			return nil, fmt.Errorf("start the screencast: %w", err)
+		}
+		p.casting.Store(true)
 	}
 	p.wg.Add(1)
 	go p.run()
@@ -149,12 +165,21 @@ func (p *pump) onEvent(ev any) {
 	case *emulation.EventVirtualTimeBudgetExpired:
 		signal(p.expired)
 		return
+	case *page.EventScreencastFrame:
+		p.onCast(e)
+		return
 	case *page.EventFrameNavigated:
 		if e.Frame != nil && e.Frame.ParentID == "" {
 			p.fresh.Store(true)
 		}
 	}
-	p.c.onEvent(ev)
+	if e, ok := p.c.eventOf(ev); ok {
+		if e.kind == evNav {
+			p.out.post(e) // after the frames drawn before it
+		} else {
+			p.c.enqueue(e)
+		}
+	}
 }
 
 // halt stops the pump after the frame in hand and waits for it.
@@ -175,7 +200,10 @@ func (p *pump) stopping() bool {
 // run is the pump goroutine.
 func (p *pump) run() {
 	defer p.wg.Done()
-	var last []byte // the picture of the last stored frame
+	defer func() { // every picture on its way is recorded, then the screencast ends
+		p.awaitPictures(0)
+		p.endCast()
+	}()
 	for k := p.first; ; k++ {
 		if !p.room() {
 			return
@@ -190,11 +218,14 @@ func (p *pump) run() {
 		}
 		at := p.virt.Now()
 		next := frameTime(k+1, p.fps)
-		if !p.frame(at, next, &last) {
+		if !p.frame(at, next) {
 			return
 		}
 		p.driveOthers(time.Duration(next - at))
 		p.virt.Advance(time.Duration(next - at))
+		if !p.awaitPictures(castAhead) {
+			return
+		}
 	}
 }
 
@@ -202,8 +233,7 @@ func (p *pump) run() {
 // on to next; a held tab (VirtualTime.Hold) gets no begin-frame and no
 // time, and its frame repeats the last picture. It returns false when the
 // capture failed.
-func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
-	c := p.c
+func (p *pump) frame(at, next timeline.Time) bool {
 	p.tab.frame.Lock()
 	defer p.tab.frame.Unlock()
 	if p.tab.held.Load() {
@@ -211,6 +241,16 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 		p.repeats.Add(1)
 		return true
 	}
+	if p.casting.Load() {
+		return p.frameCast(at, next)
+	}
+	return p.frameShot(at, next)
+}
+
+// frameShot makes the frame at take time at with its picture taken by the
+// begin-frame (a screenshot) where one can be new.
+func (p *pump) frameShot(at, next timeline.Time) bool {
+	c := p.c
 	q := int64(c.opts.Quality)
 	shot := &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
 	// The frame's time in Chromium's TimeTicks (ms): the tab's own
@@ -222,7 +262,7 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 	if p.fresh.Swap(false) {
 		p.moving = shootWhenMoving
 	}
-	probe := p.moving < shootWhenMoving && *last != nil
+	probe := p.moving < shootWhenMoving && p.out.hasPicture()
 	if !probe {
 		bf.Screenshot = shot
 	}
@@ -240,19 +280,63 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 		p.fail(fmt.Errorf("begin frame: %w", err))
 		return false
 	}
-	data := res.ScreenshotData
 	p.frames.Add(1)
-	if isRepeat(data, *last) {
-		p.repeats.Add(1)
+	if p.out.shot(at, res.ScreenshotData) {
 		p.moving = 0
 	} else {
-		c.enqueue(event{kind: evPumped, at: at, src: at, data: data})
-		*last = data
 		p.moving++
 	}
-	// The interval after a frame is always run, even when stopping: the
-	// clock then stands at the next frame's time, where a capture that
-	// follows (another tab, the same take) begins.
+	return p.interval(at, next)
+}
+
+// frameCast makes the frame at take time at without a screenshot: when it
+// drew something, its picture comes from the screencast (studiocast.go).
+// While the pump is careful (after the capture starts, a new document
+// comes in, or something else drew on the page), it waits for each
+// picture before the page runs on, and when one does not come it takes it
+// as a screenshot of the same frame instead: nothing is lost.
+func (p *pump) frameCast(at, next timeline.Time) bool {
+	if p.fresh.Swap(false) {
+		p.restartIn, p.careful = restartAfter, carefulFrames
+	}
+	if d := p.virt.disturbed(); d != p.seenDisturb {
+		p.seenDisturb, p.careful = d, carefulFrames
+	}
+	if p.restartIn == 0 {
+		p.restartIn = -1
+		if !p.restartCast() {
+			return p.frameShot(at, next) // the screencast failed
+		}
+	}
+	bf := headlessexperimental.BeginFrameParams{FrameTimeTicks: p.tab.ticks(), Interval: p.intervalMs()}
+	res, err := beginFrame(p.c.ctx, bf)
+	if err != nil {
+		p.fail(fmt.Errorf("begin frame: %w", err))
+		return false
+	}
+	p.frames.Add(1)
+	if !res.HasDamage {
+		p.repeats.Add(1)
+		return p.interval(at, next)
+	}
+	p.out.drawn(at)
+	if p.restartIn > 0 {
+		p.restartIn--
+	}
+	if p.careful > 0 {
+		p.careful--
+		if !p.pictureOrShot(bf) {
+			return false
+		}
+	}
+	return p.interval(at, next)
+}
+
+// interval runs the tab's virtual time from a frame at to the next. It is
+// always run, even when stopping: the clock then stands at the next
+// frame's time, where a capture that follows (another tab, the same take)
+// begins.
+func (p *pump) interval(at, next timeline.Time) bool {
 	if err := p.advance(time.Duration(next - at)); err != nil {
 		p.fail(err)
 		return false
@@ -264,6 +348,15 @@ func (p *pump) frame(at, next timeline.Time, last *[]byte) bool {
 // shootWhenMoving is how many new pictures in a row make the pump ask
 // for a picture with every begin-frame (pump.moving).
 const shootWhenMoving = 2
+
+// restartAfter is how many frames a new document draws before the
+// screencast is started again for it (restartCast); carefulFrames how many
+// drawn frames the pump waits for one by one after a capture starts, a
+// document comes in or the page was disturbed (frameCast).
+const (
+	restartAfter  = 3
+	carefulFrames = 4
+)
 
 // intervalMs is the frame interval in milliseconds, as begin-frame takes it.
 func (p *pump) intervalMs() float64 {
@@ -300,7 +393,7 @@ func (p *pump) room() bool {
 		if p.stopping() {
 			return false
 		}
-		queued := p.frames.Load() - p.repeats.Load() - c.delivered.Load() - c.overflow.Load() - c.late.Load() - c.dups.Load() - c.rejected.Load() - c.spoolDropped.Load()
+		queued := p.frames.Load() - p.repeated() - c.delivered.Load() - c.overflow.Load() - c.late.Load() - c.dups.Load() - c.rejected.Load() - c.spoolDropped.Load()
 		c.bmu.Lock()
 		bytes := c.buf.Bytes()
 		c.bmu.Unlock()
@@ -383,11 +476,24 @@ func (p *pump) fail(err error) {
 	p.virt.Fail(err)
 }
 
+// repeated counts the frames that stored nothing: repeats of the last
+// picture, and frames whose picture never came.
+func (p *pump) repeated() int64 {
+	repeats, missed, _ := p.out.counts()
+	return p.repeats.Load() + repeats + missed
+}
+
 // studioResult adds what a studio capture records to its result.
 func (p *pump) studioResult(r *Result) {
 	r.Capture.Mode = timeline.CaptureStudio
 	r.Capture.FrameInterval = time.Duration(frameTime(1, p.fps))
-	r.Capture.Repeats = p.repeats.Load()
+	repeats, missed, _ := p.out.counts()
+	r.Capture.Repeats = p.repeats.Load() + repeats
+	r.Capture.Missed = missed
+	r.Capture.Pictures = timeline.PicturesScreenshot
+	if p.c.opts.StudioScreencast && !p.fellBack.Load() {
+		r.Capture.Pictures = timeline.PicturesScreencast
+	}
 	r.Capture.Attribution = "receipt-order: each frame carries the document committed before the begin-frame that made it"
 	r.Mapping = timeline.MappingVirtual
 	r.Forced = p.forced.Load()

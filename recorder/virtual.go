@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clapper-dev/clapper/timeline"
@@ -36,6 +37,8 @@ type VirtualTime struct {
 	pace                   chan struct{}
 
 	tt tabTimes // each tab's own virtual time (tabtime.go)
+
+	disturbs atomic.Int64 // Disturb's count
 }
 
 type vtimer struct {
@@ -154,6 +157,14 @@ func (v *VirtualTime) Fail(err error) {
 	v.sleepers, v.alarms = 0, 0
 	v.touch()
 }
+
+// Disturb tells the pumps that the session is about to draw on a page
+// outside them (a screenshot of its own): a screencast that gives the
+// pumps their pictures can lose the frame drawn then, so they wait for
+// each picture for a few frames (recorder/studiocast.go).
+func (v *VirtualTime) Disturb() { v.disturbs.Add(1) }
+
+func (v *VirtualTime) disturbed() int64 { return v.disturbs.Load() }
 
 // Err is why the clock failed, nil while it runs: a wait whose timer fired
 // reports it, for that wait's time did not come.

@@ -24,6 +24,9 @@ func (r *run) screenshot(ctx context.Context, tab *Tab, a scripts.Screenshot, re
 		}
 		params.Clip = &page.Viewport{X: act.Box.X, Y: act.Box.Y, Width: act.Box.W, Height: act.Box.H, Scale: 1}
 	}
+	if v := virtualOf(ctx); v != nil {
+		v.Disturb() // the screenshot draws outside the frame pump
+	}
 	shot, err := chromedp.Call(ctx, page.CaptureScreenshot, params)
 	if err != nil {
 		return dispatchErr(err)

@@ -374,6 +374,9 @@ func (r *run) finish() {
 		if res.Err != nil {
 			r.logf("capture ended early: %v", res.Err)
 		}
+		if res.Capture.Missed > 0 {
+			r.logf("studio capture: the screencast failed to send the pictures of %d drawn frames (the picture before stands for each); the rest were taken as screenshots, slower", res.Capture.Missed)
+		}
 		if res.Forced > 0 {
 			r.logf("studio capture: %d frame intervals were forced past network fetches that did not end within %v", res.Forced, recorder.FetchWait)
 		}

@@ -65,6 +65,9 @@ func studioRun(t *testing.T, s *scripts.Script, o RunOptions) (*Result, *timelin
 	if a := c.Frames; !a.Balanced() || a.Late != 0 || a.Duplicates != 0 || a.Overflow != 0 || a.Rejected != 0 {
 		t.Errorf("accounting: %+v", a)
 	}
+	if c.Missed != 0 {
+		t.Errorf("%d frames' pictures missed: want none lost", c.Missed)
+	}
 	return res, tk, frames
 }
 
@@ -77,6 +80,9 @@ func TestStudioEveryPageFrame(t *testing.T) {
 `)
 	res, tk, frames := studioRun(t, s, RunOptions{})
 	mustPass(t, res)
+	if p := tk.Timeline.Capture.Pictures; p != timeline.PicturesScreenshot {
+		t.Errorf("pictures from the %s, want screenshots (the default)", p)
+	}
 	pause := tk.Timeline.Steps[1]
 	if d := time.Duration(pause.End - pause.Start); d < 3200*time.Millisecond || d > 3200*time.Millisecond+time.Millisecond {
 		t.Errorf("the pause lasted %v of virtual time, want 3.2s", d)

@@ -35,6 +35,8 @@ type FrameSummary struct {
 	Mode            string  `json:"mode,omitempty"`
 	FrameIntervalMs float64 `json:"frame_interval_ms,omitempty"`
 	Repeats         int64   `json:"repeats,omitempty"`
+	Pictures        string  `json:"pictures,omitempty"`
+	Missed          int64   `json:"missed,omitempty"`
 }
 
 // BoundarySummary is one document boundary.
@@ -75,7 +77,7 @@ func Summarize(t *Timeline) Summary {
 	s := Summary{
 		Name: t.Name, Outcome: t.Outcome, Error: t.Error, DurationMs: (t.End - t.Start).Millis(),
 		Clock: t.Clock.Mapping, Viewport: t.Viewport, EndReason: t.Capture.EndReason,
-		Frames: FrameSummary{Accounting: a, Mode: t.Capture.Mode, Repeats: t.Capture.Repeats,
+		Frames: FrameSummary{Accounting: a, Mode: t.Capture.Mode, Repeats: t.Capture.Repeats, Pictures: t.Capture.Pictures, Missed: t.Capture.Missed,
 			FrameIntervalMs: float64(t.Capture.FrameInterval) / 1e6},
 		Boundaries: []BoundarySummary{}, Steps: []StepSummary{}, Holds: []HoldSummary{},
 		Receipts: len(t.Receipts), ByKind: map[string]int{}, Cleanup: t.Cleanup, Recovered: t.Recovered,

@@ -97,6 +97,15 @@ type Capture struct {
 	// without damage: the page did not change, so no frame was stored and
 	// the last picture stands for them.
 	Repeats int64 `json:"repeats,omitempty"`
+	// Pictures is how a studio capture had its frames' pictures:
+	// PicturesScreencast (the screencast beside the frame pump) or
+	// PicturesScreenshot (with each begin-frame: asked for, or from the
+	// moment the screencast failed the capture).
+	Pictures string `json:"pictures,omitempty"`
+	// Missed counts a studio capture's frames that drew something whose
+	// picture never came: the take shows the picture before each. After
+	// the first, the capture took its pictures with its begin-frames.
+	Missed int64 `json:"missed,omitempty"`
 	// Settled counts how the pictures of the settled page after steps were
 	// had (absent in takes that never asked for one).
 	Settled *Settled `json:"settled,omitempty"`
@@ -109,6 +118,12 @@ type Settled struct {
 	Frames      int64 `json:"frames"`
 	Screenshots int64 `json:"screenshots"`
 }
+
+// How a studio capture had its pictures (Capture.Pictures).
+const (
+	PicturesScreencast = "screencast"
+	PicturesScreenshot = "screenshot"
+)
 
 // Capture modes.
 const (

@@ -126,7 +126,7 @@ func benchRunCommand() *cli.Command {
 			if w < 1160 || h < 640 {
 				return usageErr("--size %q: the scenario's field and list need at least 1160x640", c.String("size"))
 			}
-			captures, err := benchModes(c.StringSlice("capture"))
+			captures, err := benchModes(c.StringSlice("capture"), false)
 			if err != nil {
 				return err
 			}

@@ -17,13 +17,21 @@ import (
 )
 
 // benchModes reads --capture: live, studio, or both (repeated or comma
-// separated), each once, in the order given.
-func benchModes(vals []string) ([]string, error) {
+// separated), each once, in the order given. With pictures,
+// studio-screencast is a mode too: studio capture taking its pictures from
+// a screencast beside the frame pump (experimental), to compare the two
+// ways in one run.
+func benchModes(vals []string, pictures bool) ([]string, error) {
 	var modes []string
 	for _, v := range vals {
 		for _, m := range strings.Split(v, ",") {
 			m = strings.TrimSpace(m)
-			if m != "live" && m != "studio" {
+			switch {
+			case m == "live" || m == "studio":
+			case m == studioScreencast && pictures:
+			case pictures:
+				return nil, usageErr("--capture %q: use live, studio or %s (or live,studio to compare them)", m, studioScreencast)
+			default:
 				return nil, usageErr("--capture %q: use live or studio (or live,studio to compare them)", m)
 			}
 			dup := false
@@ -37,6 +45,10 @@ func benchModes(vals []string) ([]string, error) {
 	}
 	return modes, nil
 }
+
+// studioScreencast is bench capture's mode for studio capture with its
+// pictures from the screencast (recorder.Options.StudioScreencast).
+const studioScreencast = "studio-screencast"
 
 // benchScale splits WxH@S into WxH and the device scale S (1 or 2; 1
 // when absent).
@@ -77,12 +89,12 @@ func benchDirName(w, h int, scale float64, mode string, n int) string {
 // virtual time (filmed into a scratch take), then o.seconds of virtual
 // time filmed into the measured take. Its run time is the wall time those
 // frames took to make; CPU is per second of that wall time.
-func benchStudioRun(ctx context.Context, o benchCaptureOptions, w, h int, scale float64, pageURL string, n int) (benchRun, string, error) {
+func benchStudioRun(ctx context.Context, o benchCaptureOptions, w, h int, scale float64, pageURL string, n int, mode string) (benchRun, string, error) {
 	shell, err := session.FindShell(o.shell)
 	if err != nil {
 		return benchRun{}, "", err
 	}
-	dir, drop, err := benchTakeDir(o.keep, benchDirName(w, h, scale, "studio", n))
+	dir, drop, err := benchTakeDir(o.keep, benchDirName(w, h, scale, mode, n))
 	if err != nil {
 		return benchRun{}, "", err
 	}
@@ -114,7 +126,7 @@ func benchStudioRun(ctx context.Context, o benchCaptureOptions, w, h int, scale 
 	}
 	clock := recorder.NewVirtualClock()
 	opts := func(dir string, log *timeline.FrameLog) recorder.Options {
-		return recorder.Options{Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.quality, InitialURL: pageURL}
+		return recorder.Options{Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.quality, InitialURL: pageURL, StudioScreencast: mode == studioScreencast}
 	}
 
 	// Load the page and let it run for a second of its time.

@@ -83,6 +83,13 @@ func printSummary(w io.Writer, s timeline.Summary) {
 	fmt.Fprintln(w)
 	if f.Mode == timeline.CaptureStudio {
 		fmt.Fprintf(w, "        studio capture: one frame every %.3f ms of virtual time; %d more showed nothing new (repeats of the last picture, not stored)\n", f.FrameIntervalMs, f.Repeats)
+		if f.Pictures != "" {
+			fmt.Fprintf(w, "        pictures from the %s", f.Pictures)
+			if f.Missed > 0 {
+				fmt.Fprintf(w, "; %d drawn frames' pictures never came (the picture before stands for each), and the capture took screenshots from the first on", f.Missed)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	fmt.Fprintf(w, "\nsteps:\n")
 	for _, st := range s.Steps {
