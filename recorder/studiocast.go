@@ -14,7 +14,8 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// Studio pictures from the screencast.
+// Studio pictures from the screencast (Options.StudioScreencast,
+// experimental; the default takes them with the begin-frames).
 //
 // A begin-frame that asks for a screenshot returns only once the browser
 // has read the frame back and encoded it as JPEG, and the pump waits for
@@ -30,13 +31,20 @@ import (
 // pump runs one frame ahead of the pictures (castAhead).
 //
 // Each begin-frame that reports damage is answered by one screencast
-// picture, in order; one without damage by none (the page did not change:
-// a repeat). The pictures' own time stamps are not used to match them to
-// frames: after a screencast starts they are the host's time, not the
-// frame's. A frame whose picture does not come within castWait ends the
-// screencast for the rest of the capture: that frame is counted missed
-// (the take shows the picture before it), and the pump takes its pictures
-// with the begin-frames from then on.
+// picture, and they are taken in the order they come. That order is the
+// frames' on a quiet machine, but not always under load: the encodes run
+// in parallel. The pictures' time stamps cannot yet put them right: some
+// are the frame's time plus one interval, others the host's time at some
+// point near the frame. That is why this path is not the default.
+//
+// After the capture starts, a new document comes in, or the session draws
+// outside the pump (VirtualTime.Disturb), the pump is careful for a few
+// frames: it waits for each picture before the page runs on, and when one
+// does not come it shoots the frame again at the same time for it
+// (pictureOrShot) and takes screenshots for the rest of the capture. In
+// steady running, a frame whose picture does not come within castWait ends
+// the screencast the same way, and is counted missed (the take shows the
+// picture before it).
 //
 // The capture records frames and document boundaries in the order the
 // page made them, so the pump's outbox holds a navigation that commits
@@ -235,10 +243,10 @@ func (p *pump) startCast(ctx context.Context) error {
 	return err
 }
 
-// restartCast starts the screencast again after a new document came in,
-// once every picture on its way is in: a screencast begun on the old
-// document stops sending about a second after a navigation (measured on
-// chromium-headless-shell 156: after 64 frames of the new document, every
+// restartCast starts the screencast again once a new document has drawn
+// a few frames (restartAfter), when every picture on its way is in: a
+// screencast started before a document drew stops sending about a second
+// later (measured on chromium-headless-shell 156: after 64 frames, every
 // time). It reports false when the screencast was given up.
 func (p *pump) restartCast() bool {
 	if !p.awaitPictures(0) || !p.casting.Load() {
