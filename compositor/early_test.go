@@ -241,15 +241,7 @@ func writeStudioTake(t *testing.T, tl timeline.Timeline, frames []timeline.Frame
 		t.Fatal(err)
 	}
 	if done {
-		tl.Capture.Frames = timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}
-		if err := timeline.WriteTimeline(dir, &tl); err != nil {
-			t.Fatal(err)
-		}
-		tk, err := timeline.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tk
+		return finishTake(t, dir, &tl, n)
 	}
 	j, err := timeline.CreateJournal(dir, func() timeline.Time { return upTo })
 	if err != nil {

@@ -67,17 +67,8 @@ func studioTake(t testing.TB) *timeline.Take {
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	n := int64(len(times))
-	tl.Capture.Frames = timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}
 	tl.Tool, tl.Outcome = "compositor-test", "ok"
-	if err := timeline.WriteTimeline(dir, &tl); err != nil {
-		t.Fatal(err)
-	}
-	tk, err := timeline.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tk
+	return finishTake(t, dir, &tl, int64(len(times)))
 }
 
 func TestRenderStudio(t *testing.T) {

@@ -62,21 +62,13 @@ func writeTake(t testing.TB, dir string, w, h int, frames []synthFrame, tl timel
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	n := int64(len(frames))
-	tl.Capture.Frames = timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}
 	if tl.Tool == "" {
 		tl.Tool = "compositor-test"
 	}
 	if tl.Outcome == "" {
 		tl.Outcome = timeline.RunOK
 	}
-	if err := timeline.WriteTimeline(dir, &tl); err != nil {
-		t.Fatal(err)
-	}
-	tk, err := timeline.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk := finishTake(t, dir, &tl, int64(len(frames)))
 	if err := tk.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -28,3 +28,18 @@ func addFrame(t testing.TB, dir string, log *timeline.FrameLog, fr timeline.Fram
 		t.Fatal(err)
 	}
 }
+
+// finishTake writes tl as the timeline of the take at dir, whose frame log
+// holds n frames (all delivered), and opens the take as rendering reads it.
+func finishTake(t testing.TB, dir string, tl *timeline.Timeline, n int64) *timeline.Take {
+	t.Helper()
+	tl.Capture.Frames = timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}
+	if err := timeline.WriteTimeline(dir, tl); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := timeline.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}

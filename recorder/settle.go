@@ -127,9 +127,6 @@ func (c *Capture) settleShot(since timeline.Time) error {
 			}
 		}
 	}()
-	if c.navigatedSince(since) { // began while the watch started
-		return errNavigated
-	}
 	err := c.seedIn(ctx, false)
 	if err == nil {
 		return nil

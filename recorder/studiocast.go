@@ -272,29 +272,22 @@ func (p *pump) restartCast() bool {
 // picture: the display still shows it. It returns false once the capture
 // has ended.
 func (p *pump) pictureOrShot(bf headlessexperimental.BeginFrameParams) bool {
-	t := time.NewTimer(carefulWait)
-	defer t.Stop()
-	for p.out.waiting() > 0 {
-		select {
-		case <-p.out.arrived:
-		case <-p.c.done:
-			return false
-		case <-t.C:
-			q := int64(p.c.opts.Quality)
-			yes := true
-			bf.Screenshot = &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
-			bf.NoDisplayUpdates = &yes
-			res, err := beginFrame(p.c.ctx, bf)
-			if err != nil {
-				p.fail(fmt.Errorf("begin frame: %w", err))
-				return false
-			}
-			p.fellBack.Store(true)
-			p.out.rescue(res.ScreenshotData)
-			p.endCast()
-			return true
-		}
+	came, ok := p.pictures(0, carefulWait)
+	if !ok || came {
+		return ok
 	}
+	q := int64(p.c.opts.Quality)
+	yes := true
+	bf.Screenshot = &headlessexperimental.ScreenshotParams{Format: headlessexperimental.ScreenshotParamsFormatJpeg, Quality: &q}
+	bf.NoDisplayUpdates = &yes
+	res, err := beginFrame(p.c.ctx, bf)
+	if err != nil {
+		p.fail(fmt.Errorf("begin frame: %w", err))
+		return false
+	}
+	p.fellBack.Store(true)
+	p.out.rescue(res.ScreenshotData)
+	p.endCast()
 	return true
 }
 
@@ -310,19 +303,29 @@ func (p *pump) awaitPictures(n int) bool {
 	if !p.casting.Load() {
 		return true
 	}
-	t := time.NewTimer(castWait)
+	came, ok := p.pictures(n, castWait)
+	if ok && !came {
+		p.giveUpCast()
+	}
+	return ok
+}
+
+// pictures waits, at most bound, until at most n drawn frames await their
+// pictures. It reports whether they came, and ok false once the capture
+// has ended.
+func (p *pump) pictures(n int, bound time.Duration) (came, ok bool) {
+	t := time.NewTimer(bound)
 	defer t.Stop()
 	for p.out.waiting() > n {
 		select {
 		case <-p.out.arrived:
 		case <-p.c.done:
-			return false
+			return false, false
 		case <-t.C:
-			p.giveUpCast()
-			return true
+			return false, true
 		}
 	}
-	return true
+	return true, true
 }
 
 // giveUpCast ends the screencast mid-capture: the pump takes screenshots

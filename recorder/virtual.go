@@ -24,8 +24,7 @@ type VirtualTime struct {
 	mu     sync.Mutex
 	now    timeline.Time
 	timers []*vtimer // sorted by due time, then creation
-	failed bool
-	err    error // why the clock failed (Fail)
+	err    error     // why the clock failed for good (Fail); nil while it runs
 
 	// Pacing (see Turn): how many session sleeps are waiting on the
 	// clock, how many session commands are in flight, when either last
@@ -76,7 +75,7 @@ func (v *VirtualTime) after(d time.Duration, sleep bool) (<-chan struct{}, func(
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	t := &vtimer{due: v.now + timeline.Time(d), ch: make(chan struct{})}
-	if d <= 0 || v.failed {
+	if d <= 0 || v.err != nil {
 		t.done = true
 		close(t.ch)
 		return t.ch, func() {}
@@ -145,10 +144,9 @@ func (v *VirtualTime) Fail(err error) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.failed {
+	if v.err == nil {
 		v.err = err
 	}
-	v.failed = true
 	for _, t := range v.timers {
 		t.done = true
 		close(t.ch)
@@ -191,7 +189,7 @@ func (v *VirtualTime) touch() {
 func (v *VirtualTime) Alarm(d time.Duration) (<-chan struct{}, func()) {
 	v.mu.Lock()
 	t := &vtimer{due: v.now + timeline.Time(d), ch: make(chan struct{}), alarm: true}
-	if d <= 0 || v.failed {
+	if d <= 0 || v.err != nil {
 		t.done, t.alarm = true, false
 		close(t.ch)
 	} else {
@@ -293,7 +291,7 @@ func turnLimit(sleepers, busy, framing, alarms int, failed bool) time.Duration {
 func (v *VirtualTime) Turn(quit <-chan struct{}) {
 	for {
 		v.mu.Lock()
-		limit := turnLimit(v.sleepers, v.busy, v.framing, v.alarms, v.failed)
+		limit := turnLimit(v.sleepers, v.busy, v.framing, v.alarms, v.err != nil)
 		since := time.Since(v.changed)
 		v.mu.Unlock()
 		if since >= limit {

@@ -82,7 +82,7 @@ type JournalAliveAt struct {
 const journalEvery = 250 * time.Millisecond
 
 // Journal appends records to a take's journal. It is flushed by Flush (at
-// step boundaries) and at least every second by a goroutine of its own,
+// step boundaries) and at least every journalEvery by a goroutine of its own,
 // which Close ends. Safe for concurrent use; the first write error is kept
 // and returned by Flush and Close.
 type Journal struct {
