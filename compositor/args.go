@@ -22,6 +22,10 @@ type outputSpec struct {
 	Path   string
 	CRF    int
 	Preset string
+	// Threads is how many threads the encoder uses; 0 leaves it to
+	// ffmpeg (a thread for each core and more). Chunks are encoded two
+	// at a time, each on one thread (encodeChunks).
+	Threads int
 	// Chapters is an ffmetadata file whose chapters the MP4 or WebM carries.
 	Chapters string
 }
@@ -255,6 +259,9 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		tags := []string{"-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"}
 		switch o.Format {
 		case formatMP4:
+			if o.Threads > 0 {
+				args = append(args, "-threads", itoa(o.Threads))
+			}
 			args = append(args, "-c:v", "libx264", "-preset", o.Preset, "-crf", itoa(o.CRF), "-pix_fmt", "yuv420p", "-r", fps)
 			args = append(args, tags...)
 			args = append(args, "-movflags", "+faststart", "-f", "mp4", o.Path)

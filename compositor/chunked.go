@@ -117,6 +117,11 @@ func chunkKey(args []string, graph, dir string, runs []Run) (string, error) {
 // by side go nearly twice as fast as one after the other.
 const chunkWorkers = 2
 
+// chunkThreads is each chunk encoder's threads. Two chunks at a time on one
+// thread each spend less of the machine than two on ffmpeg's default
+// threads, which contend for the same two cores.
+const chunkThreads = 1
+
 // chunkJob is one chunk ready to encode: its ffmpeg arguments, the runs of
 // frames it is fed, where it lands and its cache key.
 type chunkJob struct {
@@ -285,6 +290,7 @@ func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec,
 	}
 	o := out
 	o.Chapters = ""
+	o.Threads = chunkThreads
 	o.Path = filepath.Join(cdir, "video.mp4")
 	csp.Outputs = []outputSpec{o}
 	args, graph, err := buildArgs(csp)
