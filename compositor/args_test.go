@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,5 +78,28 @@ func TestArgsGolden(t *testing.T) {
 	}
 	if _, _, err := buildArgs(encodeSpec{FPS: 15, Ticks: 300, Geometry: square, Outputs: []outputSpec{{Format: formatGIF, Path: "x.gif"}}}); err == nil {
 		t.Error("gif without a palette: want an error")
+	}
+}
+
+// TestArgsEncoderThreads: an MP4 output's Threads becomes -threads right
+// before its encoder (an output option of that file alone); 0 leaves
+// ffmpeg's default.
+func TestArgsEncoderThreads(t *testing.T) {
+	geo, _ := NewGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1280, 720)
+	for _, n := range []int{0, 1, 2} {
+		sp := encodeSpec{FPS: 60, Ticks: 60, Geometry: geo, Background: "black",
+			Outputs: []outputSpec{{Format: formatMP4, Path: "/o/a.mp4", CRF: 20, Preset: "superfast", Threads: n}}}
+		args, _, err := buildArgs(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := slices.Index(args, "libx264") - 1
+		th := slices.Index(args, "-threads")
+		switch {
+		case n == 0 && th >= 0:
+			t.Errorf("threads 0: -threads given: %q", args)
+		case n > 0 && (th < 0 || th+2 != enc || args[th+1] != itoa(n)):
+			t.Errorf("threads %d: want -threads %d right before -c:v libx264: %q", n, n, args)
+		}
 	}
 }
