@@ -533,9 +533,7 @@ func TestSettleAddsTheSettledPage(t *testing.T) {
 	if err := c.Settle(c.Now()); err != nil {
 		t.Errorf("Settle after Stop: %v, want a no-op", err)
 	}
-	if s := res.Capture.Settled; s == nil || s.Screenshots != 1 || s.Frames != 0 {
-		t.Errorf("settled %+v: the screencast sends one frame in 1000, so the one settled picture is a screenshot (after waiting for a frame)", s)
-	}
+	wantSettled(t, res, 0, 1, "the screencast sends one frame in 1000, so the one settled picture is a screenshot (after waiting for a frame)")
 }
 
 // Settle on a still page that just changed gets its picture from the
@@ -555,8 +553,8 @@ func TestSettleAsksTheScreencastForAFrame(t *testing.T) {
 	after := c.Snapshot()
 	res := c.Stop(ctx)
 	checkClean(t, res)
-	if s := res.Capture.Settled; s == nil || s.Frames != 1 || s.Screenshots != 0 {
-		t.Fatalf("settled %+v, want one frame from the screencast and no screenshot", s)
+	if !wantSettled(t, res, 1, 0, "want one frame from the screencast and no screenshot") {
+		t.FailNow()
 	}
 	if after.Received <= before {
 		t.Fatalf("Settle returned with no new frame received (%d before, %d after)", before, after.Received)
@@ -597,9 +595,7 @@ func TestSettleAfterCrossSiteNavigation(t *testing.T) {
 	}
 	res := c.Stop(ctx)
 	checkClean(t, res)
-	if s := res.Capture.Settled; s == nil || s.Frames != 2 || s.Screenshots != 0 {
-		t.Errorf("settled %+v, want both pictures from the screencast", s)
-	}
+	wantSettled(t, res, 2, 0, "want both pictures from the screencast")
 	if len(res.Boundaries) != 2 {
 		t.Errorf("boundaries %+v, want the navigation's", res.Boundaries)
 	}
@@ -630,9 +626,7 @@ func TestSettleTakesAScreenshotByDefault(t *testing.T) {
 	}
 	res := c.Stop(ctx)
 	checkClean(t, res)
-	if s := res.Capture.Settled; s == nil || s.Screenshots != 1 || s.Frames != 0 {
-		t.Errorf("settled %+v, want one screenshot", s)
-	}
+	wantSettled(t, res, 0, 1, "want one screenshot")
 }
 
 // A step that navigated the page has nothing to settle, even when the
@@ -656,7 +650,16 @@ func TestSettleAfterANavigationTakesNoPicture(t *testing.T) {
 	}
 	res := c.Stop(ctx)
 	checkClean(t, res)
-	if s := res.Capture.Settled; s == nil || s.Screenshots != 1 || s.Frames != 0 {
-		t.Errorf("settled %+v, want only the later step's screenshot", s)
+	wantSettled(t, res, 0, 1, "want only the later step's screenshot")
+}
+
+// wantSettled reports whether the capture's settled pictures were frames
+// from the screencast and shots screenshots, and fails t with why when not.
+func wantSettled(t *testing.T, res recorder.Result, frames, shots int64, why string) bool {
+	t.Helper()
+	if s := res.Capture.Settled; s == nil || s.Frames != frames || s.Screenshots != shots {
+		t.Errorf("settled %+v: %s", s, why)
+		return false
 	}
+	return true
 }

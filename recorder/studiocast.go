@@ -69,9 +69,9 @@ type outbox struct {
 	off     bool   // pictures from the screencast are no longer taken
 	arrived chan struct{}
 
-	emit                    func(event) // the capture's enqueue
-	stored, repeats, missed int64       // frames recorded, repeated, missed
-	strays                  int64       // pictures no frame awaited
+	emit            func(event) // the capture's enqueue
+	repeats, missed int64       // frames repeated, missed
+	strays          int64       // pictures no frame awaited
 }
 
 type outItem struct {
@@ -135,26 +135,13 @@ func (o *outbox) picture(data []byte) {
 func (o *outbox) rescue(data []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.off = true
-	newest := -1
-	for i := range o.items {
+	for i := len(o.items) - 1; i >= 0; i-- {
 		if o.items[i].waiting {
-			newest = i
+			o.items[i].waiting, o.items[i].e.data = false, data
+			break
 		}
 	}
-	for i := range o.items {
-		if !o.items[i].waiting {
-			continue
-		}
-		o.items[i].waiting = false
-		if i == newest {
-			o.items[i].e.data = data
-		} else {
-			o.items[i].missed = true
-			o.missed++
-		}
-	}
-	o.flush()
+	o.stopCasting()
 }
 
 // waiting counts the drawn frames whose pictures have not come.
@@ -176,6 +163,11 @@ func (o *outbox) waiting() int {
 func (o *outbox) giveUp() int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	return o.stopCasting()
+}
+
+// stopCasting is giveUp with o.mu held.
+func (o *outbox) stopCasting() int64 {
 	o.off = true
 	var n int64
 	for i := range o.items {
@@ -212,7 +204,6 @@ func (o *outbox) flush() {
 			continue
 		}
 		o.last = it.e.data
-		o.stored++
 		o.emit(it.e)
 	}
 	o.items = append(o.items[:0], o.items[n:]...)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -261,11 +262,7 @@ func withStepTimeout(ctx context.Context, d time.Duration, cause error) (context
 		defer release()
 		select {
 		case <-ch:
-			if err := clockStopped(ctx); err != nil {
-				cancel(err)
-			} else {
-				cancel(cause)
-			}
+			cancel(cmp.Or(clockStopped(ctx), cause))
 		case <-c.Done():
 		}
 	}()
