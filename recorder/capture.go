@@ -106,6 +106,10 @@ type Options struct {
 	// pictures out of the order of their frames, which this path cannot yet
 	// tell apart, so it is not the default.
 	StudioScreencast bool
+	// NoRestart keeps one screencast for the whole capture instead of
+	// restarting it after each castRestartAfter of steady frames (restart.go
+	// says why it restarts); clapper bench run compares the two.
+	NoRestart bool
 	// Held, when set, says whether the tab is held (its scripts paused):
 	// then no screenshot is taken of it (one would wait for the resume),
 	// and the take shows the last frame it has. Called from the goroutine
@@ -216,6 +220,7 @@ type Capture struct {
 	ackCancel context.CancelFunc
 
 	// owned by the capture loop
+	window  reorder[arrival]
 	ledger  Ledger
 	seq     int64
 	doc     int
@@ -255,6 +260,16 @@ type Capture struct {
 	probeX                      int64
 	settledFrames, settledShots atomic.Int64
 
+	// Screencast restarts (restart.go): the listener owns streak and
+	// signals restartWake; castMu keeps a restart and Stop apart.
+	streak                   streak
+	restartWake, restartQuit chan struct{}
+	restartWG                sync.WaitGroup
+	quitOnce                 sync.Once
+	castMu                   sync.Mutex
+	castStopping             bool
+	restarts                 atomic.Int64
+
 	casting  bool          // the screencast was started; set by Start
 	pump     *pump         // the frame pump of a studio capture (StartStudio)
 	done     chan struct{} // closed when the interval ends
@@ -277,6 +292,7 @@ const (
 	evNav
 	evEnd
 	evPumped // a studio frame: data and src set, like a seed, but not seeded
+	evSync   // release the reorder window, then close done
 )
 
 // event is one thing that happened to the capture, in receipt order.
@@ -287,7 +303,8 @@ type event struct {
 	data  []byte        // seeds: the screenshot
 	src   timeline.Time // seeds: the source time chosen for it
 	url   string
-	err   error // evEnd: why the interval ended
+	err   error         // evEnd: why the interval ended
+	done  chan struct{} // evSync: closed once handled
 }
 
 type spoolItem struct {
@@ -304,6 +321,7 @@ func newCapture(ctx context.Context, opts Options) *Capture {
 		c.mainFrame = tabID(ctx)
 	}
 	c.ledger.InFlight = opts.MaxFramesInFlight
+	c.window.size = opts.MaxFramesInFlight - 1
 	c.bcond = sync.NewCond(&c.bmu)
 	c.buf = Buffer[spoolItem]{MaxItems: opts.BufferFrames, MaxBytes: opts.BufferBytes}
 	c.started = c.clock.Now()
@@ -335,6 +353,9 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 	c := newCapture(ctx, opts)
 	lctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
+	if !c.opts.NoRestart {
+		c.restartWake, c.restartQuit = make(chan struct{}, 1), make(chan struct{})
+	}
 	if err := chromedp.Listen(lctx, c.onEvent); err != nil {
 		c.Stop(context.Background())
 		return nil, fmt.Errorf("subscribe to screencast: %w", err)
@@ -356,6 +377,10 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 		return nil, fmt.Errorf("start screencast: %w", err)
 	}
 	c.casting = true
+	if c.restartQuit != nil {
+		c.restartWG.Add(1)
+		go c.restarter(params)
+	}
 	return c, nil
 }
 
@@ -386,6 +411,9 @@ func (c *Capture) eventOf(ev any) (event, bool) {
 			}
 			if int64(src) > c.newest.Load() {
 				c.newest.Store(int64(src)) // only the listener writes it
+			}
+			if c.restartWake != nil && c.streak.frame(src) {
+				signal(c.restartWake)
 			}
 		}
 		signal(c.frameWake)
@@ -502,6 +530,7 @@ func (c *Capture) stop(ctx context.Context) Result {
 	if c.pump != nil {
 		c.pump.halt()
 	}
+	c.quitRestarts()
 	if c.casting && c.alive() {
 		sctx, cancel := context.WithTimeout(c.ctx, 3*time.Second)
 		stopCall := context.AfterFunc(ctx, cancel)
@@ -593,7 +622,8 @@ func (c *Capture) drain() Result {
 			Tab: c.opts.Tab, Started: c.started, Ended: ended, EndReason: why, Frames: acc,
 			Attribution:  "receipt-order: each frame carries the document committed before it arrived",
 			BufferFrames: c.opts.BufferFrames, BufferBytes: c.opts.BufferBytes, Format: "jpeg", Quality: c.opts.Quality,
-			Settled: settledCounts(c.settledFrames.Load(), c.settledShots.Load()),
+			Settled:  settledCounts(c.settledFrames.Load(), c.settledShots.Load()),
+			Restarts: c.restarts.Load(),
 		},
 		Boundaries:   c.bounds,
 		Mapping:      c.mappingUsed(),
@@ -649,6 +679,7 @@ func Join(rs ...Result) Result {
 		out.Capture.Frames.Add(r.Capture.Frames)
 		out.Capture.Repeats += r.Capture.Repeats
 		out.Capture.Missed += r.Capture.Missed
+		out.Capture.Restarts += r.Capture.Restarts
 		if out.Capture.Pictures != r.Capture.Pictures {
 			// Captures that had their pictures both ways: the screenshot
 			// is the weaker claim (fell back, or asked for).

@@ -663,3 +663,44 @@ func wantSettled(t *testing.T, res recorder.Result, frames, shots int64, why str
 	}
 	return true
 }
+
+// A page that animates without pause has its screencast restarted after
+// each stretch of steady frames (so Chromium's capturer never locks onto
+// one region), and frames go on coming through the restarts, each acked,
+// in source order; with NoRestart the capture keeps one screencast.
+func TestScreencastRestartsOnSteadyFrames(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(map[bool]string{false: "restarts", true: "one screencast"}[keep], func(t *testing.T) {
+			ctx, _ := browserTab(t)
+			site := serve(t, "127.0.0.1")
+			navigate(t, ctx, site+"/green")
+			tk := newTake(t)
+			o := tk.options(site + "/green")
+			o.NoRestart = keep
+			c, err := recorder.Start(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFrames(t, c, 10)
+			// Four seconds of animation: several stretches of 750 ms even
+			// at a few frames a second on a loaded machine.
+			time.Sleep(4 * time.Second)
+			n := c.Snapshot().Delivered
+			waitFrames(t, c, n+10) // frames still come after the restarts
+			res := c.Stop(ctx)
+			checkClean(t, res)
+			if keep && res.Capture.Restarts != 0 {
+				t.Errorf("%d restarts with NoRestart", res.Capture.Restarts)
+			}
+			if !keep && res.Capture.Restarts < 1 {
+				t.Errorf("no restart in 4 s of steady frames (%+v)", res.Capture.Frames)
+			}
+			_, frames := tk.finish(t, res)
+			for i := 1; i < len(frames); i++ {
+				if frames[i].Source <= frames[i-1].Source {
+					t.Fatalf("frame %d (source %v) after frame %d (source %v)", frames[i].Seq, frames[i].Source, frames[i-1].Seq, frames[i-1].Source)
+				}
+			}
+		})
+	}
+}

@@ -114,27 +114,35 @@ func sources(frames []timeline.Frame) []float64 {
 
 func TestCaptureAccountsSyntheticStream(t *testing.T) {
 	s := newSynth(t, Options{Tab: "main", InitialURL: "http://127.0.0.1/a"})
-	// 0: seed; then frames 10, 30, 20 (late), 30 (duplicate), 40, an
-	// undecodable one, 50.
+	// 0: seed; then frames 10, 30, 20 (behind one: put back in order), 30
+	// (duplicate), 15 (behind three, more than the window: late), a
+	// navigation, 40, an undecodable one, 50.
 	s.raw(event{kind: evSeed, at: timeline.Time(5e6), src: timeline.Time(1e6), data: tinyJPEG})
 	s.frame(10, 12)
 	s.frame(30, 31)
 	s.frame(20, 32)
 	s.frame(30, 33)
+	s.frame(15, 33.5)
 	s.raw(event{kind: evNav, at: timeline.Time(34e6), url: "http://127.0.0.1/b"})
 	s.frame(40, 41)
 	s.raw(event{kind: evFrame, at: timeline.Time(42e6), frame: &page.EventScreencastFrame{Data: []byte("not a jpeg"), Metadata: &page.ScreencastFrameMetadata{MonotonicTimestamp: cdp.MonotonicTime(float64(s.c.clock.Origin)/1e9 + 0.045)}}})
 	s.frame(50, 51)
 	res, frames := s.finish()
 	a := res.Capture.Frames
-	want := timeline.Accounting{Received: 8, Delivered: 5, Late: 1, Duplicates: 1, Rejected: 1, Upstream: "unknown"}
+	want := timeline.Accounting{Received: 9, Delivered: 6, Late: 1, Duplicates: 1, Rejected: 1, Upstream: "unknown"}
 	if a != want {
 		t.Errorf("accounting %+v, want %+v", a, want)
 	}
-	if got := fmt.Sprint(sources(frames)); got != "[1 10 30 40 50]" {
+	if got := fmt.Sprint(sources(frames)); got != "[1 10 20 30 40 50]" {
 		t.Errorf("delivered sources %s", got)
 	}
-	wantSeq := []int64{0, 1, 2, 5, 7}
+	// Sequence numbers follow the ledger's order: 15 (late) is 3, the
+	// duplicate 30 is 5, and the undecodable frame, judged as it came, is
+	// 6, before the 40 and 50 the window still held.
+	wantSeq := []int64{0, 1, 2, 4, 7, 8}
+	if len(frames) != len(wantSeq) {
+		t.Fatalf("%d frames, want %d", len(frames), len(wantSeq))
+	}
 	for i, fr := range frames {
 		if fr.Seq != wantSeq[i] {
 			t.Errorf("frame %d has seq %d, want %d (gaps mark omissions)", i, fr.Seq, wantSeq[i])
@@ -142,7 +150,7 @@ func TestCaptureAccountsSyntheticStream(t *testing.T) {
 		if fr.Seeded != (i == 0) || fr.Tab != "main" || fr.Width != 16 || fr.Height != 8 || fr.Bytes != len(tinyJPEG) || fr.File != timeline.FramePath(fr.Seq) {
 			t.Errorf("frame %+v", fr)
 		}
-		if wantDoc := map[bool]int{true: 1, false: 0}[fr.Seq > 4]; fr.Document != wantDoc {
+		if wantDoc := map[bool]int{true: 1, false: 0}[fr.Seq > 5]; fr.Document != wantDoc {
 			t.Errorf("frame %d in document %d, want %d", fr.Seq, fr.Document, wantDoc)
 		}
 	}
@@ -150,7 +158,7 @@ func TestCaptureAccountsSyntheticStream(t *testing.T) {
 		t.Errorf("frame 1 %+v lost its receipt time or geometry", frames[1])
 	}
 	bs := res.Boundaries
-	if len(bs) != 2 || *bs[0].URL != "http://127.0.0.1/a" || bs[0].LastSeq != -1 || *bs[1].URL != "http://127.0.0.1/b" || bs[1].LastSeq != 4 || bs[1].At != timeline.Time(34e6) {
+	if len(bs) != 2 || *bs[0].URL != "http://127.0.0.1/a" || bs[0].LastSeq != -1 || *bs[1].URL != "http://127.0.0.1/b" || bs[1].LastSeq != 5 || bs[1].At != timeline.Time(34e6) {
 		t.Errorf("boundaries %+v", bs)
 	}
 	if res.Err != nil || res.Capture.EndReason != "stopped" || res.Mapping != timeline.MappingMonotonic {
@@ -240,24 +248,34 @@ func TestCaptureMappings(t *testing.T) {
 }
 
 // A clock going backwards (more late frames in a row than the in-flight
-// limit) ends the interval with a ClockError; later frames are rejected.
+// limit, after the reorder window) ends the interval with a ClockError;
+// later frames are rejected.
 func TestCaptureClockError(t *testing.T) {
 	s := newSynth(t, Options{MaxFramesInFlight: 2})
+	// The window holds one frame: 100 and 101 pass it in order, 102 waits
+	// in it while 50, 51 and 52 come out behind 101, late, three in a row:
+	// more than 2 in flight. 102, still held then, is rejected with 53 and
+	// 200: once the clock went back, which side is right is not known.
 	s.frame(100, 101)
-	s.frame(50, 102)
-	s.frame(60, 103)
-	s.frame(70, 104) // third late frame: more than 2 in flight
+	s.frame(101, 102)
+	s.frame(102, 103)
+	s.frame(50, 104)
+	s.frame(51, 105)
+	s.frame(52, 106)
+	s.frame(53, 107)
 	s.frame(200, 201)
 	res, frames := s.finish()
 	var ce *ClockError
 	if !errors.As(res.Err, &ce) || ce.Run != 3 || ce.Limit != 2 {
 		t.Fatalf("capture ended with %v, want a clock error", res.Err)
 	}
-	if !strings.Contains(res.Capture.EndReason, "source clock went backwards") || res.Capture.Ended != timeline.Time(104e6) {
+	// 52 tips it, judged (released by the window) when 53 arrives; the
+	// interval ends at its receipt.
+	if !strings.Contains(res.Capture.EndReason, "source clock went backwards") || res.Capture.Ended != timeline.Time(106e6) {
 		t.Errorf("end %q at %v", res.Capture.EndReason, res.Capture.Ended)
 	}
 	a := res.Capture.Frames
-	if a.Delivered != 1 || a.Late != 3 || a.Rejected != 1 || len(frames) != 1 {
+	if a.Delivered != 2 || a.Late != 3 || a.Rejected != 3 || len(frames) != 2 {
 		t.Errorf("accounting %+v, %d frames", a, len(frames))
 	}
 	select {

@@ -15,9 +15,10 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// loop is the capture goroutine: it maps frames' clocks, accounts for them,
-// records boundaries, and hands accepted frames to the spool writer. It
-// returns once stopped and every queued event is handled.
+// loop is the capture goroutine: it maps frames' clocks, puts screencast
+// frames back in source order (reorder), accounts for them, records
+// boundaries, and hands accepted frames to the spool writer. It returns
+// once stopped and every queued event is handled.
 func (c *Capture) loop() {
 	defer c.loopWG.Done()
 	var detached, done <-chan struct{}
@@ -25,6 +26,9 @@ func (c *Capture) loop() {
 		detached, _ = chromedp.Detached(c.ctx)
 		done = c.ctx.Done()
 	}
+	hold := time.NewTimer(time.Hour)
+	hold.Stop()
+	defer hold.Stop()
 	for {
 		c.mu.Lock()
 		batch := c.queue
@@ -39,16 +43,31 @@ func (c *Capture) loop() {
 			rest := len(c.queue)
 			c.mu.Unlock()
 			if rest == 0 {
+				c.judgeAll(c.window.flush())
 				return
 			}
 			continue
 		}
+		// Frames held in the window are released when they are due by
+		// age (a timer's channel delivers no stale tick after Stop or
+		// Reset since Go 1.23).
+		var holding <-chan time.Time
+		if at, ok := c.window.deadline(reorderAge); ok {
+			hold.Reset(time.Duration(at - c.clock.Now()))
+			holding = hold.C
+		} else {
+			hold.Stop()
+		}
 		select {
 		case <-c.wake:
+		case <-holding:
+			c.judgeAll(c.window.due(c.clock.Now(), reorderAge))
 		case <-detached:
+			c.judgeAll(c.window.flush())
 			c.end(c.clock.Now(), errors.New("target detached (tab closed or browser gone)"))
 			detached = nil
 		case <-done:
+			c.judgeAll(c.window.flush())
 			c.end(c.clock.Now(), fmt.Errorf("browser connection closed: %w", c.ctx.Err()))
 			done = nil
 		}
@@ -66,7 +85,21 @@ func (c *Capture) end(at timeline.Time, why error) {
 	c.closeDone()
 }
 
+// arrival is a frame received and not judged yet: everything the loop
+// knows of it but its place in the sequence.
+type arrival struct {
+	fr   timeline.Frame // Seq and File are set when it is judged
+	data []byte
+	ok   bool // it has a source time and decodes
+}
+
+// handle takes one event in receipt order. Screencast frames go through the
+// reorder window; anything else releases the frames it holds first, so a
+// seed, a boundary or the end of the interval keeps its place among them.
 func (c *Capture) handle(e event) {
+	if e.kind != evFrame {
+		c.judgeAll(c.window.flush())
+	}
 	switch e.kind {
 	case evNav:
 		c.doc++
@@ -77,37 +110,64 @@ func (c *Capture) handle(e event) {
 	case evEnd:
 		c.end(e.at, e.err)
 		return
+	case evSync:
+		close(e.done)
+		return
 	}
-	fr := timeline.Frame{Tab: c.opts.Tab, Document: c.doc, Received: e.at, Seq: c.seq}
-	c.seq++
-	var data []byte
-	ok := true
+	a := c.arrive(e)
+	if e.kind != evFrame || !a.ok {
+		c.judge(a) // in order already, or rejected whatever its place
+		return
+	}
+	c.judgeAll(c.window.push(a.fr.Source, c.clock.Now(), a))
+}
+
+// arrive reads what a frame event says of the frame: its document (the
+// one committed before it arrived), times, geometry and size.
+func (c *Capture) arrive(e event) arrival {
+	a := arrival{fr: timeline.Frame{Tab: c.opts.Tab, Document: c.doc, Received: e.at}, ok: true}
+	fr := &a.fr
 	if e.kind == evFrame {
-		data = e.frame.Data
-		fr.Source, ok = c.mapSource(e.frame.Metadata, e.at)
+		a.data = e.frame.Data
+		fr.Source, a.ok = c.mapSource(e.frame.Metadata, e.at)
 		if m := e.frame.Metadata; m != nil {
 			fr.OffsetTop, fr.PageScaleFactor = m.OffsetTop, m.PageScaleFactor
 			fr.ScrollX, fr.ScrollY = m.ScrollOffsetX, m.ScrollOffsetY
 			fr.DeviceWidth, fr.DeviceHeight = m.DeviceWidth, m.DeviceHeight
 		}
 	} else {
-		data, fr.Source, fr.Seeded = e.data, e.src, e.kind == evSeed
+		a.data, fr.Source, fr.Seeded = e.data, e.src, e.kind == evSeed
 	}
-	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(data)); err != nil {
-		ok = false
+	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(a.data)); err != nil {
+		a.ok = false
 	} else {
 		fr.Width, fr.Height = cfg.Width, cfg.Height
 	}
-	fr.Bytes = len(data)
+	fr.Bytes = len(a.data)
+	return a
+}
+
+func (c *Capture) judgeAll(as []arrival) {
+	for _, a := range as {
+		c.judge(a)
+	}
+}
+
+// judge numbers a frame in the order the ledger takes it, lets the ledger
+// decide, and queues an accepted frame for the spool writer.
+func (c *Capture) judge(a arrival) {
+	fr, data := a.fr, a.data
+	fr.Seq = c.seq
+	c.seq++
 	fr.File = timeline.FramePath(fr.Seq)
 	c.received.Add(1)
 	offer := c.ledger.Offer
 	if fr.Seeded {
 		offer = c.ledger.OfferSeed
 	}
-	v := offer(fr.Source, ok)
+	v := offer(fr.Source, a.ok)
 	if err := c.ledger.Err(); err != nil {
-		c.end(e.at, err)
+		c.end(fr.Received, err)
 	}
 	switch v {
 	case Late:

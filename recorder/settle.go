@@ -74,6 +74,7 @@ func (c *Capture) Settle(since timeline.Time) error {
 		return nil
 	}
 	if c.opts.SettleByFrame && c.settleByFrame() {
+		c.sync()
 		c.settledFrames.Add(1)
 		return nil
 	}
@@ -85,6 +86,19 @@ func (c *Capture) Settle(since timeline.Time) error {
 	}
 	c.settledShots.Add(1)
 	return nil
+}
+
+// sync has the loop release the frames its reorder window holds, and waits
+// until it has: the settled frame is judged and counted when Settle
+// returns, not up to reorderAge later. Frames older than it are not to be
+// expected any more: it began after the request, on a page gone still.
+func (c *Capture) sync() {
+	done := make(chan struct{})
+	c.enqueue(event{kind: evSync, done: done})
+	select {
+	case <-done:
+	case <-c.done: // ended: the loop may be gone
+	}
 }
 
 // navigatedSince says whether the main frame began to load another

@@ -37,6 +37,8 @@ type FrameSummary struct {
 	Repeats         int64   `json:"repeats,omitempty"`
 	Pictures        string  `json:"pictures,omitempty"`
 	Missed          int64   `json:"missed,omitempty"`
+	// Restarts counts a live capture's screencast restarts.
+	Restarts int64 `json:"restarts,omitempty"`
 }
 
 // BoundarySummary is one document boundary.
@@ -77,7 +79,7 @@ func Summarize(t *Timeline) Summary {
 	s := Summary{
 		Name: t.Name, Outcome: t.Outcome, Error: t.Error, DurationMs: (t.End - t.Start).Millis(),
 		Clock: t.Clock.Mapping, Viewport: t.Viewport, EndReason: t.Capture.EndReason,
-		Frames: FrameSummary{Accounting: a, Mode: t.Capture.Mode, Repeats: t.Capture.Repeats, Pictures: t.Capture.Pictures, Missed: t.Capture.Missed,
+		Frames: FrameSummary{Accounting: a, Mode: t.Capture.Mode, Repeats: t.Capture.Repeats, Pictures: t.Capture.Pictures, Missed: t.Capture.Missed, Restarts: t.Capture.Restarts,
 			FrameIntervalMs: float64(t.Capture.FrameInterval) / 1e6},
 		Boundaries: []BoundarySummary{}, Steps: []StepSummary{}, Holds: []HoldSummary{},
 		Receipts: len(t.Receipts), ByKind: map[string]int{}, Cleanup: t.Cleanup, Recovered: t.Recovered,

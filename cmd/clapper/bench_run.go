@@ -54,23 +54,29 @@ type benchRunOptions struct {
 }
 
 // benchRunMode is how one series of runs films: the capture mode and, live,
-// how its settled pictures are had.
+// how its settled pictures are had and whether it keeps one screencast
+// (no restarts) for the whole take.
 type benchRunMode struct {
 	Capture   string `json:"capture"`
 	SettledBy string `json:"settled_by,omitempty"`
+	NoRestart bool   `json:"no_restart,omitempty"`
 }
 
 func (m benchRunMode) String() string {
 	if m.Capture == scripts.CaptureStudio {
 		return "studio"
 	}
+	if m.NoRestart {
+		return "live, settled by " + m.SettledBy + ", one screencast"
+	}
 	return "live, settled by " + m.SettledBy
 }
 
-// benchRunModes are the series --capture and --settled-by ask for: each
-// live one per way of settling, studio once (it needs no settled
-// picture: every frame is made on request). Pure.
-func benchRunModes(captures []string, settled string) ([]benchRunMode, error) {
+// benchRunModes are the series --capture, --settled-by and
+// --restart-screencast ask for: each live one per way of settling and of
+// restarting, studio once (it needs no settled picture: every frame is
+// made on request, and it has no screencast to restart). Pure.
+func benchRunModes(captures []string, settled, restart string) ([]benchRunMode, error) {
 	var ways []string
 	switch settled {
 	case "both":
@@ -80,6 +86,17 @@ func benchRunModes(captures []string, settled string) ([]benchRunMode, error) {
 	default:
 		return nil, usageErr("--settled-by %q: use frame, screenshot or both", settled)
 	}
+	var noRestart []bool
+	switch restart {
+	case "on":
+		noRestart = []bool{false}
+	case "off":
+		noRestart = []bool{true}
+	case "both":
+		noRestart = []bool{false, true}
+	default:
+		return nil, usageErr("--restart-screencast %q: use on, off or both", restart)
+	}
 	var modes []benchRunMode
 	for _, c := range captures {
 		if c == scripts.CaptureStudio {
@@ -87,7 +104,9 @@ func benchRunModes(captures []string, settled string) ([]benchRunMode, error) {
 			continue
 		}
 		for _, w := range ways {
-			modes = append(modes, benchRunMode{Capture: c, SettledBy: w})
+			for _, nr := range noRestart {
+				modes = append(modes, benchRunMode{Capture: c, SettledBy: w, NoRestart: nr})
+			}
 		}
 	}
 	return modes, nil
@@ -110,6 +129,7 @@ func benchRunCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live or studio; repeatable (or live,studio) to compare them in one run"},
 			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.StringFlag{Name: "settled-by", Value: "both", Usage: "live: how the settled picture after a step is had: frame (one more screencast frame), screenshot, or both (runs alternate)"},
+			&cli.StringFlag{Name: "restart-screencast", Value: "on", Usage: "live: restart the screencast after each 750 ms of steady frames (on, as clapper run), keep one (off), or both (runs alternate)"},
 			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
 			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
@@ -130,7 +150,7 @@ func benchRunCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			modes, err := benchRunModes(captures, c.String("settled-by"))
+			modes, err := benchRunModes(captures, c.String("settled-by"), c.String("restart-screencast"))
 			if err != nil {
 				return err
 			}
@@ -207,7 +227,7 @@ func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
 	for n := 1; n <= o.runs; n++ {
 		for i := range modes {
 			m := modes[i].Mode
-			r, err := benchRunOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s%s-run%d", m.Capture, m.SettledBy, n)), m)
+			r, err := benchRunOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s%s%s-run%d", m.Capture, m.SettledBy, map[bool]string{true: "-onecast"}[m.NoRestart], n)), m)
 			if err != nil {
 				return fmt.Errorf("bench run (%s) %d: %w", m, n, err)
 			}
@@ -256,7 +276,7 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out s
 		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true, early: o.early,
 		capture: mode.Capture, shell: o.shell,
 		env:        map[string]string{"BENCH_URL": pageURL},
-		tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame},
+		tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart},
 		onCaptured: func() { captured = time.Now() },
 	})
 	end := time.Now()

@@ -12,22 +12,27 @@ func TestBenchRunModes(t *testing.T) {
 	for _, c := range []struct {
 		captures []string
 		settled  string
+		restart  string
 		want     string // the modes, or "error"
 	}{
-		{[]string{"live"}, "both", "[live, settled by frame live, settled by screenshot]"},
-		{[]string{"live"}, "frame", "[live, settled by frame]"},
-		{[]string{"studio"}, "both", "[studio]"},
-		{[]string{"live", "studio"}, "screenshot", "[live, settled by screenshot studio]"},
-		{[]string{"studio", "live"}, "both", "[studio live, settled by frame live, settled by screenshot]"},
-		{[]string{"live"}, "never", "error"},
+		{[]string{"live"}, "both", "on", "[live, settled by frame live, settled by screenshot]"},
+		{[]string{"live"}, "frame", "on", "[live, settled by frame]"},
+		{[]string{"studio"}, "both", "on", "[studio]"},
+		{[]string{"live", "studio"}, "screenshot", "on", "[live, settled by screenshot studio]"},
+		{[]string{"studio", "live"}, "both", "on", "[studio live, settled by frame live, settled by screenshot]"},
+		{[]string{"live"}, "frame", "off", "[live, settled by frame, one screencast]"},
+		{[]string{"live", "studio"}, "frame", "both", "[live, settled by frame live, settled by frame, one screencast studio]"},
+		{[]string{"studio"}, "both", "both", "[studio]"},
+		{[]string{"live"}, "never", "on", "error"},
+		{[]string{"live"}, "frame", "sometimes", "error"},
 	} {
-		got, err := benchRunModes(c.captures, c.settled)
+		got, err := benchRunModes(c.captures, c.settled, c.restart)
 		s := fmt.Sprint(got)
 		if err != nil {
 			s = "error"
 		}
 		if s != c.want {
-			t.Errorf("benchRunModes(%v, %q) = %s, want %s", c.captures, c.settled, s, c.want)
+			t.Errorf("benchRunModes(%v, %q, %q) = %s, want %s", c.captures, c.settled, c.restart, s, c.want)
 		}
 	}
 }

@@ -27,8 +27,10 @@ type ScenarioFigures struct {
 	Distinct int64   `json:"distinct"`
 	Coverage float64 `json:"coverage"`
 	// LongestFreezeMs is the longest source-time gap between consecutive
-	// screencast frames of one document, from its first readable frame on:
-	// how long the page looked stuck, navigations aside.
+	// screencast frames of one document, from its first readable frame of
+	// that page on (frames of the previous page that arrived after the
+	// commit are left out, here and in coverage and drift): how long the
+	// page looked stuck, navigations aside.
 	LongestFreezeMs float64 `json:"longest_freeze_ms"`
 	// Drift is |source time - rAF time - the document's median offset|.
 	Drift Dist `json:"drift"`
@@ -72,6 +74,12 @@ func SummarizeScenario(samples []Sample) ScenarioFigures {
 			continue
 		}
 		c := s.Code.Counter
+		if d.last != nil && c < d.last.Code.Counter {
+			// The counter went back within a document: the frames before
+			// showed the previous page (attributed by receipt, they arrived
+			// after the commit), and they are left out.
+			*d = docState{seen: map[uint32]bool{}, lo: c, hi: c}
+		}
 		d.lo, d.hi = min(d.lo, c), max(d.hi, c)
 		d.seen[c] = true
 		d.drift = append(d.drift, ms(s.Source-timeline.Time(s.Code.RAF)))

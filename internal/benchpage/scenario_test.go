@@ -26,7 +26,13 @@ func TestSummarizeScenario(t *testing.T) {
 	}
 	// A screenshot (seeded) in document 1 does not split a freeze.
 	s = append(s, Sample{Document: 1, Source: timeline.Time(time.Second + 29*frame + 50*time.Millisecond), Seeded: true, Decoded: true, Code: Code{Counter: 29, RAF: 29 * frame}})
-	// Document 2: the counter starts again; a 200 ms stall between 5 and 17.
+	// Document 2 begins with two frames of the previous page that arrived
+	// after the commit (its counter, its clock), 300 ms before the new
+	// page's first: left out of every figure.
+	for _, n := range []uint32{30, 31} {
+		s = append(s, Sample{Document: 2, Source: timeline.Time(3*time.Second - 300*time.Millisecond + time.Duration(n-30)*frame), Decoded: true, Code: Code{Counter: n, RAF: time.Duration(n) * frame}})
+	}
+	// Then the counter starts again; a 200 ms stall between 5 and 17.
 	for _, n := range []uint32{0, 1, 2, 3, 4, 5, 17, 18, 19} {
 		j := time.Duration(0)
 		if n == 18 {

@@ -1,0 +1,52 @@
+package recorder
+
+import (
+	"testing"
+	"time"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+func TestStreakSaysWhenToRestart(t *testing.T) {
+	ms := func(v float64) timeline.Time { return timeline.Time(v * float64(time.Millisecond)) }
+	every := func(from, to, step float64) []float64 {
+		var out []float64
+		for v := from; v <= to+1e-9; v += step {
+			out = append(out, v)
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		frames []float64 // source times, ms
+		want   []float64 // the frames after which a restart is due
+	}{
+		{"steady frames restart after 750 ms, then 750 ms after the next", every(0, 2000, 20), []float64{760, 1540}},
+		{"a still page never restarts", []float64{0, 400, 800, 1200, 1600}, nil},
+		// A pause of 250 ms or more ends the streak: the capturer forgets too.
+		{"a pause starts the streak again", append(every(0, 600, 50), every(850, 1700, 50)...), []float64{1600}},
+		{"a pause just under 250 ms does not", append(every(0, 500, 50), every(749, 800, 50)...), []float64{799}},
+		// A frame that comes late (reordered) neither ends nor moves it.
+		{"a late frame", []float64{0, 100, 50, 200, 300, 400, 500, 600, 700, 760}, []float64{760}},
+		{"restarted: the next frame begins a streak", append(every(0, 750, 50), every(800, 1550, 50)...), []float64{750, 1550}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var s streak
+			var got []float64
+			for _, f := range c.frames {
+				if s.frame(ms(f)) {
+					got = append(got, f)
+				}
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("restarts after %v, want %v", got, c.want)
+			}
+			for i := range got {
+				if d := got[i] - c.want[i]; d > 0.5 || d < -0.5 {
+					t.Fatalf("restarts after %v, want %v", got, c.want)
+				}
+			}
+		})
+	}
+}
