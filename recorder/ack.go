@@ -16,17 +16,21 @@ func (c *Capture) acker() {
 	defer c.ackWG.Done()
 	for {
 		c.ackMu.Lock()
-		ids, quit := c.ackQ, c.ackQuit
+		items, quit, second := c.ackQ, c.ackQuit, c.second
 		c.ackQ = nil
 		c.ackMu.Unlock()
 		if quit {
 			return
 		}
-		for _, id := range ids {
+		for _, it := range items {
 			if c.ended.Load() {
 				break
 			}
-			c.ack(id)
+			ctx := c.ackCtx
+			if it.cast == 1 && second != nil {
+				ctx = second.ackCtx
+			}
+			c.ack(ctx, it.id)
 		}
 		select {
 		case <-c.ackWake:
@@ -36,10 +40,17 @@ func (c *Capture) acker() {
 	}
 }
 
-// ack acks one frame and times the round trip.
-func (c *Capture) ack(id int64) {
+// ackItem is a frame to ack: the session that sent it (0 the tab's, 1 the
+// second one of restart.go) and its screencast session id.
+type ackItem struct {
+	cast int
+	id   int64
+}
+
+// ack acks one frame on the session ctx and times the round trip.
+func (c *Capture) ack(ctx context.Context, id int64) {
 	t0 := Monotonic()
-	actx, cancel := context.WithTimeout(c.ackCtx, 5*time.Second)
+	actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	_, err := chromedp.Call(actx, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: id})
 	cancel()
 	d := Monotonic() - t0
@@ -48,7 +59,7 @@ func (c *Capture) ack(id int64) {
 	if d > c.ackMax.Load() {
 		c.ackMax.Store(d) // only the acker writes it
 	}
-	if err != nil && c.ackCtx.Err() == nil { // not cut short by Stop
+	if err != nil && ctx.Err() == nil { // not cut short by Stop
 		c.ackErrs.Add(1)
 	}
 }

@@ -213,11 +213,16 @@ type Capture struct {
 	stopped bool
 
 	ackMu     sync.Mutex
-	ackQ      []int64
+	ackQ      []ackItem
 	ackWake   chan struct{}
 	ackQuit   bool
 	ackCtx    context.Context // the tab's, cancelled by Stop
 	ackCancel context.CancelFunc
+	// second is the tab's second CDP session, which a screencast is handed
+	// over to and back (restart.go); set under ackMu by the restarter.
+	second *castSession
+	// noSecond is why it could not be attached (then restarts are in place).
+	noSecond error
 
 	// owned by the capture loop
 	window  reorder[arrival]
@@ -260,10 +265,17 @@ type Capture struct {
 	probeX                      int64
 	settledFrames, settledShots atomic.Int64
 
-	// Screencast restarts (restart.go): the listener owns streak and
-	// signals restartWake; castMu keeps a restart and Stop apart.
+	// Screencast restarts (restart.go): the listeners keep streak (under
+	// frameMu) and signal restartWake; castMu keeps a restart and Stop
+	// apart; active is the session casting (the restarter's, then Stop's);
+	// incoming the session a hand-over waits for a frame from (-1: none),
+	// signalled on handoff.
+	frameMu                  sync.Mutex
 	streak                   streak
 	restartWake, restartQuit chan struct{}
+	handoff                  chan struct{}
+	incoming                 atomic.Int32
+	active                   int
 	restartWG                sync.WaitGroup
 	quitOnce                 sync.Once
 	castMu                   sync.Mutex
@@ -317,6 +329,7 @@ type spoolItem struct {
 func newCapture(ctx context.Context, opts Options) *Capture {
 	opts.defaults()
 	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), ackWake: make(chan struct{}, 1), frameWake: make(chan struct{}, 1), navWake: make(chan struct{}, 1), done: make(chan struct{})}
+	c.incoming.Store(-1)
 	if ctx != nil {
 		c.mainFrame = tabID(ctx)
 	}
@@ -354,7 +367,7 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
 	if !c.opts.NoRestart {
-		c.restartWake, c.restartQuit = make(chan struct{}, 1), make(chan struct{})
+		c.restartWake, c.restartQuit, c.handoff = make(chan struct{}, 1), make(chan struct{}), make(chan struct{}, 1)
 	}
 	if err := chromedp.Listen(lctx, c.onEvent); err != nil {
 		c.Stop(context.Background())
@@ -401,26 +414,7 @@ func (c *Capture) eventOf(ev any) (event, bool) {
 	var e event
 	switch ev := ev.(type) {
 	case *page.EventScreencastFrame:
-		if m := ev.Metadata; m != nil {
-			src := now
-			switch {
-			case m.MonotonicTimestamp != 0:
-				src = c.clock.FromMonotonic(float64(m.MonotonicTimestamp))
-			case m.Timestamp != 0:
-				src = c.clock.FromWall(float64(m.Timestamp))
-			}
-			if int64(src) > c.newest.Load() {
-				c.newest.Store(int64(src)) // only the listener writes it
-			}
-			if c.restartWake != nil && c.streak.frame(src) {
-				signal(c.restartWake)
-			}
-		}
-		signal(c.frameWake)
-		c.ackMu.Lock()
-		c.ackQ = append(c.ackQ, ev.SessionID)
-		c.ackMu.Unlock()
-		signal(c.ackWake)
+		c.noteFrame(0, ev, now)
 		e = event{kind: evFrame, at: now, frame: ev}
 	case *page.EventFrameStartedLoading:
 		if string(ev.FrameID) == c.mainFrame {
@@ -443,6 +437,39 @@ func (c *Capture) eventOf(ev any) (event, bool) {
 		return e, false
 	}
 	return e, true
+}
+
+// noteFrame notes a screencast frame at once, on the listener of the
+// session (cast) that sent it: the newest frame time, the streak that
+// decides restarts, the wake-ups of Settle and of a hand-over waiting for
+// this session, and its ack.
+func (c *Capture) noteFrame(cast int, ev *page.EventScreencastFrame, now timeline.Time) {
+	if m := ev.Metadata; m != nil {
+		src := now
+		switch {
+		case m.MonotonicTimestamp != 0:
+			src = c.clock.FromMonotonic(float64(m.MonotonicTimestamp))
+		case m.Timestamp != 0:
+			src = c.clock.FromWall(float64(m.Timestamp))
+		}
+		c.frameMu.Lock() // two sessions' listeners during a hand-over
+		if int64(src) > c.newest.Load() {
+			c.newest.Store(int64(src))
+		}
+		due := c.restartWake != nil && c.streak.frame(src)
+		c.frameMu.Unlock()
+		if due {
+			signal(c.restartWake)
+		}
+	}
+	if c.incoming.Load() == int32(cast) {
+		signal(c.handoff)
+	}
+	signal(c.frameWake)
+	c.ackMu.Lock()
+	c.ackQ = append(c.ackQ, ackItem{cast: cast, id: ev.SessionID})
+	c.ackMu.Unlock()
+	signal(c.ackWake)
 }
 
 func signal(ch chan struct{}) {
@@ -530,9 +557,9 @@ func (c *Capture) stop(ctx context.Context) Result {
 	if c.pump != nil {
 		c.pump.halt()
 	}
-	c.quitRestarts()
+	castCtx := c.quitRestarts()
 	if c.casting && c.alive() {
-		sctx, cancel := context.WithTimeout(c.ctx, 3*time.Second)
+		sctx, cancel := context.WithTimeout(castCtx, 3*time.Second)
 		stopCall := context.AfterFunc(ctx, cancel)
 		_, err := chromedp.Call(sctx, page.StopScreencast, cdp.Empty{})
 		stopCall()
@@ -558,7 +585,11 @@ func (c *Capture) stop(ctx context.Context) Result {
 	if c.ackCancel != nil {
 		c.ackCancel()
 	}
+	if c.second != nil {
+		c.second.ackCancel()
+	}
 	c.ackWG.Wait()
+	c.detachSecond()
 	res := c.drain()
 	if c.pump != nil {
 		c.pump.studioResult(&res)

@@ -43,13 +43,12 @@ const settleInterval = 16667 * time.Microsecond
 // a screencast frame begun after the request: an ordinary screencast
 // frame, accounted as any other; the screenshot only when none arrives.
 //
-// Why the screenshot stays the default (clapper bench run, 1280x720, 2
-// cores, quiet machine, medians of 3): the first highlight in a renderer
-// stalls its frames for 250-283 ms about a second later (3 runs of 3,
-// measured again with Chromium's omnibox popups off), while the
-// screenshots cost 65 to 175 ms between steps and left no gap over 83 ms
-// (longest freeze 33 ms, coverage 0.996, against 267 ms and 0.962 by
-// frame).
+// Why the screenshot stays the default: the two measure alike (clapper
+// bench run, 1280x720, 2 cores, five runs each, screencast restarted:
+// longest freeze 117 ms by frame and 100 ms by screenshot, coverage 0.948
+// and 0.953). The 250-283 ms stall about a second after the first
+// highlight that once decided it was Chromium's capturer locking onto one
+// region (restart.go), and came with screenshots too.
 //
 // A step that started a navigation of the main frame (a press of Enter
 // in a form, a click on a link) has nothing to settle: the new document is

@@ -344,7 +344,7 @@ func (p *pump) endCast() {
 func (p *pump) onCast(ev *page.EventScreencastFrame) {
 	c := p.c
 	c.ackMu.Lock()
-	c.ackQ = append(c.ackQ, ev.SessionID)
+	c.ackQ = append(c.ackQ, ackItem{id: ev.SessionID})
 	c.ackMu.Unlock()
 	signal(c.ackWake)
 	p.out.picture(ev.Data)

@@ -109,10 +109,12 @@ type Capture struct {
 	// Settled counts how the pictures of the settled page after steps were
 	// had (absent in takes that never asked for one).
 	Settled *Settled `json:"settled,omitempty"`
-	// Restarts counts how often a live capture restarted its screencast:
-	// after each 750 ms of steady frames, so that Chromium's capturer never
-	// locks onto one animated region and skips the frames that damage
-	// another (recorder/restart.go).
+	// Restarts counts how often a live capture started its screencast
+	// anew (handed over to the tab's other CDP session): after each 750 ms
+	// of steady frames, so that Chromium's capturer never locks onto one
+	// animated region and skips the frames that damage another
+	// (recorder/restart.go). Frames both screencasts sent while they
+	// overlapped are counted as duplicates.
 	Restarts int64 `json:"restarts,omitempty"`
 }
 

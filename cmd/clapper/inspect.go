@@ -82,7 +82,7 @@ func printSummary(w io.Writer, s timeline.Summary) {
 	}
 	fmt.Fprintln(w)
 	if f.Restarts > 0 {
-		fmt.Fprintf(w, "        the screencast was restarted %d times, after each 750 ms of steady frames, so Chromium's capturer never locked onto one moving region and skipped the frames of another\n", f.Restarts)
+		fmt.Fprintf(w, "        the screencast was started anew %d times, after each 750 ms of steady frames, so Chromium's capturer never locked onto one moving region and skipped the frames of another (frames sent twice while two overlapped count as duplicates)\n", f.Restarts)
 	}
 	if f.Mode == timeline.CaptureStudio {
 		fmt.Fprintf(w, "        studio capture: one frame every %.3f ms of virtual time; %d more showed nothing new (repeats of the last picture, not stored)\n", f.FrameIntervalMs, f.Repeats)
