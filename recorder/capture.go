@@ -270,17 +270,18 @@ type Capture struct {
 	// apart; active is the session casting (the restarter's, then Stop's);
 	// incoming the session a hand-over waits for a frame from (-1: none),
 	// signalled on handoff.
-	frameMu                  sync.Mutex
-	streak                   streak
-	restartWake, restartQuit chan struct{}
-	handoff                  chan struct{}
-	incoming                 atomic.Int32
-	active                   int
-	restartWG                sync.WaitGroup
-	quitOnce                 sync.Once
-	castMu                   sync.Mutex
-	castStopping             bool
-	restarts                 atomic.Int64
+	frameMu       sync.Mutex
+	streak        streak
+	restartWake   chan struct{}
+	restartCtx    context.Context // cancelled when Stop begins
+	restartCancel context.CancelFunc
+	handoff       chan struct{}
+	incoming      atomic.Int32
+	active        int
+	restartWG     sync.WaitGroup
+	castMu        sync.Mutex
+	castStopping  bool
+	restarts      atomic.Int64
 
 	casting  bool          // the screencast was started; set by Start
 	pump     *pump         // the frame pump of a studio capture (StartStudio)
@@ -315,6 +316,7 @@ type event struct {
 	data  []byte        // seeds: the screenshot
 	src   timeline.Time // seeds: the source time chosen for it
 	url   string
+	cast  int           // evFrame: the session that sent it (restart.go)
 	err   error         // evEnd: why the interval ended
 	done  chan struct{} // evSync: closed once handled
 }
@@ -367,7 +369,8 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
 	if !c.opts.NoRestart {
-		c.restartWake, c.restartQuit, c.handoff = make(chan struct{}, 1), make(chan struct{}), make(chan struct{}, 1)
+		c.restartWake, c.handoff = make(chan struct{}, 1), make(chan struct{}, 1)
+		c.restartCtx, c.restartCancel = context.WithCancel(context.Background())
 	}
 	if err := chromedp.Listen(lctx, c.onEvent); err != nil {
 		c.Stop(context.Background())
@@ -390,7 +393,7 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 		return nil, fmt.Errorf("start screencast: %w", err)
 	}
 	c.casting = true
-	if c.restartQuit != nil {
+	if c.restartCancel != nil {
 		c.restartWG.Add(1)
 		go c.restarter(params)
 	}
@@ -415,7 +418,7 @@ func (c *Capture) eventOf(ev any) (event, bool) {
 	switch ev := ev.(type) {
 	case *page.EventScreencastFrame:
 		c.noteFrame(0, ev, now)
-		e = event{kind: evFrame, at: now, frame: ev}
+		return e, false // noteFrame queued it
 	case *page.EventFrameStartedLoading:
 		if string(ev.FrameID) == c.mainFrame {
 			c.navAt.Store(int64(now))
@@ -439,11 +442,13 @@ func (c *Capture) eventOf(ev any) (event, bool) {
 	return e, true
 }
 
-// noteFrame notes a screencast frame at once, on the listener of the
-// session (cast) that sent it: the newest frame time, the streak that
-// decides restarts, the wake-ups of Settle and of a hand-over waiting for
-// this session, and its ack.
+// noteFrame takes a screencast frame on the listener of the session (cast)
+// that sent it: it queues the frame for the loop first, so a waiter woken
+// by it finds it queued (Settle's sync comes after it), then notes the
+// newest frame time and the streak that decides restarts, wakes Settle and
+// a hand-over waiting for this session, and queues its ack.
 func (c *Capture) noteFrame(cast int, ev *page.EventScreencastFrame, now timeline.Time) {
+	c.enqueue(event{kind: evFrame, at: now, frame: ev, cast: cast})
 	if m := ev.Metadata; m != nil {
 		src := now
 		switch {
@@ -557,13 +562,19 @@ func (c *Capture) stop(ctx context.Context) Result {
 	if c.pump != nil {
 		c.pump.halt()
 	}
-	castCtx := c.quitRestarts()
+	casts := c.quitRestarts()
 	if c.casting && c.alive() {
-		sctx, cancel := context.WithTimeout(castCtx, 3*time.Second)
-		stopCall := context.AfterFunc(ctx, cancel)
-		_, err := chromedp.Call(sctx, page.StopScreencast, cdp.Empty{})
-		stopCall()
-		cancel()
+		// Stop every screencast that may run (a hand-over cut short, or
+		// an old one that did not stop, leaves two); the active one's
+		// answer says whether to take the final picture.
+		var err error
+		for i := len(casts) - 1; i >= 0; i-- {
+			sctx, cancel := context.WithTimeout(casts[i], 3*time.Second)
+			stopCall := context.AfterFunc(ctx, cancel)
+			_, err = chromedp.Call(sctx, page.StopScreencast, cdp.Empty{})
+			stopCall()
+			cancel()
+		}
 		// Every frame Chromium sent before stopping has reached the
 		// listener by now (events arrive before the reply that follows
 		// them). Take the final state, unless the interval already ended.

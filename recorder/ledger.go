@@ -80,10 +80,13 @@ type Ledger struct {
 	last    timeline.Time
 	hasLast bool
 	// cast is the source time of the last screencast (not seeded) frame
-	// accepted: only frames older than it show the clock going back.
-	cast    timeline.Time
-	hasCast bool
-	lateRun int
+	// accepted from each session (0 the tab's, 1 the second one a live
+	// capture hands its screencast over to): only frames older than their
+	// own session's show the clock going back, since two screencasts that
+	// overlap send the same frames, each in its own time.
+	cast    [2]timeline.Time
+	hasCast [2]bool
+	lateRun [2]int
 	stopped bool
 	err     error
 }
@@ -91,10 +94,17 @@ type Ledger struct {
 // Offer classifies a received frame with source time src. ok is false when
 // the frame is unusable (undecodable, no source time). After Stop or a
 // clock error every frame is rejected.
-func (l *Ledger) Offer(src timeline.Time, ok bool) Verdict {
-	v := l.offer(src, ok, false)
+func (l *Ledger) Offer(src timeline.Time, ok bool) Verdict { return l.OfferFrom(0, src, ok) }
+
+// OfferFrom is Offer for a screencast frame of session cast (0 or 1). A
+// session's late frames are evidence of the clock going backwards only
+// behind that session's own last accepted frame; a session none of whose
+// frames was accepted yet (a hand-over's new screencast catching up)
+// shows nothing, except the tab's own (0) at the start of a capture.
+func (l *Ledger) OfferFrom(cast int, src timeline.Time, ok bool) Verdict {
+	v := l.offer(src, ok, false, cast)
 	if v == Accept {
-		l.cast, l.hasCast = src, true
+		l.cast[cast], l.hasCast[cast] = src, true
 	}
 	return v
 }
@@ -103,9 +113,9 @@ func (l *Ledger) Offer(src timeline.Time, ok bool) Verdict {
 // It is ordered like any frame, but frames arriving late behind it are not
 // evidence of the source clock going backwards unless they are older than
 // the last screencast frame too.
-func (l *Ledger) OfferSeed(src timeline.Time, ok bool) Verdict { return l.offer(src, ok, true) }
+func (l *Ledger) OfferSeed(src timeline.Time, ok bool) Verdict { return l.offer(src, ok, true, 0) }
 
-func (l *Ledger) offer(src timeline.Time, ok, seed bool) Verdict {
+func (l *Ledger) offer(src timeline.Time, ok, seed bool, cast int) Verdict {
 	l.acc.Received++
 	switch {
 	case l.stopped || l.err != nil || !ok:
@@ -113,10 +123,11 @@ func (l *Ledger) offer(src timeline.Time, ok, seed bool) Verdict {
 		return Reject
 	case l.hasLast && src < l.last:
 		l.acc.Late++
-		if !seed && (!l.hasCast || src < l.cast) {
-			l.lateRun++
-			if limit := l.limit(); l.lateRun > limit {
-				l.err = &ClockError{Run: l.lateRun, Limit: limit, Last: l.last, Got: src}
+		evidence := l.hasCast[cast] && src < l.cast[cast] || !l.hasCast[cast] && cast == 0
+		if !seed && evidence {
+			l.lateRun[cast]++
+			if limit := l.limit(); l.lateRun[cast] > limit {
+				l.err = &ClockError{Run: l.lateRun[cast], Limit: limit, Last: l.last, Got: src}
 			}
 		}
 		return Late
@@ -126,7 +137,7 @@ func (l *Ledger) offer(src timeline.Time, ok, seed bool) Verdict {
 	}
 	l.last, l.hasLast = src, true
 	if !seed {
-		l.lateRun = 0
+		l.lateRun[cast] = 0
 	}
 	l.pending++
 	return Accept

@@ -252,3 +252,48 @@ func TestLedgerSeedDoesNotFakeAClockError(t *testing.T) {
 		t.Errorf("accounting %+v pending %d", a, l.Pending())
 	}
 }
+
+// During a hand-over two screencasts send the same frames, each in its
+// own time: the new one's frames behind the old one's are late (or
+// duplicates), but no evidence of the clock going backwards until they
+// fall behind the new session's own last accepted frame.
+func TestLedgerHandOverIsNoClockError(t *testing.T) {
+	var l Ledger
+	for _, s := range []timeline.Time{10, 20, 30, 40, 50} {
+		if v := l.OfferFrom(0, s, true); v != Accept {
+			t.Fatalf("frame %v: %v", s, v)
+		}
+	}
+	// The new session catches up from 10: all behind 50.
+	for _, s := range []timeline.Time{10, 20, 30, 40} {
+		if v := l.OfferFrom(1, s, true); v != Late {
+			t.Fatalf("new session's frame %v: %v, want late", s, v)
+		}
+	}
+	if v := l.OfferFrom(1, 50, true); v != Duplicate {
+		t.Fatalf("new session's frame 50: %v, want duplicate", v)
+	}
+	if l.Err() != nil {
+		t.Fatalf("clock error from a hand-over: %v", l.Err())
+	}
+	// A last frame of the old session, behind the new one's 60 but newer
+	// than its own 50: late, and no evidence.
+	if v := l.OfferFrom(1, 60, true); v != Accept {
+		t.Fatalf("frame 60: %v", v)
+	}
+	if v := l.OfferFrom(0, 55, true); v != Late || l.Err() != nil {
+		t.Fatalf("old session's 55: %v, %v", v, l.Err())
+	}
+	// Behind the new session's own frames, more than in flight: the clock.
+	for _, s := range []timeline.Time{1, 2, 3, 4} {
+		l.OfferFrom(1, s, true)
+	}
+	var ce *ClockError
+	if !errors.As(l.Err(), &ce) {
+		t.Fatalf("no clock error after 4 frames behind the session's own: %v", l.Err())
+	}
+	l.Delivered(l.Pending())
+	if a := l.Accounting(); !a.Balanced() || a.Received != 16 {
+		t.Errorf("accounting %+v", a)
+	}
+}

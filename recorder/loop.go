@@ -38,6 +38,9 @@ func (c *Capture) loop() {
 		for _, e := range batch {
 			c.handle(e)
 		}
+		// Frames due by age are released after the batch, so a frame
+		// queued meanwhile with an earlier source time goes before them.
+		c.judgeAll(c.window.due(c.clock.Now(), reorderAge))
 		if stopped {
 			c.mu.Lock()
 			rest := len(c.queue)
@@ -58,17 +61,16 @@ func (c *Capture) loop() {
 		} else {
 			hold.Stop()
 		}
+		// A detach or a closed connection ends the interval behind the
+		// events queued before it (frames that came first are judged).
 		select {
 		case <-c.wake:
 		case <-holding:
-			c.judgeAll(c.window.due(c.clock.Now(), reorderAge))
 		case <-detached:
-			c.judgeAll(c.window.flush())
-			c.end(c.clock.Now(), errors.New("target detached (tab closed or browser gone)"))
+			c.enqueue(event{kind: evEnd, at: c.clock.Now(), err: errors.New("target detached (tab closed or browser gone)")})
 			detached = nil
 		case <-done:
-			c.judgeAll(c.window.flush())
-			c.end(c.clock.Now(), fmt.Errorf("browser connection closed: %w", c.ctx.Err()))
+			c.enqueue(event{kind: evEnd, at: c.clock.Now(), err: fmt.Errorf("browser connection closed: %w", c.ctx.Err())})
 			done = nil
 		}
 	}
@@ -91,6 +93,7 @@ type arrival struct {
 	fr   timeline.Frame // Seq and File are set when it is judged
 	data []byte
 	ok   bool // it has a source time and decodes
+	cast int  // the session that sent it
 }
 
 // handle takes one event in receipt order. Screencast frames go through the
@@ -125,7 +128,7 @@ func (c *Capture) handle(e event) {
 // arrive reads what a frame event says of the frame: its document (the
 // one committed before it arrived), times, geometry and size.
 func (c *Capture) arrive(e event) arrival {
-	a := arrival{fr: timeline.Frame{Tab: c.opts.Tab, Document: c.doc, Received: e.at}, ok: true}
+	a := arrival{fr: timeline.Frame{Tab: c.opts.Tab, Document: c.doc, Received: e.at}, ok: true, cast: e.cast}
 	fr := &a.fr
 	if e.kind == evFrame {
 		a.data = e.frame.Data
@@ -161,11 +164,12 @@ func (c *Capture) judge(a arrival) {
 	c.seq++
 	fr.File = timeline.FramePath(fr.Seq)
 	c.received.Add(1)
-	offer := c.ledger.Offer
+	var v Verdict
 	if fr.Seeded {
-		offer = c.ledger.OfferSeed
+		v = c.ledger.OfferSeed(fr.Source, a.ok)
+	} else {
+		v = c.ledger.OfferFrom(a.cast, fr.Source, a.ok)
 	}
-	v := offer(fr.Source, a.ok)
 	if err := c.ledger.Err(); err != nil {
 		c.end(fr.Received, err)
 	}

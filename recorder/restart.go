@@ -87,13 +87,14 @@ type castSession struct {
 
 // restarter is the goroutine that restarts the screencast when a listener
 // says it is due. It holds castMu while it does, so Stop never stops a
-// screencast being restarted, and quits once Stop has begun.
+// screencast being restarted, and quits once Stop has begun: Stop cancels
+// restartCtx first, which cuts short every call and wait of a hand-over.
 func (c *Capture) restarter(params page.StartScreencastParams) {
 	defer c.restartWG.Done()
 	for {
 		select {
 		case <-c.restartWake:
-		case <-c.restartQuit:
+		case <-c.restartCtx.Done():
 			return
 		}
 		c.castMu.Lock()
@@ -101,13 +102,15 @@ func (c *Capture) restarter(params page.StartScreencastParams) {
 			c.castMu.Unlock()
 			return
 		}
-		err := c.handOver(params)
+		done, err := c.handOver(params)
 		c.castMu.Unlock()
 		if err != nil {
 			c.enqueue(event{kind: evEnd, at: c.clock.Now(), err: err})
 			return
 		}
-		c.restarts.Add(1)
+		if done {
+			c.restarts.Add(1)
+		}
 	}
 }
 
@@ -126,17 +129,15 @@ func (c *Capture) castCtx(i int) (context.Context, error) {
 		return nil, cmp.Or(c.noSecond, errors.New("no target id"))
 	}
 	sctx, cancel := chromedp.NewContext(c.ctx, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
-	// Attaching is a few round trips; bound it, so a hung browser cannot
-	// hold Stop (which waits for the restarter).
+	// Attaching is a few round trips; bound it, and let Stop cut it short.
 	bound := time.AfterFunc(5*time.Second, cancel)
+	quit := context.AfterFunc(c.restartCtx, cancel)
 	err := chromedp.Listen(sctx, func(ev any) {
 		if f, ok := ev.(*page.EventScreencastFrame); ok {
-			now := c.clock.Now()
-			c.noteFrame(1, f, now)
-			c.enqueue(event{kind: evFrame, at: now, frame: f})
+			c.noteFrame(1, f, c.clock.Now())
 		}
 	})
-	if !bound.Stop() || err != nil {
+	if !bound.Stop() || !quit() || err != nil {
 		cancel()
 		c.noSecond = fmt.Errorf("attach a second session: %w", cmp.Or(err, context.DeadlineExceeded))
 		return nil, c.noSecond
@@ -159,7 +160,10 @@ func (c *Capture) castCtx(i int) (context.Context, error) {
 // restarts on the bench scenario). A stop that fails means the tab is
 // going (its end is told by its own events); a start that fails after a
 // stop leaves the capture without frames, so it ends the interval.
-func (c *Capture) handOver(params page.StartScreencastParams) error {
+//
+// It reports whether the screencast was started anew. If the old one does
+// not stop, both run until Stop, which stops both.
+func (c *Capture) handOver(params page.StartScreencastParams) (bool, error) {
 	from, to := c.active, 1-c.active
 	fctx, _ := c.castCtx(from)
 	tctx, err := c.castCtx(to)
@@ -167,59 +171,66 @@ func (c *Capture) handOver(params page.StartScreencastParams) error {
 		return c.restartIn(fctx, params)
 	}
 	c.incoming.Store(int32(to))
+	defer c.incoming.Store(-1)
 	select {
 	case <-c.handoff:
 	default:
 	}
-	ctx, cancel := context.WithTimeout(tctx, 3*time.Second)
-	_, err = chromedp.Call(ctx, page.StartScreencast, params)
-	cancel()
-	if err != nil {
-		c.incoming.Store(-1)
+	if err := c.call(tctx, page.StartScreencast.Method, params); err != nil {
+		if c.restartCtx.Err() != nil {
+			return false, nil // Stop came: it stops what runs
+		}
 		return c.restartIn(fctx, params)
 	}
+	c.active = to
 	select {
 	case <-c.handoff:
 	case <-time.After(handoffWait):
 	case <-c.done:
+	case <-c.restartCtx.Done():
 	}
-	c.incoming.Store(-1)
-	c.active = to
-	ctx, cancel = context.WithTimeout(fctx, 3*time.Second)
-	defer cancel()
-	_, _ = chromedp.Call(ctx, page.StopScreencast, cdp.Empty{})
-	return nil
+	return c.call(fctx, page.StopScreencast.Method, cdp.Empty{}) == nil, nil
 }
 
 // restartIn stops the screencast of session ctx and starts it again.
-func (c *Capture) restartIn(sctx context.Context, params page.StartScreencastParams) error {
-	ctx, cancel := context.WithTimeout(sctx, 3*time.Second)
-	defer cancel()
-	if _, err := chromedp.Call(ctx, page.StopScreencast, cdp.Empty{}); err != nil {
-		return nil
+func (c *Capture) restartIn(sctx context.Context, params page.StartScreencastParams) (bool, error) {
+	if err := c.call(sctx, page.StopScreencast.Method, cdp.Empty{}); err != nil {
+		return false, nil
 	}
-	if _, err := chromedp.Call(ctx, page.StartScreencast, params); err != nil {
-		return fmt.Errorf("restart the screencast: it stopped and did not start again: %w", err)
+	if err := c.call(sctx, page.StartScreencast.Method, params); err != nil {
+		return false, fmt.Errorf("restart the screencast: it stopped and did not start again: %w", err)
 	}
-	return nil
+	return true, nil
 }
 
-// quitRestarts stops the restarter before Stop stops the screencast, and
-// waits for a restart under way. It returns the context of the session
-// casting then.
-func (c *Capture) quitRestarts() context.Context {
-	if c.restartQuit == nil {
-		return c.ctx
+// call sends one command on session sctx, bounded by 3 s and cut short
+// when Stop begins.
+func (c *Capture) call(sctx context.Context, method string, params any) error {
+	ctx, cancel := context.WithTimeout(sctx, 3*time.Second)
+	defer cancel()
+	defer context.AfterFunc(c.restartCtx, cancel)()
+	return chromedp.FromContext(ctx).Target.Call(ctx, method, params, nil)
+}
+
+// quitRestarts stops the restarter before Stop stops the screencast: it
+// cuts short a hand-over under way and waits for it. It returns the
+// contexts of the sessions that may be casting, the active one first.
+func (c *Capture) quitRestarts() []context.Context {
+	if c.restartCancel == nil {
+		return []context.Context{c.ctx}
 	}
+	c.restartCancel()
 	c.castMu.Lock()
 	c.castStopping = true
 	c.castMu.Unlock()
-	c.quitOnce.Do(func() { close(c.restartQuit) })
 	c.restartWG.Wait()
-	if c.active == 1 && c.second != nil {
-		return c.second.ctx
+	if c.second == nil {
+		return []context.Context{c.ctx}
 	}
-	return c.ctx
+	if c.active == 1 {
+		return []context.Context{c.second.ctx, c.ctx}
+	}
+	return []context.Context{c.ctx, c.second.ctx}
 }
 
 // detachSecond lets the second session go, once the acker is done.
