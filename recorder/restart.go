@@ -34,10 +34,11 @@ import (
 // most of what the bench scenario still lost. So the capture hands the
 // screencast over between two CDP sessions of the tab: it starts one on
 // the other session, waits for its first frame, then stops the old one.
-// With hand-overs the bench scenario kept 0.969 to 0.983 of the page's
+// With hand-overs the bench scenario kept 0.969 to 0.994 of the page's
 // frames (against 0.930 to 0.970 with one screencast), longest freeze 83
-// to 100 ms (against 267 ms in every run); the frames both sessions sent
-// while they overlapped are counted as duplicates (about 25 a run).
+// to 150 ms (against 267 ms in every run; what is left is mostly the page
+// painting late on two busy cores); the frames both sessions sent while
+// they overlapped are counted as duplicates (21 to 35 a run).
 
 // castRestartAfter is how long a screencast may deliver frames with no pause
 // of castRestartGap before the capture restarts it: under the second of steady
