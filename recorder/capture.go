@@ -268,8 +268,8 @@ type Capture struct {
 	// Screencast restarts (restart.go): the listeners keep streak (under
 	// frameMu) and signal restartWake; castMu keeps a restart and Stop
 	// apart; active is the session casting (the restarter's, then Stop's);
-	// incoming the session a hand-over waits for a frame from (-1: none),
-	// signalled on handoff.
+	// incoming the session a hand-over waits for frames from (-1: none),
+	// signalled on handoff at its handoffFrames-th; arrived counts them.
 	frameMu       sync.Mutex
 	streak        streak
 	restartWake   chan struct{}
@@ -277,6 +277,7 @@ type Capture struct {
 	restartCancel context.CancelFunc
 	handoff       chan struct{}
 	incoming      atomic.Int32
+	arrived       atomic.Int32
 	active        int
 	restartWG     sync.WaitGroup
 	castMu        sync.Mutex
@@ -467,7 +468,7 @@ func (c *Capture) noteFrame(cast int, ev *page.EventScreencastFrame, now timelin
 			signal(c.restartWake)
 		}
 	}
-	if c.incoming.Load() == int32(cast) {
+	if c.incoming.Load() == int32(cast) && c.arrived.Add(1) == handoffFrames {
 		signal(c.handoff)
 	}
 	signal(c.frameWake)
