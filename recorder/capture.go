@@ -110,6 +110,9 @@ type Options struct {
 	// restarting it after each castRestartAfter of steady frames (restart.go
 	// says why it restarts); clapper bench run compares the two.
 	NoRestart bool
+	// inPlace makes restarts stop and start the one screencast, as when no
+	// second session can be attached (tests: export_test.go).
+	inPlace bool
 	// Held, when set, says whether the tab is held (its scripts paused):
 	// then no screenshot is taken of it (one would wait for the resume),
 	// and the take shows the last frame it has. Called from the goroutine
@@ -369,6 +372,9 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 	c := newCapture(ctx, opts)
 	lctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
+	if c.opts.inPlace {
+		c.noSecond = errors.New("restarts in place, as asked")
+	}
 	if !c.opts.NoRestart {
 		c.restartWake, c.handoff = make(chan struct{}, 1), make(chan struct{}, 1)
 		c.restartCtx, c.restartCancel = context.WithCancel(context.Background())

@@ -664,19 +664,24 @@ func wantSettled(t *testing.T, res recorder.Result, frames, shots int64, why str
 	return true
 }
 
-// A page that animates without pause has its screencast restarted after
+// A page that animates without pause has its screencast started anew after
 // each stretch of steady frames (so Chromium's capturer never locks onto
-// one region), and frames go on coming through the restarts, each acked,
-// in source order; with NoRestart the capture keeps one screencast.
+// one region): handed over to a second session, or, when there is none,
+// stopped and started in place. Frames go on coming through it, each
+// acked, in source order; with NoRestart the capture keeps one screencast.
 func TestScreencastRestartsOnSteadyFrames(t *testing.T) {
-	for _, keep := range []bool{false, true} {
-		t.Run(map[bool]string{false: "restarts", true: "one screencast"}[keep], func(t *testing.T) {
+	for _, way := range []string{"hand-over", "in place", "one screencast"} {
+		keep := way == "one screencast"
+		t.Run(way, func(t *testing.T) {
 			ctx, _ := browserTab(t)
 			site := serve(t, "127.0.0.1")
 			navigate(t, ctx, site+"/green")
 			tk := newTake(t)
 			o := tk.options(site + "/green")
 			o.NoRestart = keep
+			if way == "in place" {
+				recorder.RestartInPlace(&o)
+			}
 			c, err := recorder.Start(ctx, o)
 			if err != nil {
 				t.Fatal(err)

@@ -113,7 +113,7 @@ func (c *Capture) restarter(params page.StartScreencastParams) {
 		}
 		done, err := c.handOver(params)
 		c.castMu.Unlock()
-		if err != nil {
+		if err != nil && c.restartCtx.Err() == nil { // not Stop cutting it short
 			c.enqueue(event{kind: evEnd, at: c.clock.Now(), err: err})
 			return
 		}
@@ -208,6 +208,9 @@ func (c *Capture) restartIn(sctx context.Context, params page.StartScreencastPar
 		return false, nil
 	}
 	if err := c.call(sctx, page.StartScreencast.Method, params); err != nil {
+		if c.restartCtx.Err() != nil {
+			return false, nil // Stop cut it short; it stops the screencast anyway
+		}
 		return false, fmt.Errorf("restart the screencast: it stopped and did not start again: %w", err)
 	}
 	return true, nil
