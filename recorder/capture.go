@@ -110,6 +110,11 @@ type Options struct {
 	// restarting it after each castRestartAfter of steady frames (restart.go
 	// says why it restarts); clapper bench run compares the two.
 	NoRestart bool
+	// RestartPaused, when set, says whether the tab is held (or being
+	// frozen): then the screencast is not started anew, since a new
+	// screencast's first picture would be a frame stamped inside the hold.
+	// Called from the restarter: it must be safe from any goroutine.
+	RestartPaused func() bool
 	// inPlace makes restarts stop and start the one screencast, as when no
 	// second session can be attached (tests: export_test.go).
 	inPlace bool

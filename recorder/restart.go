@@ -111,6 +111,10 @@ func (c *Capture) restarter(params page.StartScreencastParams) {
 			c.castMu.Unlock()
 			return
 		}
+		if p := c.opts.RestartPaused; p != nil && p() {
+			c.castMu.Unlock()
+			continue // held: the next steady frames after it come again
+		}
 		done, err := c.handOver(params)
 		c.castMu.Unlock()
 		if err != nil && c.restartCtx.Err() == nil { // not Stop cutting it short
@@ -223,6 +227,13 @@ func (c *Capture) call(sctx context.Context, method string, params any) error {
 	defer cancel()
 	defer context.AfterFunc(c.restartCtx, cancel)()
 	return chromedp.FromContext(ctx).Target.Call(ctx, method, params, nil)
+}
+
+// SyncRestarts waits for a restart under way, if any: one decided after
+// Options.RestartPaused turned true has seen it.
+func (c *Capture) SyncRestarts() {
+	c.castMu.Lock()
+	defer c.castMu.Unlock() // nothing to guard: the wait is the point
 }
 
 // quitRestarts stops the restarter before Stop stops the screencast: it

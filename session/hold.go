@@ -122,6 +122,12 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 	rate := animation.GetPlaybackRateResult{PlaybackRate: 1}
 	var stage holdStage
 	var err error
+	// No screencast is started anew from here on (its first picture would
+	// be a frame inside the hold); one under way is waited for.
+	t.frozen.Store(true)
+	if r.filmed == t && r.capture != nil {
+		r.capture.SyncRestarts()
+	}
 	if r.virt != nil {
 		stage, err = r.freezeStudio(c)
 	} else {
@@ -135,6 +141,9 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 		}
 	}
 	if err != nil {
+		if !fences(stage) {
+			t.frozen.Store(false) // nothing changed
+		}
 		if fences(stage) {
 			now := r.clock.Now()
 			hr := timeline.Hold{Tab: name, Start: now, End: now, Max: max, Ended: timeline.HoldFenced}
@@ -316,6 +325,7 @@ func (r *run) thaw(c context.Context, h *holdState, why string) error {
 func (r *run) endHold(h *holdState, why, msg string) {
 	if h.tab.hold == h {
 		h.tab.hold = nil
+		h.tab.frozen.Store(false)
 	}
 	h.tab.epoch++
 	hr := &r.tl.Holds[h.index]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -36,6 +37,10 @@ type Tab struct {
 	// epoch counts the holds and resumes of the tab: what was observed on
 	// it in an earlier epoch is revalidated before use (revalidate.go).
 	epoch int
+	// frozen is set from the start of a hold until it ends (or for good
+	// when it is fenced): its capture does not start its screencast anew
+	// meanwhile (recorder.Options.RestartPaused), read from any goroutine.
+	frozen atomic.Bool
 }
 
 // tabEvents is what a tab's CDP listener records: requests in flight,
@@ -201,6 +206,7 @@ func (r *run) film(tab *Tab, url string) error {
 	co.Mask = r.s.Mask // addresses are masked where the boundaries are recorded
 	co.Journal = r.jr
 	co.Held = func() bool { return r.refusal(tab, false) != nil } // held or fenced: no screenshot
+	co.RestartPaused = tab.frozen.Load
 	co.MaxWidth = int(float64(b.Width) * b.Scale)
 	co.MaxHeight = int(float64(b.Height) * b.Scale)
 	if r.capture != nil {
