@@ -28,7 +28,7 @@ func (c *Capture) acker() {
 			}
 			ctx := c.ackCtx
 			if it.cast == 1 && second != nil {
-				ctx = second.ackCtx
+				ctx = second.ctx
 			}
 			c.ack(ctx, it.id)
 		}

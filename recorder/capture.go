@@ -274,8 +274,8 @@ type Capture struct {
 	settledFrames, settledShots atomic.Int64
 
 	// Screencast restarts (restart.go): the listeners keep streak (under
-	// frameMu) and signal restartWake; castMu keeps a restart and Stop
-	// apart; active is the session casting (the restarter's, then Stop's);
+	// frameMu) and signal restartWake; castMu is held through a restart;
+	// active is the session casting (the restarter's, then Stop's);
 	// incoming the session a hand-over waits for frames from (-1: none),
 	// signalled on handoff at its handoffFrames-th; arrived counts them.
 	frameMu       sync.Mutex
@@ -289,7 +289,6 @@ type Capture struct {
 	active        int
 	restartWG     sync.WaitGroup
 	castMu        sync.Mutex
-	castStopping  bool
 	restarts      atomic.Int64
 
 	casting  bool          // the screencast was started; set by Start
@@ -578,10 +577,10 @@ func (c *Capture) stop(ctx context.Context) Result {
 	if c.casting && c.alive() {
 		// Stop every screencast that may run (a hand-over cut short, or
 		// an old one that did not stop, leaves two); the active one's
-		// answer says whether to take the final picture.
+		// answer, the last, says whether to take the final picture.
 		var err error
-		for i := len(casts) - 1; i >= 0; i-- {
-			sctx, cancel := context.WithTimeout(casts[i], 3*time.Second)
+		for _, cast := range casts {
+			sctx, cancel := context.WithTimeout(cast, 3*time.Second)
 			stopCall := context.AfterFunc(ctx, cancel)
 			_, err = chromedp.Call(sctx, page.StopScreencast, cdp.Empty{})
 			stopCall()
@@ -609,10 +608,9 @@ func (c *Capture) stop(ctx context.Context) Result {
 		c.ackCancel()
 	}
 	if c.second != nil {
-		c.second.ackCancel()
+		c.second.cancel() // detaches it; its acks still queued fail, uncounted
 	}
 	c.ackWG.Wait()
-	c.detachSecond()
 	res := c.drain()
 	if c.pump != nil {
 		c.pump.studioResult(&res)

@@ -34,11 +34,12 @@ import (
 // most of what the bench scenario still lost. So the capture hands the
 // screencast over between two CDP sessions of the tab: it starts one on
 // the other session, waits for its first frames, then stops the old one.
-// With hand-overs the bench scenario kept 0.969 to 0.994 of the page's
-// frames (against 0.930 to 0.970 with one screencast), longest freeze 83
-// to 150 ms (against 267 ms in every run; what is left is mostly the page
-// painting late on two busy cores); the frames both sessions sent while
-// they overlapped are counted as duplicates (21 to 35 a run).
+// With hand-overs the bench scenario kept 0.887 to 0.988 of the page's
+// frames over twelve runs, median 0.971 (against 0.917 to 0.970 with one
+// screencast), longest freeze 67 to 150 ms (against 267 ms in every run;
+// what is left is mostly the page painting late on two busy cores); the
+// frames both sessions sent while they overlapped are counted as
+// duplicates (21 to 50 a run).
 
 // castRestartAfter is how long a screencast may deliver frames with no pause
 // of castRestartGap before the capture restarts it: under the second of steady
@@ -88,16 +89,14 @@ const handoffFrames = 2
 // castSession is the tab's second CDP session, which the screencast is
 // handed over to and back.
 type castSession struct {
-	ctx       context.Context // a chromedp context attached to the tab
-	cancel    context.CancelFunc
-	ackCtx    context.Context // for its acks, cancelled by Stop
-	ackCancel context.CancelFunc
+	ctx    context.Context    // a chromedp context attached to the tab
+	cancel context.CancelFunc // detaches it (Stop)
 }
 
 // restarter is the goroutine that restarts the screencast when a listener
-// says it is due. It holds castMu while it does, so Stop never stops a
-// screencast being restarted, and quits once Stop has begun: Stop cancels
-// restartCtx first, which cuts short every call and wait of a hand-over.
+// says it is due. It holds castMu while it does (SyncRestarts waits on
+// it), and quits once Stop has begun: Stop cancels restartCtx, which cuts
+// short every call and wait of a hand-over, and waits for it.
 func (c *Capture) restarter(params page.StartScreencastParams) {
 	defer c.restartWG.Done()
 	for {
@@ -107,7 +106,7 @@ func (c *Capture) restarter(params page.StartScreencastParams) {
 			return
 		}
 		c.castMu.Lock()
-		if c.castStopping || c.ended.Load() {
+		if c.restartCtx.Err() != nil || c.ended.Load() {
 			c.castMu.Unlock()
 			return
 		}
@@ -155,8 +154,7 @@ func (c *Capture) castCtx(i int) (context.Context, error) {
 		c.noSecond = fmt.Errorf("attach a second session: %w", cmp.Or(err, context.DeadlineExceeded))
 		return nil, c.noSecond
 	}
-	actx, acancel := context.WithCancel(sctx)
-	cs := &castSession{ctx: sctx, cancel: cancel, ackCtx: actx, ackCancel: acancel}
+	cs := &castSession{ctx: sctx, cancel: cancel}
 	c.ackMu.Lock()
 	c.second = cs
 	c.ackMu.Unlock()
@@ -238,29 +236,18 @@ func (c *Capture) SyncRestarts() {
 
 // quitRestarts stops the restarter before Stop stops the screencast: it
 // cuts short a hand-over under way and waits for it. It returns the
-// contexts of the sessions that may be casting, the active one first.
+// contexts of the sessions that may be casting, the active one last.
 func (c *Capture) quitRestarts() []context.Context {
 	if c.restartCancel == nil {
 		return []context.Context{c.ctx}
 	}
 	c.restartCancel()
-	c.castMu.Lock()
-	c.castStopping = true
-	c.castMu.Unlock()
 	c.restartWG.Wait()
-	if c.second == nil {
+	switch {
+	case c.second == nil:
 		return []context.Context{c.ctx}
+	case c.active == 1:
+		return []context.Context{c.ctx, c.second.ctx}
 	}
-	if c.active == 1 {
-		return []context.Context{c.second.ctx, c.ctx}
-	}
-	return []context.Context{c.ctx, c.second.ctx}
-}
-
-// detachSecond lets the second session go, once the acker is done.
-func (c *Capture) detachSecond() {
-	if cs := c.second; cs != nil {
-		cs.ackCancel()
-		cs.cancel()
-	}
+	return []context.Context{c.second.ctx, c.ctx}
 }

@@ -141,9 +141,6 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 		}
 	}
 	if err != nil {
-		if !fences(stage) {
-			t.frozen.Store(false) // nothing changed
-		}
 		if fences(stage) {
 			now := r.clock.Now()
 			hr := timeline.Hold{Tab: name, Start: now, End: now, Max: max, Ended: timeline.HoldFenced}
@@ -154,6 +151,7 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 			r.jr.Append(timeline.JournalHoldEnd, timeline.HoldEnd{End: now, Ended: hr.Ended, Error: hr.Error})
 			return err
 		}
+		t.frozen.Store(false) // nothing changed
 		return dispatchErr(fmt.Errorf("hold %s: %w", name, err))
 	}
 	var b [8]byte
