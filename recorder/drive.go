@@ -114,7 +114,7 @@ func (o *driven) frame(intervalMs float64, d time.Duration, forced *atomic.Int64
 	if _, err := beginFrame(o.ctx, headlessexperimental.BeginFrameParams{FrameTimeTicks: o.t.ticks(), Interval: intervalMs}); err != nil {
 		return err
 	}
-	if err := runBudget(o.ctx, o.expired, d, forced); err != nil {
+	if err := runBudget(o.ctx, o.expired, o.t.budget(d), forced); err != nil {
 		return err
 	}
 	o.t.grant(d)

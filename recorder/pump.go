@@ -337,11 +337,12 @@ func (p *pump) frameCast(at, next timeline.Time) bool {
 // frame's time, where a capture that follows (another tab, the same take)
 // begins.
 func (p *pump) interval(at, next timeline.Time) bool {
-	if err := p.advance(time.Duration(next - at)); err != nil {
+	d := time.Duration(next - at)
+	if err := p.advance(p.tab.budget(d)); err != nil {
 		p.fail(err)
 		return false
 	}
-	p.tab.grant(time.Duration(next - at))
+	p.tab.grant(d)
 	return true
 }
 
@@ -410,17 +411,19 @@ func (p *pump) room() bool {
 	}
 }
 
-// advance lets the page's virtual time run for d and waits until it has.
+// advance lets the page's virtual time run for d (a page budget) and waits
+// until it has.
 func (p *pump) advance(d time.Duration) error {
 	return runBudget(p.c.ctx, p.expired, d, &p.forced)
 }
 
-// runBudget lets the virtual time of the tab of ctx run for d, and waits
+// runBudget lets the virtual time of the tab of ctx run for d (a page
+// budget, tabTime.budget), and waits
 // for its expiry on expired (signalled by the tab's listener). A page with
 // network fetches pending holds virtual time still; after FetchWait of
 // wall time the interval is forced through, and counted in forced.
 func runBudget(ctx context.Context, expired chan struct{}, d time.Duration, forced *atomic.Int64) error {
-	budget := float64(d) / float64(time.Millisecond)
+	budget := budgetMs(d)
 	// An expiry left from before (the tab was driven by another pump, or
 	// filmed) is not this budget's.
 	select {

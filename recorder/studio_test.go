@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -154,11 +155,49 @@ func TestTabTime(t *testing.T) {
 	a.grant(16 * time.Millisecond)
 	a.grant(500 * time.Microsecond)
 	v.Advance(time.Second)
-	if got := a.ticks(); got != 1016.5 {
-		t.Errorf("tab a at %v ms, want 1016.5", got)
+	if got := a.ticks(); got != 1016.50025 {
+		t.Errorf("tab a at %v ms, want 1016.50025", got)
 	}
-	if got := b.ticks(); got != 2000 {
-		t.Errorf("tab b at %v ms, want 2000 (nothing granted)", got)
+	if got := b.ticks(); got != 2000.00025 {
+		t.Errorf("tab b at %v ms, want 2000.00025 (nothing granted)", got)
+	}
+}
+
+// Page times stay on the 100 µs grid: every frame time and every budget is
+// a whole number of ticks, the budgets add up to the grid time of the
+// take time granted (so the page's virtual time never drifts from its
+// frame times), and each frame time is within half a tick of the take's.
+// Chromium's conversion of the milliseconds sent, by truncation or by
+// rounding, lands on the intended microsecond.
+func TestPageTimesOnTheGrid(t *testing.T) {
+	for _, fps := range []int{24, 25, 30, 50, 60} {
+		var granted, page time.Duration
+		for k := int64(0); k < 10*int64(fps); k++ {
+			d := time.Duration(frameTime(k+1, fps) - frameTime(k, fps))
+			b := pageBudget(granted, d)
+			if b%pageTick != 0 || b <= 0 {
+				t.Fatalf("%d fps, frame %d: budget %v is not a positive number of ticks", fps, k, b)
+			}
+			granted += d
+			page += b
+			if page != onGrid(granted) {
+				t.Fatalf("%d fps, frame %d: the budgets add up to %v, the grid time is %v", fps, k, page, onGrid(granted))
+			}
+			if off := (page - granted).Abs(); off > pageTick/2 {
+				t.Fatalf("%d fps, frame %d: page time %v is %v from the take's %v", fps, k, page, off, granted)
+			}
+			for _, base := range []int64{0, 1, 123456789, 987654321987} {
+				ms := ticksMs(base, page)
+				want := base + int64(page/time.Microsecond)
+				if tr, rd := int64(ms*1000), int64(math.Round(ms*1000)); tr != want || rd != want {
+					t.Fatalf("base %d µs + %v sent as %v ms: truncated %d, rounded %d, want %d", base, page, ms, tr, rd, want)
+				}
+			}
+			bm := budgetMs(b)
+			if tr, rd := int64(bm*1000), int64(math.Round(bm*1000)); tr != int64(b/time.Microsecond) || rd != tr {
+				t.Fatalf("budget %v sent as %v ms: truncated %d, rounded %d", b, bm, tr, rd)
+			}
+		}
 	}
 }
 
