@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -190,12 +191,45 @@ type scenarioRun struct {
 	// SettledFrames and SettledShots count how the settled pictures were had.
 	SettledFrames int64 `json:"settled_frames"`
 	SettledShots  int64 `json:"settled_screenshots"`
+	// ticks are the video's decoded frames, kept to compare runs.
+	ticks []benchpage.VideoTick
 }
 
 type scenarioMode struct {
 	Mode   benchRunMode  `json:"mode"`
 	Runs   []scenarioRun `json:"runs"`
 	Median scenarioRun   `json:"median"`
+	// SameAsFirst says, for each run after the first, how many of its
+	// video's frames are the very pictures of the first run's (by hash of
+	// the decoded frame): how reproducible the mode's footage is.
+	SameAsFirst []sameFrames `json:"same_as_first_run"`
+}
+
+type sameFrames struct {
+	Run  int `json:"run"`
+	Same int `json:"same"`
+	Of   int `json:"of"`
+}
+
+// sameAsFirst compares every run's video with the first run's.
+func sameAsFirst(runs []scenarioRun) []sameFrames {
+	var out []sameFrames
+	for i := 1; i < len(runs); i++ {
+		same, of := benchpage.SameFrames(runs[0].ticks, runs[i].ticks)
+		out = append(out, sameFrames{Run: i + 1, Same: same, Of: of})
+	}
+	return out
+}
+
+func (m scenarioMode) sameLine() string {
+	if len(m.SameAsFirst) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, s := range m.SameAsFirst {
+		parts = append(parts, fmt.Sprintf("run %d %d of %d", s.Run, s.Same, s.Of))
+	}
+	return "; video frames identical to run 1's: " + strings.Join(parts, ", ")
 }
 
 func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
@@ -239,6 +273,7 @@ func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
 	}
 	for i := range modes {
 		modes[i].Median = medianScenario(modes[i].Runs)
+		modes[i].SameAsFirst = sameAsFirst(modes[i].Runs)
 	}
 	if o.json {
 		enc := json.NewEncoder(os.Stdout)
@@ -247,7 +282,7 @@ func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
 	}
 	fmt.Printf("bench run: %dx%d, %d fps video, medians of %d runs\n", o.w, o.h, o.fps, o.runs)
 	for _, m := range modes {
-		fmt.Printf("%-26s median: %s\n", m.Mode, m.Median.line())
+		fmt.Printf("%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
 	}
 	return nil
 }
@@ -307,6 +342,7 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out s
 		return scenarioRun{}, err
 	}
 	r.Video = benchpage.SummarizeVideo(ticks, o.fps)
+	r.ticks = ticks
 	r.FirstFrameIsPage = len(ticks) > 0 && ticks[0].Decoded
 	return r, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"image"
 	"io"
 	"math"
@@ -113,6 +114,21 @@ func SummarizeScenario(samples []Sample) ScenarioFigures {
 type VideoTick struct {
 	Code    Code
 	Decoded bool
+	// Hash is the FNV-1a hash of the decoded picture's pixels, to tell
+	// whether two runs made the same frame.
+	Hash uint64
+}
+
+// SameFrames counts the ticks at which two videos show the same picture
+// (by hash), of the longer one's ticks: two runs of one script that make
+// identical videos give of, of. Pure.
+func SameFrames(a, b []VideoTick) (same, of int) {
+	for k := range min(len(a), len(b)) {
+		if a[k].Hash == b[k].Hash {
+			same++
+		}
+	}
+	return same, max(len(a), len(b))
 }
 
 // VideoRepeats are the frames a person sees repeated in a video of a
@@ -185,7 +201,9 @@ func DecodeVideo(ctx context.Context, video string, w, h, vw int, ffmpeg string)
 			break
 		}
 		c, err := Decode(img, float64(w)/float64(vw))
-		ticks = append(ticks, VideoTick{Code: c, Decoded: err == nil})
+		h := fnv.New64a()
+		h.Write(img.Pix)
+		ticks = append(ticks, VideoTick{Code: c, Decoded: err == nil, Hash: h.Sum64()})
 	}
 	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", video, err)

@@ -77,3 +77,32 @@ func TestSummarizeVideo(t *testing.T) {
 		}
 	}
 }
+
+// SameFrames compares two videos tick by tick, of the longer one.
+func TestSameFrames(t *testing.T) {
+	v := func(hs ...uint64) []VideoTick {
+		out := make([]VideoTick, len(hs))
+		for i, h := range hs {
+			out[i].Hash = h
+		}
+		return out
+	}
+	for _, c := range []struct {
+		a, b     []VideoTick
+		same, of int
+	}{
+		{v(1, 2, 3), v(1, 2, 3), 3, 3},
+		{v(1, 2, 3), v(1, 9, 3), 2, 3},
+		{v(1, 2, 3), v(1, 2), 2, 3}, // a tick missing counts against
+		{v(1, 2), v(2, 1), 0, 2},    // the same pictures, a tick apart
+		{nil, v(1), 0, 1},
+		{nil, nil, 0, 0},
+	} {
+		if same, of := SameFrames(c.a, c.b); same != c.same || of != c.of {
+			t.Errorf("SameFrames(%v, %v) = %d of %d, want %d of %d", c.a, c.b, same, of, c.same, c.of)
+		}
+		if same, of := SameFrames(c.b, c.a); same != c.same || of != c.of {
+			t.Errorf("SameFrames is not symmetric for %v, %v", c.a, c.b)
+		}
+	}
+}
