@@ -121,7 +121,7 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 		c.Stop(context.Background())
 		return nil, fmt.Errorf("%w (is this chromium-headless-shell with begin-frame control?)", err)
 	}
-	if opts.StudioScreencast {
+	if !opts.StudioScreenshots {
 		if err := p.startCast(ctx); err != nil {
 			c.Stop(context.Background())
 			return nil, fmt.Errorf("start the screencast: %w", err)
@@ -309,17 +309,18 @@ func (p *pump) frameCast(at, next timeline.Time) bool {
 		}
 	}
 	bf := headlessexperimental.BeginFrameParams{FrameTimeTicks: p.tab.ticks(), Interval: p.intervalMs()}
+	p.out.begin(at, bf.FrameTimeTicks+bf.Interval)
 	res, err := beginFrame(p.c.ctx, bf)
+	drew := p.out.drawn(err == nil && res.HasDamage)
 	if err != nil {
 		p.fail(fmt.Errorf("begin frame: %w", err))
 		return false
 	}
 	p.frames.Add(1)
-	if !res.HasDamage {
+	if !drew {
 		p.repeats.Add(1)
 		return p.interval(at, next)
 	}
-	p.out.drawn(at)
 	if p.restartIn > 0 {
 		p.restartIn--
 	}
@@ -494,7 +495,7 @@ func (p *pump) studioResult(r *Result) {
 	r.Capture.Repeats = p.repeats.Load() + repeats
 	r.Capture.Missed = missed
 	r.Capture.Pictures = timeline.PicturesScreenshot
-	if p.c.opts.StudioScreencast && !p.fellBack.Load() {
+	if !p.c.opts.StudioScreenshots && !p.fellBack.Load() {
 		r.Capture.Pictures = timeline.PicturesScreencast
 	}
 	r.Capture.Attribution = "receipt-order: each frame carries the document committed before the begin-frame that made it"

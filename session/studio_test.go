@@ -80,8 +80,8 @@ func TestStudioEveryPageFrame(t *testing.T) {
 `)
 	res, tk, frames := studioRun(t, s, RunOptions{})
 	mustPass(t, res)
-	if p := tk.Timeline.Capture.Pictures; p != timeline.PicturesScreenshot {
-		t.Errorf("pictures from the %s, want screenshots (the default)", p)
+	if p := tk.Timeline.Capture.Pictures; p != timeline.PicturesScreencast || tk.Timeline.Capture.Missed != 0 {
+		t.Errorf("pictures from the %s, %d missed; want the screencast (the default), none missed", p, tk.Timeline.Capture.Missed)
 	}
 	pause := tk.Timeline.Steps[1]
 	if d := time.Duration(pause.End - pause.Start); d < 3200*time.Millisecond || d > 3200*time.Millisecond+time.Millisecond {

@@ -66,7 +66,7 @@ func benchCaptureCommand() *cli.Command {
 		Usage: "record the bench page for a fixed time and report rate, coverage, order, timing error and recorder CPU, from the take alone",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "size", Value: cli.NewStringSlice("1280x720"), Usage: "viewport WIDTHxHEIGHT, or WIDTHxHEIGHT@2 for device scale 2; repeatable"},
-			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live, studio, or studio-screencast (studio with its pictures from a screencast beside the frame pump: faster, experimental); repeatable (or live,studio) to compare them in one run"},
+			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live, studio, or studio-screenshot (studio with each picture taken by its begin-frame instead of from the screencast beside the frame pump); repeatable (or live,studio) to compare them in one run"},
 			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.Float64Flag{Name: "seconds", Value: 10, Usage: "capture length per run, in seconds"},
 			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs per size; figures are their medians"},

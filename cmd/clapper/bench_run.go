@@ -58,13 +58,18 @@ type benchRunOptions struct {
 // how its settled pictures are had and whether it keeps one screencast
 // (no restarts) for the whole take.
 type benchRunMode struct {
-	Capture   string `json:"capture"`
-	SettledBy string `json:"settled_by,omitempty"`
-	NoRestart bool   `json:"no_restart,omitempty"`
+	Capture string `json:"capture"`
+	// Screenshots: studio, each picture taken by its begin-frame.
+	Screenshots bool   `json:"screenshots,omitempty"`
+	SettledBy   string `json:"settled_by,omitempty"`
+	NoRestart   bool   `json:"no_restart,omitempty"`
 }
 
 func (m benchRunMode) String() string {
 	if m.Capture == scripts.CaptureStudio {
+		if m.Screenshots {
+			return studioScreenshot
+		}
 		return "studio"
 	}
 	if m.NoRestart {
@@ -75,8 +80,9 @@ func (m benchRunMode) String() string {
 
 // benchRunModes are the series --capture, --settled-by and
 // --restart-screencast ask for: each live one per way of settling and of
-// restarting, studio once (it needs no settled picture: every frame is
-// made on request, and it has no screencast to restart). Pure.
+// restarting, studio once per way of taking its pictures (it needs no
+// settled picture: every frame is made on request, and its screencast
+// is not restarted that way). Pure.
 func benchRunModes(captures []string, settled, restart string) ([]benchRunMode, error) {
 	var ways []string
 	switch settled {
@@ -100,8 +106,8 @@ func benchRunModes(captures []string, settled, restart string) ([]benchRunMode, 
 	}
 	var modes []benchRunMode
 	for _, c := range captures {
-		if c == scripts.CaptureStudio {
-			modes = append(modes, benchRunMode{Capture: c})
+		if c == scripts.CaptureStudio || c == studioScreenshot {
+			modes = append(modes, benchRunMode{Capture: scripts.CaptureStudio, Screenshots: c == studioScreenshot})
 			continue
 		}
 		for _, w := range ways {
@@ -127,7 +133,7 @@ func benchRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "size", Value: "1280x720", Usage: "viewport and video WIDTHxHEIGHT"},
 			&cli.IntFlag{Name: "fps", Value: 60, Usage: "video frame rate"},
 			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs per mode; figures are their medians"},
-			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live or studio; repeatable (or live,studio) to compare them in one run"},
+			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live, studio, or studio-screenshot (studio with each picture taken by its begin-frame instead of from the screencast beside the frame pump); repeatable (or live,studio) to compare them in one run"},
 			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.StringFlag{Name: "settled-by", Value: "both", Usage: "live: how the settled picture after a step is had: frame (one more screencast frame), screenshot, or both (runs alternate)"},
 			&cli.StringFlag{Name: "restart-screencast", Value: "on", Usage: "live: restart the screencast after each 750 ms of steady frames (on, as clapper run), keep one (off), or both (runs alternate)"},
@@ -147,7 +153,7 @@ func benchRunCommand() *cli.Command {
 			if w < 1160 || h < 640 {
 				return usageErr("--size %q: the scenario's field and list need at least 1160x640", c.String("size"))
 			}
-			captures, err := benchModes(c.StringSlice("capture"), false)
+			captures, err := benchModes(c.StringSlice("capture"), true)
 			if err != nil {
 				return err
 			}
@@ -311,7 +317,7 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out s
 		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true, early: o.early,
 		capture: mode.Capture, shell: o.shell,
 		env:        map[string]string{"BENCH_URL": pageURL},
-		tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart},
+		tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreenshots: mode.Screenshots},
 		onCaptured: func() { captured = time.Now() },
 	})
 	end := time.Now()

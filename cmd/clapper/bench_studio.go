@@ -18,9 +18,9 @@ import (
 
 // benchModes reads --capture: live, studio, or both (repeated or comma
 // separated), each once, in the order given. With pictures,
-// studio-screencast is a mode too: studio capture taking its pictures from
-// a screencast beside the frame pump (experimental), to compare the two
-// ways in one run.
+// studio-screenshot is a mode too: studio capture taking each picture with
+// its begin-frame instead of from the screencast beside the frame pump,
+// to compare the two ways in one run.
 func benchModes(vals []string, pictures bool) ([]string, error) {
 	var modes []string
 	for _, v := range vals {
@@ -28,9 +28,9 @@ func benchModes(vals []string, pictures bool) ([]string, error) {
 			m = strings.TrimSpace(m)
 			switch {
 			case m == "live" || m == "studio":
-			case m == studioScreencast && pictures:
+			case m == studioScreenshot && pictures:
 			case pictures:
-				return nil, usageErr("--capture %q: use live, studio or %s (or live,studio to compare them)", m, studioScreencast)
+				return nil, usageErr("--capture %q: use live, studio or %s (or live,studio to compare them)", m, studioScreenshot)
 			default:
 				return nil, usageErr("--capture %q: use live or studio (or live,studio to compare them)", m)
 			}
@@ -46,9 +46,9 @@ func benchModes(vals []string, pictures bool) ([]string, error) {
 	return modes, nil
 }
 
-// studioScreencast is bench capture's mode for studio capture with its
-// pictures from the screencast (recorder.Options.StudioScreencast).
-const studioScreencast = "studio-screencast"
+// studioScreenshot is the benchmarks' mode for studio capture with its
+// pictures taken by each begin-frame (recorder.Options.StudioScreenshots).
+const studioScreenshot = "studio-screenshot"
 
 // benchScale splits WxH@S into WxH and the device scale S (1 or 2; 1
 // when absent).
@@ -126,7 +126,7 @@ func benchStudioRun(ctx context.Context, o benchCaptureOptions, w, h int, scale 
 	}
 	clock := recorder.NewVirtualClock()
 	opts := func(dir string, log *timeline.FrameLog) recorder.Options {
-		return recorder.Options{Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.quality, InitialURL: pageURL, StudioScreencast: mode == studioScreencast}
+		return recorder.Options{Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.quality, InitialURL: pageURL, StudioScreenshots: mode == studioScreenshot}
 	}
 
 	// Load the page and let it run for a second of its time.
