@@ -201,7 +201,11 @@ steps:
 `
 	s := loadSrc(t, src, LoadOptions{}, map[string]string{"site/index.html": "x"})
 	before := s.Steps[0].Action
-	s.BindServe("http://127.0.0.1:4321/")
+	orig := s
+	s = s.BindServe("http://127.0.0.1:4321/")
+	if orig.Steps[0].Action.(Goto).URL != "${serve.url}/index.html" || orig.Steps[2].Label != "at ${serve.url}" {
+		t.Errorf("BindServe changed the script it was called on")
+	}
 	if got := s.Steps[0].Action.(Goto).URL; got != "http://127.0.0.1:4321/index.html" {
 		t.Errorf("goto %q", got)
 	}

@@ -237,17 +237,21 @@ func hasSecret(s string, secrets []string) bool {
 	return false
 }
 
-// BindServe replaces ${serve.url} in every step with url, the address the
-// served folder listens on (no trailing slash needed: "${serve.url}/" is
-// written by scripts). Call it once, before running the steps.
-func (s *Script) BindServe(url string) {
+// BindServe returns a copy of s with ${serve.url} in every step replaced
+// by url, the address the served folder listens on (no trailing slash
+// needed: "${serve.url}/" is written by scripts). s is left as it was, so
+// it can be run again against another address.
+func (s *Script) BindServe(url string) *Script {
 	url = strings.TrimSuffix(url, "/")
 	f := func(str string) string { return strings.ReplaceAll(str, ServeVar, url) }
-	for i := range s.Steps {
-		st := &s.Steps[i]
+	out := *s
+	out.Steps = make([]Step, len(s.Steps))
+	for i, st := range s.Steps {
 		st.Label = f(st.Label)
 		st.Action = rewrite(st.Action, f)
+		out.Steps[i] = st
 	}
+	return &out
 }
 
 // rewrite deep-copies an action, passing every string through f.

@@ -198,7 +198,8 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 			return nil, err
 		}
 		defer srv.Close()
-		s.BindServe(srv.URL)
+		s = s.BindServe(srv.URL) // a copy: the caller's script can run again
+		r.s = s
 		r.tl.Served = srv.URL
 		r.logf("serving %s at %s", s.Serve, srv.URL)
 	}

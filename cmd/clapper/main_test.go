@@ -14,8 +14,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
-// clapperBin is the CLI built once for the tests that run it as a user does.
-var clapperBin string
+// clapperBin is the CLI built once for the tests that run it as a user does;
+// builtDirty says whether the work tree was modified when it was built (the
+// Makefile stamps that, and the tree may change while the tests run).
+var (
+	clapperBin string
+	builtDirty bool
+)
 
 // TestMain builds the CLI as the Makefile does (make build, so with the
 // version it stamps) inside testenv's private temporary folder and removes
@@ -33,6 +38,9 @@ func (w withCLI) Run() int {
 	}
 	defer os.RemoveAll(dir)
 	clapperBin = filepath.Join(dir, "clapper")
+	if out, err := exec.Command("git", "-C", "../..", "status", "--porcelain").Output(); err == nil {
+		builtDirty = len(strings.TrimSpace(string(out))) > 0
+	}
 	if out, err := exec.Command("make", "-s", "-C", "../..", "build", "BIN="+clapperBin).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build clapper: %v\n%s", err, out)
 		return 1

@@ -68,7 +68,7 @@ func TestVersionFlag(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	want := gitOut("rev-parse", "HEAD")[:12]
-	if gitOut("status", "--porcelain") != "" {
+	if builtDirty {
 		want += "-dirty"
 	}
 	want += " (" + gitOut("-c", "log.showSignature=false", "log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%dT%H:%M:%SZ") + ")"

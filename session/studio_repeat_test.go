@@ -1,0 +1,69 @@
+package session
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// transitPage has what made two studio runs of one script differ before
+// page times were put on Blink's grid: a hover transition, an animation
+// started by a click, and a box sliding by fractions of a pixel, whose
+// anti-aliased edges change with the slightest change of the time it is
+// drawn at.
+const transitPage = `<!doctype html><title>transit</title><style>
+button { font: 24px sans-serif; padding: 16px 32px; border: 0; border-radius: 10px; background: #5b6cff; color: #fff;
+  transition: background .15s, transform .15s; }
+button:hover { background: #4453e6; transform: translateY(-1px); }
+#card { display: none; margin-top: 24px; width: 400px; height: 120px; background: #fff; box-shadow: 0 10px 30px #0003; border-radius: 16px; }
+#card.open { display: block; animation: rise .35s ease-out; }
+@keyframes rise { from { opacity: 0; transform: translateY(12px); } to { opacity: 1; transform: none; } }
+#box { position: absolute; top: 300px; left: 20px; width: 90px; height: 90px; border-radius: 20px; background: #e8632a; animation: slide 7s linear infinite; }
+@keyframes slide { to { transform: translateX(613.7px) rotate(33deg); } }
+</style><body style="margin:32px; background: linear-gradient(160deg, #f6f8ff, #e8eef7)">
+<button id="b">Get started</button><div id="card"></div><div id="box"></div>
+<script>document.getElementById('b').addEventListener('click', () => document.getElementById('card').classList.add('open'));</script>`
+
+// Two studio runs of one script make the same frames: the same pictures,
+// byte for byte, at the same times, in the same documents.
+func TestStudioRunsRepeat(t *testing.T) {
+	s := studioScript(t, `  - goto: ${serve.url}/transit.html
+  - pause: 300ms
+  - click: "#b"
+  - pause: 600ms
+`)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(s.File), "site", "transit.html"), []byte(transitPage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, tk1, a := studioRun(t, s, RunOptions{})
+	mustPass(t, res)
+	res, tk2, b := studioRun(t, s, RunOptions{})
+	mustPass(t, res)
+	if len(a) != len(b) {
+		t.Fatalf("the runs stored %d and %d frames (%+v / %+v)", len(a), len(b), tk1.Timeline.Capture, tk2.Timeline.Capture)
+	}
+	same := 0
+	for i := range a {
+		if a[i].Source != b[i].Source || a[i].Document != b[i].Document && i > 0 {
+			t.Fatalf("frame %d: at %v in document %d, then at %v in document %d", i, a[i].Source, a[i].Document, b[i].Source, b[i].Document)
+		}
+		pa, err := os.ReadFile(filepath.Join(tk1.Dir, a[i].File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := os.ReadFile(filepath.Join(tk2.Dir, b[i].File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(pa, pb) {
+			same++
+		} else {
+			t.Errorf("frame %d (%v): the pictures differ", i, a[i].Source)
+		}
+	}
+	if len(a) < 60 {
+		t.Errorf("only %d frames stored: the box should move in every frame", len(a))
+	}
+	t.Logf("%d of %d pictures the same", same, len(a))
+}
