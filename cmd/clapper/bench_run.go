@@ -197,8 +197,10 @@ type scenarioRun struct {
 	// SettledFrames and SettledShots count how the settled pictures were had.
 	SettledFrames int64 `json:"settled_frames"`
 	SettledShots  int64 `json:"settled_screenshots"`
-	// ticks are the video's decoded frames, kept to compare runs.
-	ticks []benchpage.VideoTick
+	// ticks are the video's decoded frames, samples the take's, kept to
+	// compare runs.
+	ticks   []benchpage.VideoTick
+	samples []benchpage.Sample
 }
 
 type scenarioMode struct {
@@ -212,9 +214,16 @@ type scenarioMode struct {
 }
 
 type sameFrames struct {
-	Run  int `json:"run"`
+	Run int `json:"run"`
+	// Same of Of video frames are the first run's very pictures.
 	Same int `json:"same"`
 	Of   int `json:"of"`
+	// Stored of StoredOf pictures in the take are byte for byte the first
+	// run's; StoredButNow are, or differ only in the performance.now()
+	// reading the bench page paints (Chromium jitters it).
+	Stored       int `json:"stored_same"`
+	StoredButNow int `json:"stored_same_but_now"`
+	StoredOf     int `json:"stored_of"`
 }
 
 // sameAsFirst compares every run's video with the first run's.
@@ -222,7 +231,9 @@ func sameAsFirst(runs []scenarioRun) []sameFrames {
 	var out []sameFrames
 	for i := 1; i < len(runs); i++ {
 		same, of := benchpage.SameFrames(runs[0].ticks, runs[i].ticks)
-		out = append(out, sameFrames{Run: i + 1, Same: same, Of: of})
+		s := sameFrames{Run: i + 1, Same: same, Of: of}
+		s.Stored, s.StoredButNow, s.StoredOf = benchpage.SamePictures(runs[0].samples, runs[i].samples)
+		out = append(out, s)
 	}
 	return out
 }
@@ -233,9 +244,9 @@ func (m scenarioMode) sameLine() string {
 	}
 	var parts []string
 	for _, s := range m.SameAsFirst {
-		parts = append(parts, fmt.Sprintf("run %d %d of %d", s.Run, s.Same, s.Of))
+		parts = append(parts, fmt.Sprintf("run %d %d of %d video frames, %d of %d stored pictures (%d but for the page's performance.now())", s.Run, s.Same, s.Of, s.Stored, s.StoredOf, s.StoredButNow))
 	}
-	return "; video frames identical to run 1's: " + strings.Join(parts, ", ")
+	return "; identical to run 1's: " + strings.Join(parts, ", ")
 }
 
 func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
@@ -334,7 +345,7 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out s
 	}
 	tl := tk.Timeline
 	r := scenarioRun{WallS: wall.Seconds(), ScenarioS: time.Duration(tl.End - tl.Start).Seconds(), CPUS: used.Seconds(), OthersCPUS: others,
-		ScenarioFigures: benchpage.SummarizeScenario(samples)}
+		ScenarioFigures: benchpage.SummarizeScenario(samples), samples: samples}
 	if !tl.Clock.Wall.IsZero() {
 		r.LaunchS = tl.Clock.Wall.Add(time.Duration(tl.Start)).Sub(t0).Seconds()
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"image"
 	"image/jpeg"
 	"math"
 	"os"
@@ -39,6 +41,10 @@ type Sample struct {
 	// Code is valid when Decoded.
 	Code    Code
 	Decoded bool
+	// Hash is the FNV-1a hash of the stored picture's bytes; Rest that of
+	// its decoded pixels outside the code (restHash), when it decoded as
+	// Y'CbCr.
+	Hash, Rest uint64
 }
 
 // Dist summarises a distribution, in milliseconds.
@@ -146,9 +152,16 @@ func decodeTake(dir string) (*timeline.Take, []Sample, error) {
 					errs[i] = err
 					continue
 				}
+				h := fnv.New64a()
+				h.Write(b)
+				s.Hash = h.Sum64()
 				img, err := jpeg.Decode(bytes.NewReader(b))
 				if err == nil {
-					s.Code, err = Decode(img, float64(img.Bounds().Dx())/float64(vw))
+					scale := float64(img.Bounds().Dx()) / float64(vw)
+					if y, ok := img.(*image.YCbCr); ok {
+						s.Rest = restHash(y, scale)
+					}
+					s.Code, err = Decode(img, scale)
 				}
 				s.Decoded = err == nil
 				samples[i] = s

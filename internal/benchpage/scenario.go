@@ -131,6 +131,64 @@ func SameFrames(a, b []VideoTick) (same, of int) {
 	return same, max(len(a), len(b))
 }
 
+// SamePictures compares the frames two takes stored (each in delivery
+// order, by source time), frame by frame at each source time: same counts
+// the times at which both stored the very same bytes in the same
+// document; butNow also those whose pictures differ only in the
+// performance.now() reading the page paints in its code (the same page
+// frame at the same animation-frame time, and the same pixels outside the
+// code). Each is of the source times either take stored a frame at. Pure.
+func SamePictures(a, b []Sample) (same, butNow, of int) {
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		of++
+		switch {
+		case j == len(b) || i < len(a) && a[i].Source < b[j].Source:
+			i++
+			continue
+		case i == len(a) || b[j].Source < a[i].Source:
+			j++
+			continue
+		}
+		x, y := a[i], b[j]
+		i, j = i+1, j+1
+		if x.Document != y.Document {
+			continue
+		}
+		if x.Hash == y.Hash {
+			same++
+			butNow++
+		} else if x.Decoded && y.Decoded && x.Rest == y.Rest && x.Code.Counter == y.Code.Counter && x.Code.RAF == y.Code.RAF {
+			butNow++
+		}
+	}
+	return same, butNow, of
+}
+
+// restHash hashes a decoded JPEG's pixels (its Y'CbCr planes) outside the
+// code's strip, at scale device pixels per CSS pixel, the strip widened to
+// whole 16-pixel blocks (the encoder's), so that a change in the code
+// leaves the hash alone.
+func restHash(img *image.YCbCr, scale float64) uint64 {
+	strip := image.Rect(0, 0, roundUp(float64(Left+Cols*Block)*scale, 16), roundUp(float64(Top+Rows*Block)*scale, 16))
+	h := fnv.New64a()
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		x0 := b.Min.X
+		if y < strip.Max.Y {
+			x0 = strip.Max.X
+		}
+		if x0 < b.Max.X {
+			h.Write(img.Y[img.YOffset(x0, y) : img.YOffset(b.Max.X-1, y)+1])
+			h.Write(img.Cb[img.COffset(x0, y) : img.COffset(b.Max.X-1, y)+1])
+			h.Write(img.Cr[img.COffset(x0, y) : img.COffset(b.Max.X-1, y)+1])
+		}
+	}
+	return h.Sum64()
+}
+
+func roundUp(v float64, to int) int { return (int(math.Ceil(v)) + to - 1) / to * to }
+
 // VideoRepeats are the frames a person sees repeated in a video of a
 // page that paints a new frame on every animation frame.
 type VideoRepeats struct {

@@ -1,6 +1,7 @@
 package benchpage
 
 import (
+	"image"
 	"math"
 	"testing"
 	"time"
@@ -103,6 +104,67 @@ func TestSameFrames(t *testing.T) {
 		}
 		if same, of := SameFrames(c.b, c.a); same != c.same || of != c.of {
 			t.Errorf("SameFrames is not symmetric for %v, %v", c.a, c.b)
+		}
+	}
+}
+
+// SamePictures compares two takes' frames in order: the same bytes, or
+// the same but for the page's performance.now() reading.
+func TestSamePictures(t *testing.T) {
+	// pic is a decoded frame at source time src in document 1, of page
+	// frame n at rAF time raf, whose bytes hash to h, h2 outside the code.
+	pic := func(src timeline.Time, h, h2 uint64, n uint32, raf time.Duration) Sample {
+		return Sample{Source: src, Document: 1, Hash: h, Rest: h2, Decoded: true, Code: Code{Counter: n, RAF: raf, Now: time.Duration(h)}}
+	}
+	one := func(s ...Sample) []Sample { return s }
+	for _, c := range []struct {
+		name             string
+		a, b             []Sample
+		same, butNow, of int
+	}{
+		{"the same", one(pic(0, 1, 7, 5, 80), pic(1, 2, 8, 6, 96)), one(pic(0, 1, 7, 5, 80), pic(1, 2, 8, 6, 96)), 2, 2, 2},
+		{"only now differs", one(pic(0, 1, 7, 5, 80)), one(pic(0, 2, 7, 5, 80)), 0, 1, 1},
+		{"another page frame", one(pic(0, 1, 7, 5, 80)), one(pic(0, 2, 7, 6, 80)), 0, 0, 1},
+		{"another rAF time", one(pic(0, 1, 7, 5, 80)), one(pic(0, 2, 7, 5, 81)), 0, 0, 1},
+		{"outside the code", one(pic(0, 1, 7, 5, 80)), one(pic(0, 2, 8, 5, 80)), 0, 0, 1},
+		{"another time", one(pic(0, 1, 7, 5, 80)), one(pic(1, 1, 7, 5, 80)), 0, 0, 2},
+		{"a frame more between", one(pic(0, 1, 7, 5, 80), pic(2, 3, 9, 7, 112)), one(pic(0, 1, 7, 5, 80), pic(1, 2, 8, 6, 96), pic(2, 3, 9, 7, 112)), 2, 2, 3},
+		{"another document", one(pic(0, 1, 7, 5, 80)), one(Sample{Source: 0, Document: 2, Hash: 1, Rest: 7, Decoded: true, Code: Code{Counter: 5, RAF: 80}}), 0, 0, 1},
+		{"undecoded", one(Sample{Hash: 1, Rest: 7}), one(Sample{Hash: 2, Rest: 7}), 0, 0, 1},
+		{"one more", one(pic(0, 1, 7, 5, 80)), one(pic(0, 1, 7, 5, 80), pic(1, 2, 8, 6, 96)), 1, 1, 2},
+	} {
+		if same, butNow, of := SamePictures(c.a, c.b); same != c.same || butNow != c.butNow || of != c.of {
+			t.Errorf("%s: %d, %d of %d, want %d, %d of %d", c.name, same, butNow, of, c.same, c.butNow, c.of)
+		}
+		if same, butNow, of := SamePictures(c.b, c.a); same != c.same || butNow != c.butNow || of != c.of {
+			t.Errorf("%s: not symmetric", c.name)
+		}
+	}
+}
+
+// The hash outside the code leaves out exactly the code's strip, widened
+// to whole 16-pixel blocks: a change in it keeps the hash, one beside it
+// or under it does not.
+func TestRestHashLeavesOutTheCode(t *testing.T) {
+	for _, scale := range []float64{1, 2} {
+		img := image.NewYCbCr(image.Rect(0, 0, int(800*scale), int(200*scale)), image.YCbCrSubsampleRatio420)
+		rest := restHash(img, scale)
+		in := int((Left + 100) * scale)
+		img.Y[img.YOffset(in, int(Top*scale)+3)] = 255 // inside the code
+		img.Cb[img.COffset(in, int(Top*scale)+3)] = 9
+		if restHash(img, scale) != rest {
+			t.Errorf("scale %v: a pixel in the code changed the hash", scale)
+		}
+		out := roundUp(float64(Left+Cols*Block)*scale, 16)
+		img.Cr[img.COffset(out, int(Top*scale)+3)] = 255 // beside it
+		rest2 := restHash(img, scale)
+		if rest2 == rest {
+			t.Errorf("scale %v: a pixel beside the code left the hash alone", scale)
+		}
+		below := roundUp(float64(Top+Rows*Block)*scale, 16)
+		img.Y[img.YOffset(in, below)] = 255 // under it
+		if restHash(img, scale) == rest2 {
+			t.Errorf("scale %v: a pixel under the code left the hash alone", scale)
 		}
 	}
 }
