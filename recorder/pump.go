@@ -21,7 +21,9 @@ import (
 //
 // On chromium-headless-shell with begin-frame control, nothing is painted
 // until someone asks: the pump is that someone. For each output frame it
-// asks for a frame with a JPEG screenshot (HeadlessExperimental.beginFrame)
+// asks for a frame (HeadlessExperimental.beginFrame), whose picture comes
+// from the screencast beside it (studiocast.go) or, with
+// Options.StudioScreenshots, as a JPEG screenshot with the frame,
 // at the current virtual time, then lets the page's virtual time run one
 // frame interval (Emulation.setVirtualTimePolicy with a budget, waiting for
 // the budget to expire) and advances the take clock by the same interval.
