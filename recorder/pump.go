@@ -63,6 +63,7 @@ type pump struct {
 	tab      *tabTime
 	tabID    string
 	expired  chan struct{}
+	started  chan struct{} // closed once the first frame is made, or the pump ends
 	quit     chan struct{}
 	quitOnce sync.Once
 	wg       sync.WaitGroup
@@ -106,7 +107,7 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 		fps = DefaultFPS
 	}
 	c := newCapture(ctx, opts)
-	p := &pump{c: c, virt: opts.Clock.Virtual, fps: fps, expired: make(chan struct{}, 1), quit: make(chan struct{}), out: newOutbox(c.enqueue), restartIn: -1, careful: carefulFrames}
+	p := &pump{c: c, virt: opts.Clock.Virtual, fps: fps, expired: make(chan struct{}, 1), started: make(chan struct{}), quit: make(chan struct{}), out: newOutbox(c.enqueue), restartIn: -1, careful: carefulFrames}
 	// A capture that follows another one in the same take carries on from
 	// where the clock stands, on the same grid of frame times.
 	p.first = frameIndexAt(p.virt.Now(), fps)
@@ -132,6 +133,13 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 	}
 	p.wg.Add(1)
 	go p.run()
+	// The session goes on once the first frame is made and the clock has
+	// moved past it: a navigation it starts then commits after that frame
+	// in every run, and its steps start on the same frame.
+	select {
+	case <-p.started:
+	case <-ctx.Done():
+	}
 	return c, nil
 }
 
@@ -202,6 +210,9 @@ func (p *pump) stopping() bool {
 // run is the pump goroutine.
 func (p *pump) run() {
 	defer p.wg.Done()
+	var start sync.Once
+	started := func() { start.Do(func() { close(p.started) }) }
+	defer started()
 	defer func() { // every picture on its way is recorded, then the screencast ends
 		p.awaitPictures(0)
 		p.endCast()
@@ -213,6 +224,7 @@ func (p *pump) run() {
 		// A capture's first frame is made at once: the filmed tab is shown
 		// from the moment it is filmed, however briefly.
 		if k != p.first {
+			started()
 			p.virt.Turn(p.quit)
 		}
 		if p.stopping() {

@@ -26,7 +26,9 @@ button:hover { background: #4453e6; transform: translateY(-1px); }
 <script>document.getElementById('b').addEventListener('click', () => document.getElementById('card').classList.add('open'));</script>`
 
 // Two studio runs of one script make the same frames: the same pictures,
-// byte for byte, at the same times, in the same documents.
+// byte for byte, at the same times, in the same documents (the first
+// frame too: the pump has made it before the session starts), and their
+// steps start and end at the same times.
 func TestStudioRunsRepeat(t *testing.T) {
 	s := studioScript(t, `  - goto: ${serve.url}/transit.html
   - pause: 300ms
@@ -41,11 +43,16 @@ func TestStudioRunsRepeat(t *testing.T) {
 	res, tk2, b := studioRun(t, s, RunOptions{})
 	mustPass(t, res)
 	if len(a) != len(b) {
-		t.Fatalf("the runs stored %d and %d frames (%+v / %+v)", len(a), len(b), tk1.Timeline.Capture, tk2.Timeline.Capture)
+		t.Fatalf("the runs stored %d and %d frames", len(a), len(b))
+	}
+	for i, st := range tk1.Timeline.Steps {
+		if o := tk2.Timeline.Steps[i]; st.Start != o.Start || st.End != o.End {
+			t.Errorf("step %d (%s): %v to %v, then %v to %v", i, st.Kind, st.Start, st.End, o.Start, o.End)
+		}
 	}
 	same := 0
 	for i := range a {
-		if a[i].Source != b[i].Source || a[i].Document != b[i].Document && i > 0 {
+		if a[i].Source != b[i].Source || a[i].Document != b[i].Document {
 			t.Fatalf("frame %d: at %v in document %d, then at %v in document %d", i, a[i].Source, a[i].Document, b[i].Source, b[i].Document)
 		}
 		pa, err := os.ReadFile(filepath.Join(tk1.Dir, a[i].File))
