@@ -249,22 +249,24 @@ func TestTurnLimit(t *testing.T) {
 			for framing := 0; framing <= busy; framing++ {
 				for alarms := 0; alarms <= 1; alarms++ {
 					for _, failed := range []bool{false, true} {
-						var want time.Duration
-						switch {
-						case failed:
-							want = 0
-						case sleepers > 0 && alarms == 0:
-							want = 0
-						case busy > 0 && alarms == 0 && framing == busy:
-							want = DeliverWait
-						case busy > 0 && alarms == 0:
-							want = BusyWait
-						default:
-							want = IdleWait
-						}
-						if got := turnLimit(sleepers, busy, framing, alarms, failed); got != want {
-							t.Errorf("turnLimit(sleepers %d, busy %d, framing %d, alarms %d, failed %v) = %v, want %v",
-								sleepers, busy, framing, alarms, failed, got, want)
+						for _, served := range []bool{false, true} {
+							var want time.Duration
+							switch {
+							case failed:
+								want = 0
+							case sleepers > 0 && alarms == 0:
+								want = 0
+							case busy > 0 && alarms == 0 && framing == busy && !served:
+								want = DeliverWait
+							case busy > 0 && alarms == 0:
+								want = BusyWait
+							default:
+								want = IdleWait
+							}
+							if got := turnLimit(sleepers, busy, framing, alarms, served, failed); got != want {
+								t.Errorf("turnLimit(sleepers %d, busy %d, framing %d, alarms %d, served %v, failed %v) = %v, want %v",
+									sleepers, busy, framing, alarms, served, failed, got, want)
+							}
 						}
 					}
 				}
@@ -285,12 +287,12 @@ func TestBusyFramesCounts(t *testing.T) {
 		defer v.mu.Unlock()
 		return v.busy, v.framing
 	}
-	move := v.BusyFrames()
+	move := v.BusyFrames(1)
 	if b, f := count(); b != 1 || f != 1 {
 		t.Fatalf("after BusyFrames: busy %d framing %d, want 1 1", b, f)
 	}
 	plain := v.Busy()
-	if b, f := count(); b != 2 || f != 1 || turnLimit(0, b, f, 0, false) != BusyWait {
+	if b, f := count(); b != 2 || f != 1 || turnLimit(0, b, f, 0, false, false) != BusyWait {
 		t.Fatalf("with a plain command too: busy %d framing %d", b, f)
 	}
 	plain()
@@ -298,5 +300,44 @@ func TestBusyFramesCounts(t *testing.T) {
 	move() // a second call changes nothing
 	if b, f := count(); b != 0 || f != 0 {
 		t.Fatalf("after both are done: busy %d framing %d, want 0 0", b, f)
+	}
+}
+
+// A command that needs frames holds the pump only DeliverWait until it
+// has had them, then BusyWait for its answer; one that cannot say how
+// many never holds it longer than DeliverWait.
+func TestBusyFramesServed(t *testing.T) {
+	v := NewVirtualTime()
+	served := func() bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.served()
+	}
+	probe := v.BusyFrames(2)
+	unknown := v.BusyFrames(0)
+	for frame := 1; frame <= 3; frame++ {
+		v.Advance(time.Second / 60)
+		if got, want := served(), frame >= 2; got != want {
+			t.Errorf("after %d frames: served %v, want %v", frame, got, want)
+		}
+	}
+	probe()
+	if served() {
+		t.Error("served after the command that needed frames returned")
+	}
+	unknown()
+	move := v.BusyFrames(1)
+	if served() {
+		t.Error("a new command is served before any frame")
+	}
+	v.Advance(time.Second / 60)
+	if !served() {
+		t.Error("a move is not served after its frame")
+	}
+	move()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.needs) != 0 || v.busy != 0 || v.framing != 0 {
+		t.Errorf("left: needs %v, busy %d, framing %d", v.needs, v.busy, v.framing)
 	}
 }

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,11 @@ type VirtualTime struct {
 	framing                int // of busy, the commands that need a frame (BusyFrames)
 	changed                time.Time
 	pace                   chan struct{}
+	// frames counts the frames made (Advance); needs holds, for each
+	// command in flight that needs frames and says how many, the frame
+	// count by which it has had them.
+	frames int64
+	needs  []int64
 
 	tt tabTimes // each tab's own virtual time (tabtime.go)
 
@@ -132,6 +138,7 @@ func (v *VirtualTime) Advance(d time.Duration) {
 		n++
 	}
 	v.changed = time.Now()
+	v.frames++
 	v.timers = append(v.timers[:0], v.timers[n:]...)
 }
 
@@ -219,20 +226,29 @@ func (v *VirtualTime) Alarm(d time.Duration) (<-chan struct{}, func()) {
 
 // Busy marks a session command in flight until the returned func is
 // called (Turn).
-func (v *VirtualTime) Busy() func() { return v.busyOf(false) }
+func (v *VirtualTime) Busy() func() { return v.busyOf(false, 0) }
 
-// BusyFrames is Busy for a command that completes only once the page has
-// made a frame (a pointer move, which the page takes at its next
-// animation frame; a helper awaiting animation frames). The pump holds its
-// next frame only DeliverWait for it, long enough for the command to reach
-// the page, instead of BusyWait, which such a command would always use up.
-func (v *VirtualTime) BusyFrames() func() { return v.busyOf(true) }
+// BusyFrames is Busy for a command that may complete only once the page
+// has made need frames (a pointer move, which the page may take at its
+// next animation frame: 1; a helper awaiting two animation frames: 2; 0
+// when it cannot be told). Until it has had them, the pump holds each
+// next frame only DeliverWait for it, long enough for the command to
+// reach the page, instead of BusyWait, which such a command would always
+// use up; once it has had them, the pump holds the next frame BusyWait
+// for its answer, as for any command, so that it completes after the same
+// frames in every run.
+func (v *VirtualTime) BusyFrames(need int) func() { return v.busyOf(true, need) }
 
-func (v *VirtualTime) busyOf(frames bool) func() {
+func (v *VirtualTime) busyOf(frames bool, need int) func() {
 	v.mu.Lock()
 	v.busy++
+	by := int64(-1)
 	if frames {
 		v.framing++
+		if need > 0 {
+			by = v.frames + int64(need)
+			v.needs = append(v.needs, by)
+		}
 	}
 	v.touch()
 	v.mu.Unlock()
@@ -243,11 +259,20 @@ func (v *VirtualTime) busyOf(frames bool) func() {
 			v.busy--
 			if frames {
 				v.framing--
+				if i := slices.Index(v.needs, by); by >= 0 && i >= 0 {
+					v.needs = slices.Delete(v.needs, i, i+1)
+				}
 			}
 			v.touch()
 			v.mu.Unlock()
 		})
 	}
+}
+
+// served reports whether a command in flight that needs frames has had
+// all it needs. v.mu is held.
+func (v *VirtualTime) served() bool {
+	return slices.ContainsFunc(v.needs, func(by int64) bool { return v.frames >= by })
 }
 
 // Pacing of the pump, so that two runs of a script make the same frames:
@@ -258,8 +283,9 @@ func (v *VirtualTime) busyOf(frames bool) func() {
 //     that needs no frame then costs none), but at most BusyWait of real
 //     time since the last frame or change (input and scripts awaiting
 //     animation frames complete only as frames are made); when every
-//     command in flight is known to need a frame (BusyFrames), only
-//     DeliverWait, the time for it to reach the page;
+//     command in flight is known to need frames (BusyFrames) and none has
+//     had all it needs yet, only DeliverWait, the time for it to reach
+//     the page;
 //   - neither (the session is working between calls): wait for it to
 //     sleep or send, but at most IdleWait (a call the session did not
 //     mark must not stall the page).
@@ -274,11 +300,11 @@ const (
 
 // turnLimit is how long, since the last change, the pump waits before
 // its next frame, given the pacing counts (Turn); 0 is at once. Pure.
-func turnLimit(sleepers, busy, framing, alarms int, failed bool) time.Duration {
+func turnLimit(sleepers, busy, framing, alarms int, served, failed bool) time.Duration {
 	switch {
 	case failed, sleepers > 0 && alarms == 0:
 		return 0
-	case busy > 0 && alarms == 0 && framing == busy:
+	case busy > 0 && alarms == 0 && framing == busy && !served:
 		return DeliverWait
 	case busy > 0 && alarms == 0:
 		return BusyWait
@@ -291,7 +317,7 @@ func turnLimit(sleepers, busy, framing, alarms int, failed bool) time.Duration {
 func (v *VirtualTime) Turn(quit <-chan struct{}) {
 	for {
 		v.mu.Lock()
-		limit := turnLimit(v.sleepers, v.busy, v.framing, v.alarms, v.err != nil)
+		limit := turnLimit(v.sleepers, v.busy, v.framing, v.alarms, v.served(), v.err != nil)
 		since := time.Since(v.changed)
 		v.mu.Unlock()
 		if since >= limit {

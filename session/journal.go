@@ -42,10 +42,12 @@ func (j *Journal) send(r timeline.Receipt, do func() error) error {
 	if v := j.clock.Virtual; v != nil {
 		// Input lands between the same two frames each run. A pointer
 		// move is taken at the page's next animation frame and answered
-		// only then: the pump makes that frame as soon as the move is
-		// on its way.
+		// at once or within two frames: the pump makes those frames as
+		// soon as the move is on its way, then waits for the answer (on
+		// the product tour, holding after one frame took 6.4 s against
+		// 5.0 s, after two 4.7 s).
 		if r.Kind == timeline.InputMove {
-			done = v.BusyFrames()
+			done = v.BusyFrames(2)
 		} else {
 			done = v.Busy()
 		}

@@ -191,8 +191,10 @@ func (h *helpers) ensure(ctx context.Context) (world string, fresh bool, err err
 // made earlier (its document is gone) makes the world anew and tries once
 // more; an exception thrown by a helper is returned as it is.
 // awaitsFrames names the helpers that answer only after the page's next
-// animation frames (the pump makes those frames at once, busyFrames).
-var awaitsFrames = map[string]bool{"probe": true, "scrollSettled": true, "nextFrame": true}
+// animation frames, with how many they need (0: as many as it takes),
+// for the pump's pacing (busyFrames): probe awaits two animation frames,
+// nextFrame one, scrollSettled as many as the scroll moves for.
+var awaitsFrames = map[string]int{"probe": 2, "scrollSettled": 0, "nextFrame": 1}
 
 func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any) (T, error) {
 	var zero T
@@ -208,16 +210,16 @@ func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any
 		if err != nil {
 			return zero, err
 		}
-		mark := busy
-		if awaitsFrames[name] {
-			mark = busyFrames
+		done := busy
+		if need, ok := awaitsFrames[name]; ok {
+			done = func(ctx context.Context) func() { return busyFrames(ctx, need) }
 		}
-		done := mark(ctx)
+		release := done(ctx)
 		v, err := chromedp.Run(ctx, chromedp.CallFunctionOn[T](callHelperJS, func(p *runtime.CallFunctionOnParams) {
 			p.UniqueContextID = world
 			p.AwaitPromise = ptr(true)
 		}, name, string(argsJSON)))
-		done()
+		release()
 		var pe *cdproto.Error
 		if err == nil || fresh || ctx.Err() != nil || !errors.As(err, &pe) {
 			if err != nil {

@@ -323,11 +323,11 @@ func busy(ctx context.Context) func() {
 	return func() {}
 }
 
-// busyFrames is busy for a command that completes only once the page has
-// made a frame (recorder.VirtualTime.BusyFrames).
-func busyFrames(ctx context.Context) func() {
+// busyFrames is busy for a command that may complete only once the page
+// has made need frames (0: it cannot be told; recorder.VirtualTime.BusyFrames).
+func busyFrames(ctx context.Context, need int) func() {
 	if v := virtualOf(ctx); v != nil {
-		return v.BusyFrames()
+		return v.BusyFrames(need)
 	}
 	return func() {}
 }
