@@ -229,14 +229,24 @@ type Run struct {
 
 // Resampler turns delivered frames, pushed in delivery order, into runs of
 // output ticks: tick k shows the latest frame whose source time is at or
-// before TakeTime(k); ticks before the first frame show the first frame. It
-// keeps one frame of state, whatever the take's length.
+// before TakeTime(k), to within TickSlack; ticks before the first frame
+// show the first frame. It keeps one frame of state, whatever the take's
+// length.
 type Resampler struct {
 	s    *Schedule
 	next int // first tick not yet assigned
 	cur  timeline.Frame
 	have bool
 }
+
+// TickSlack is how far after a tick's time a frame may be placed and still
+// count as at it. Tick and frame times are each rounded to the nanosecond
+// on their own: a studio take's frame k is at k/fps rounded, and a video
+// that starts at frame 2 (a page's first frame) put its tick 1 at frame 2's
+// time plus one interval rounded down, a nanosecond before frame 3, so
+// every third tick showed the frame before it (224 of 668 ticks repeated
+// on the bench scenario).
+const TickSlack = timeline.Time(time.Microsecond)
 
 // NewResampler starts resampling onto s.
 func NewResampler(s *Schedule) *Resampler { return &Resampler{s: s} }
@@ -247,7 +257,7 @@ func NewResampler(s *Schedule) *Resampler { return &Resampler{s: s} }
 // previous frame.
 func (r *Resampler) Push(fr timeline.Frame) (run Run, ok bool) {
 	if r.have {
-		end := r.s.TicksBefore(fr.Source)
+		end := r.s.TicksBefore(fr.Source - TickSlack)
 		if end > r.next {
 			run, ok = Run{Frame: r.cur, First: r.next, Count: end - r.next}, true
 			r.next = end

@@ -15,7 +15,7 @@ func reference(fps int, start timeline.Time, ticks int, src []timeline.Time) []i
 	for k := range out {
 		show := 0
 		for i, s := range src {
-			if int64(s-start)*int64(fps) <= int64(k)*second {
+			if int64(s-TickSlack-start)*int64(fps) <= int64(k)*second {
 				show = i
 			}
 		}
@@ -68,7 +68,11 @@ func TestResamplerCases(t *testing.T) {
 	}{
 		{"first frame late shows first", 10, 0, msT(500), []timeline.Time{msT(250)}, []int{0, 0, 0, 0, 0}},
 		{"exact tick boundary shows the frame", 10, 0, msT(300), []timeline.Time{0, msT(100), msT(200)}, []int{0, 1, 2}},
-		{"one ns late waits a tick", 10, 0, msT(300), []timeline.Time{0, msT(100) + 1, msT(200)}, []int{0, 0, 2}},
+		{"a microsecond late counts at the tick", 10, 0, msT(300), []timeline.Time{0, msT(100) + TickSlack, msT(200)}, []int{0, 1, 2}},
+		{"more than a microsecond late waits a tick", 10, 0, msT(300), []timeline.Time{0, msT(100) + TickSlack + 1, msT(200)}, []int{0, 0, 2}},
+		// A studio take's frames at k/60 s rounded, from frame 2 on: every
+		// tick shows its own frame (ticks and frames round apart).
+		{"studio frames from frame 2", 60, 33333333, 33333333 + msT(100), []timeline.Time{33333333, 50000000, 66666667, 83333333, 100000000, 116666667, 133333333}, []int{0, 1, 2, 3, 4, 5}},
 		{"burst between ticks keeps the latest", 10, 0, msT(300), []timeline.Time{0, msT(120), msT(150), msT(199)}, []int{0, 0, 3}},
 		{"frames before start", 10, msT(1000), msT(1300), []timeline.Time{msT(100), msT(900), msT(1150)}, []int{1, 1, 2}},
 		{"frames after end ignored", 10, 0, msT(200), []timeline.Time{0, msT(150), msT(250), msT(900)}, []int{0, 0}},
