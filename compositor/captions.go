@@ -30,7 +30,7 @@ func vttText(s string) string {
 // cueSpan maps a take interval to output times through the schedule, at tick
 // precision; ok is false when nothing of it is kept.
 func cueSpan(s *Schedule, a, b timeline.Time) (time.Duration, time.Duration, bool) {
-	k0, k1 := s.TicksBefore(a), s.TicksBefore(b)
+	k0, k1 := s.TickOf(a), s.TickOf(b)
 	if k1 <= k0 {
 		return 0, 0, false
 	}
@@ -57,7 +57,7 @@ func writeCaptionsVTT(w io.Writer, cs []Caption, s *Schedule) error {
 // to the next chapter's, the last to the end of the video.
 func chapterSpans(cs []Chapter, s *Schedule) (starts []time.Duration, titles []string) {
 	for _, c := range cs {
-		k := s.TicksBefore(c.At)
+		k := s.TickOf(c.At)
 		if k >= s.Ticks() {
 			continue
 		}

@@ -58,7 +58,7 @@ func assText(s string) string {
 // span maps a take-clock interval to the ASS times of the output ticks that
 // show it; ok is false when no tick does (e.g. it is cut).
 func span(s *Schedule, a, b timeline.Time) (string, string, bool) {
-	k0, k1 := s.TicksBefore(a), s.TicksBefore(b)
+	k0, k1 := s.TickOf(a), s.TickOf(b)
 	if k1 <= k0 {
 		return "", "", false
 	}
@@ -209,7 +209,7 @@ func writeCursor(bw *bufio.Writer, in overlayInput, ppc float64) {
 				continue
 			}
 			o := s.OutputTime(c.At)
-			x, y := g.ZoomedPoint(camera(s.TicksBefore(c.At)), c.X, c.Y)
+			x, y := g.ZoomedPoint(camera(s.TickOf(c.At)), c.X, c.Y)
 			fmt.Fprintf(bw, "Dialogue: 4,%s,%s,Ripple,,0,0,0,,{\\pos(%s,%s)\\fscx15\\fscy15\\t(0,%d,0.6,\\fscx100\\fscy100\\alpha&HFF&)\\p1}%s{\\p0}\n",
 				assTime(o), assTime(o+rippleDuration), trimFloat(x), trimFloat(y),
 				rippleDuration.Milliseconds(), circle)

@@ -220,6 +220,12 @@ func (s *Schedule) TicksBefore(t timeline.Time) int {
 	return int(n)
 }
 
+// TickOf returns the first output tick that shows take time t: the ticks
+// before it show times more than TickSlack before t. Frames, overlays,
+// captions and zoom all place themselves on ticks through it, so that
+// what happens at a frame's time appears with that frame.
+func (s *Schedule) TickOf(t timeline.Time) int { return s.TicksBefore(t - TickSlack) }
+
 // Run says that output ticks [First, First+Count) show Frame.
 type Run struct {
 	Frame timeline.Frame
@@ -239,8 +245,8 @@ type Resampler struct {
 	have bool
 }
 
-// TickSlack is how far after a tick's time a frame may be placed and still
-// count as at it. Tick and frame times are each rounded to the nanosecond
+// TickSlack is how far after a tick's time a frame (or a step, a click, a
+// caption: TickOf) may be placed and still count as at it. Tick and frame times are each rounded to the nanosecond
 // on their own: a studio take's frame k is at k/fps rounded, and a video
 // that starts at frame 2 (a page's first frame) put its tick 1 at frame 2's
 // time plus one interval rounded down, a nanosecond before frame 3, so
@@ -257,7 +263,7 @@ func NewResampler(s *Schedule) *Resampler { return &Resampler{s: s} }
 // previous frame.
 func (r *Resampler) Push(fr timeline.Frame) (run Run, ok bool) {
 	if r.have {
-		end := r.s.TicksBefore(fr.Source - TickSlack)
+		end := r.s.TickOf(fr.Source)
 		if end > r.next {
 			run, ok = Run{Frame: r.cur, First: r.next, Count: end - r.next}, true
 			r.next = end

@@ -154,7 +154,7 @@ func newZoomTrack(shots []zoomShot, s *Schedule, vp timeline.Viewport, ease time
 			motion = ease
 		}
 		easeTicks := int(math.Round(motion.Seconds() * float64(s.FPS())))
-		k0 := s.TicksBefore(at)
+		k0 := s.TickOf(at)
 		if k0 >= s.Ticks() {
 			break
 		}

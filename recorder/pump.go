@@ -212,11 +212,11 @@ func (p *pump) run() {
 	defer p.wg.Done()
 	var start sync.Once
 	started := func() { start.Do(func() { close(p.started) }) }
-	defer started()
 	defer func() { // every picture on its way is recorded, then the screencast ends
 		p.awaitPictures(0)
 		p.endCast()
 	}()
+	defer started() // first: StartStudio need not wait for the pictures
 	for k := p.first; ; k++ {
 		if !p.room() {
 			return

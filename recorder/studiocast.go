@@ -260,7 +260,8 @@ func (o *outbox) fillHeld() {
 func (o *outbox) rescue(data []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.held = nil // the screenshot is the frame's picture; older frames are missed
+	o.strays += int64(len(o.held)) // the screenshot is the frame's picture; older frames are missed
+	o.held = nil
 	for i := len(o.items) - 1; i >= 0; i-- {
 		if o.items[i].waiting {
 			o.items[i].waiting, o.items[i].e.data = false, data
@@ -304,13 +305,14 @@ func (o *outbox) stopCasting() int64 {
 }
 
 // flush hands on the items up to the first frame still awaiting its
-// picture. A frame without a picture, or whose picture is the last one's
-// bytes, is a repeat, not stored again; a missed frame is not stored
-// either. o.mu is held.
+// picture or still being drawn (its begin-frame has not returned: a
+// navigation may yet go before it). A frame without a picture, or whose
+// picture is the last one's bytes, is a repeat, not stored again; a
+// missed frame is not stored either. o.mu is held.
 func (o *outbox) flush() {
 	n := 0
 	for _, it := range o.items {
-		if it.waiting {
+		if it.waiting || it.drawing {
 			break
 		}
 		n++

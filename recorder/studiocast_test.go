@@ -262,7 +262,9 @@ func TestOutboxStampsUnderAnyOrder(t *testing.T) {
 					arrive()
 				}
 			}
-			o.drawn(damage)
+			if kept := o.drawn(damage); kept != damage {
+				t.Fatalf("trial %d: drawn(%v) for frame %d said %v", trial, damage, f, kept)
+			}
 		}
 		for len(inFlight) > 0 {
 			arrive()
@@ -296,5 +298,33 @@ func TestOutboxPictureWhileDrawing(t *testing.T) {
 	}
 	if s, ord := o.matches(); s != 0 || ord != 2 {
 		t.Errorf("matched %d by frame time, %d by order; want 0, 2", s, ord)
+	}
+}
+
+// A frame whose picture comes, by its stamp, before its begin-frame has
+// returned is not handed on until it has: a navigation that commits
+// meanwhile still goes before it, and drawn reports the frame drawn.
+func TestOutboxFrameDrawnAfterItsPicture(t *testing.T) {
+	var got []string
+	o := newOutbox(func(e event) { got = append(got, describe(e)) })
+	draw(o, 1)
+	o.picture([]byte("A"), stampOf(1))
+	o.begin(2, stampOf(2))
+	o.picture([]byte("B"), stampOf(2))
+	o.post(event{kind: evNav, at: 2, url: "b"})
+	if !o.drawn(true) {
+		t.Error("drawn reports a frame that has its picture as not drawn")
+	}
+	if want := "frame 1 A, nav b, frame 2 B"; strings.Join(got, ", ") != want {
+		t.Errorf("handed on %q, want %q", strings.Join(got, ", "), want)
+	}
+	// The same with a frame that reports no damage but whose picture came.
+	o.begin(3, stampOf(3))
+	o.picture([]byte("C"), stampOf(3))
+	if !o.drawn(false) {
+		t.Error("a frame whose picture came is dropped")
+	}
+	if want := "frame 1 A, nav b, frame 2 B, frame 3 C"; strings.Join(got, ", ") != want {
+		t.Errorf("handed on %q, want %q", strings.Join(got, ", "), want)
 	}
 }
