@@ -433,10 +433,10 @@ func (p *pump) advance(d time.Duration) error {
 }
 
 // runBudget lets the virtual time of the tab of ctx run for d (a page
-// budget, tabTime.budget), and waits
-// for its expiry on expired (signalled by the tab's listener). A page with
-// network fetches pending holds virtual time still; after FetchWait of
-// wall time the interval is forced through, and counted in forced.
+// budget, tabTime.budget), and waits for its expiry on expired (signalled
+// by the tab's listener). A page with network fetches pending holds
+// virtual time still; after FetchWait of wall time the interval is forced
+// through, and counted in forced.
 func runBudget(ctx context.Context, expired chan struct{}, d time.Duration, forced *atomic.Int64) error {
 	budget := budgetMs(d)
 	// An expiry left from before (the tab was driven by another pump, or

@@ -229,9 +229,9 @@ func (v *VirtualTime) Alarm(d time.Duration) (<-chan struct{}, func()) {
 func (v *VirtualTime) Busy() func() { return v.busyOf(false, 0) }
 
 // BusyFrames is Busy for a command that may complete only once the page
-// has made need frames (a pointer move, which the page may take at its
-// next animation frame: 1; a helper awaiting two animation frames: 2; 0
-// when it cannot be told). Until it has had them, the pump holds each
+// has made need frames (a pointer move, which the page answers at once or
+// within two frames: 2; a helper awaiting two animation frames: 2; 0 when
+// it cannot be told). Until it has had them, the pump holds each
 // next frame only DeliverWait for it, long enough for the command to
 // reach the page, instead of BusyWait, which such a command would always
 // use up; once it has had them, the pump holds the next frame BusyWait
