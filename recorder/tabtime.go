@@ -30,8 +30,8 @@ import (
 // renderer (the same jitter performance.now() has); a frame time between
 // two ticks of that grid was therefore rounded one way in one run and
 // the other way in the next, and two runs of one script drew a
-// transition's edges a hair apart (3 runs of the quickstart: 33 to 45 of
-// its 55 stored frames identical between two). On the grid nothing is
+// transition's edges a hair apart (two runs of the quickstart: 33 of its
+// 55 stored frames identical). On the grid nothing is
 // left to round: the page's time at frame k is k intervals rounded to the
 // nearest 100 µs (at most 33 µs off at 60 fps, less than the jitter was),
 // the same in every run, and the tab's virtual time, moved by budgets
@@ -120,21 +120,19 @@ func pageBudget(granted, d time.Duration) time.Duration {
 }
 
 // ticksMs is a frame time, base µs plus page time d, in the milliseconds
-// begin-frame takes. Chromium keeps TimeTicks in whole microseconds and
-// converts the double it is sent by truncation, and the double of a
-// whole number of microseconds can fall a hair below it; a quarter
-// microsecond more lands on the intended one whether the conversion
-// truncates or rounds. Pure.
-func ticksMs(baseUs int64, d time.Duration) float64 {
-	return (float64(baseUs+int64(d/time.Microsecond)) + 0.25) / 1000
-}
+// begin-frame takes. Pure.
+func ticksMs(baseUs int64, d time.Duration) float64 { return usToMs(baseUs + int64(d/time.Microsecond)) }
 
 // budgetMs is a virtual time budget d (whole microseconds) in the
-// milliseconds setVirtualTimePolicy takes, with the same quarter
-// microsecond as ticksMs. Pure.
-func budgetMs(d time.Duration) float64 {
-	return (float64(d/time.Microsecond) + 0.25) / 1000
-}
+// milliseconds setVirtualTimePolicy takes. Pure.
+func budgetMs(d time.Duration) float64 { return usToMs(int64(d / time.Microsecond)) }
+
+// usToMs is a whole number of microseconds as the milliseconds Chromium
+// takes. Chromium keeps times in whole microseconds and converts the
+// double it is sent by truncation, and the double of a whole number of
+// microseconds can fall a hair below it; a quarter microsecond more lands
+// on the intended one whether the conversion truncates or rounds. Pure.
+func usToMs(us int64) float64 { return (float64(us) + 0.25) / 1000 }
 
 // Hold stops the virtual time of the tab of ctx (on) or lets it run again
 // (off), between two of its frames. A held tab's page sees no time pass:
