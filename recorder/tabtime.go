@@ -121,7 +121,9 @@ func pageBudget(granted, d time.Duration) time.Duration {
 
 // ticksMs is a frame time, base µs plus page time d, in the milliseconds
 // begin-frame takes. Pure.
-func ticksMs(baseUs int64, d time.Duration) float64 { return usToMs(baseUs + int64(d/time.Microsecond)) }
+func ticksMs(baseUs int64, d time.Duration) float64 {
+	return usToMs(baseUs + int64(d/time.Microsecond))
+}
 
 // budgetMs is a virtual time budget d (whole microseconds) in the
 // milliseconds setVirtualTimePolicy takes. Pure.
