@@ -25,9 +25,64 @@ type ChunkCache struct {
 	// Used counts the chunks final renders (RenderAllCached) took from
 	// the cache instead of making them.
 	Used atomic.Int64
+
+	mu   sync.Mutex
+	busy map[string]chan struct{} // chunks being made, by key; closed when done
 }
 
 func (c *ChunkCache) path(key string) string { return filepath.Join(c.Dir, key+".mp4") }
+
+// claim takes the making of the chunk with this key: mine is true when the
+// caller is to make it (and then release it), false when the cache holds
+// it (wait is nil) or another render is making it (wait closes when that
+// one is done, made or not: claim again then). A nil cache is always mine.
+func (c *ChunkCache) claim(key string) (mine bool, wait <-chan struct{}) {
+	if c == nil {
+		return true, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.busy[key]; ok {
+		return false, ch
+	}
+	if c.has(key) {
+		return false, nil
+	}
+	if c.busy == nil {
+		c.busy = map[string]chan struct{}{}
+	}
+	c.busy[key] = make(chan struct{})
+	return true, nil
+}
+
+// release ends the caller's claim on key, made or not.
+func (c *ChunkCache) release(key string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.busy[key]; ok {
+		close(ch)
+		delete(c.busy, key)
+	}
+}
+
+// await claims key, waiting while another render makes it: it returns
+// true when the caller is to make the chunk, false when the cache has it.
+func (c *ChunkCache) await(ctx context.Context, key string) (mine bool, err error) {
+	for {
+		mine, wait := c.claim(key)
+		if mine || wait == nil {
+			return mine, nil
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return false, context.Cause(ctx)
+		}
+	}
+}
 
 // has reports whether the cache holds the chunk with this key.
 func (c *ChunkCache) has(key string) bool {
@@ -141,23 +196,22 @@ type chunkJob struct {
 // rendered again; rendered ones are added to it. sp's frame picture is
 // shared; its overlay script is cut to each chunk. Chunks are prepared in
 // order (the resampler runs once over the frame index) and encoded by
-// chunkWorkers ffmpeg runs at a time; when rendered is given (rendering
-// while capturing, where the encoder must leave the cores to the capture)
-// one at a time, and it is asked after each rendered chunk whether to go
-// on.
-func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule, sp encodeSpec, out outputSpec, dir string, cache *ChunkCache, upTo int, progress func(done int), rendered func() bool) ([]string, error) {
+// chunkWorkers ffmpeg runs at a time. A chunk another render is making
+// (one made while capturing, still running when the capture ended) is
+// waited for, not made twice. early is nil for a final render; rendering
+// while capturing, it is asked before each chunk is started whether to
+// start it, and the chunks it does not start are left for the final
+// render. made is how many chunks this call encoded.
+func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule, sp encodeSpec, out outputSpec, dir string, cache *ChunkCache, upTo int, progress func(done int), early func() bool) (files []string, made int, err error) {
 	cr, stop := newChunkRuns(tk, sched)
 	defer stop()
 	workers := chunkWorkers
-	if rendered != nil {
-		workers = 1
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	var mu sync.Mutex
-	var files []string // by chunk, "" until made
-	var doneBy []int   // ticks done, by chunk
+	// files is by chunk, "" until made
+	var doneBy []int // ticks done, by chunk
 	var first error
 	fail := func(err error) {
 		mu.Lock()
@@ -179,7 +233,77 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 			progress(total)
 		}
 	}
-	enough := false // rendered said to stop
+	enough := false // early said to stop
+	useCached := func(j chunkJob) {
+		if early == nil { // a final render, not one while capturing
+			cache.Used.Add(1)
+		}
+		mu.Lock()
+		files[j.i] = cache.path(j.key)
+		mu.Unlock()
+		report(j.i, j.ticks)
+	}
+	// do makes chunk j, or takes it from the cache. A chunk another render
+	// is making is skipped rendering early; a final render puts it off
+	// (later) while there are others to make, and then waits for it: a
+	// worker does not sit idle behind it.
+	var later []chunkJob
+	do := func(j chunkJob, wait bool) {
+		mu.Lock()
+		skip := enough
+		mu.Unlock()
+		if skip { // rendering early was told to stop: left for later
+			return
+		}
+		mine, busy := cache.claim(j.key)
+		if !mine && busy != nil {
+			if early != nil {
+				return
+			}
+			if !wait {
+				mu.Lock()
+				later = append(later, j)
+				mu.Unlock()
+				return
+			}
+			var err error
+			if mine, err = cache.await(ctx, j.key); err != nil {
+				fail(err)
+				return
+			}
+		}
+		if !mine {
+			useCached(j)
+			return
+		}
+		if early != nil {
+			mu.Lock()
+			if !enough && !early() {
+				enough = true
+			}
+			skip := enough
+			mu.Unlock()
+			if skip {
+				cache.release(j.key)
+				return
+			}
+		}
+		err := encodeRuns(ctx, bin, tk, j.args, j.runs, sp.FPS, func(n int) { report(j.i, n) })
+		if err == nil && cache != nil {
+			if err := os.MkdirAll(cache.Dir, 0o755); err == nil {
+				_ = os.Link(j.path, cache.path(j.key))
+			}
+		}
+		cache.release(j.key)
+		if err != nil {
+			fail(err)
+			return
+		}
+		mu.Lock()
+		files[j.i] = j.path
+		made++
+		mu.Unlock()
+	}
 	jobs := make(chan chunkJob)
 	var wg sync.WaitGroup
 	for range workers {
@@ -187,31 +311,22 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				do(j, false)
+			}
+			for {
 				mu.Lock()
-				skip := enough
+				if len(later) == 0 {
+					mu.Unlock()
+					return
+				}
+				j := later[0]
+				later = later[1:]
 				mu.Unlock()
-				if skip { // rendering early was told to stop: left for later
-					continue
-				}
-				if err := encodeRuns(ctx, bin, tk, j.args, j.runs, sp.FPS, func(n int) { report(j.i, n) }); err != nil {
-					fail(err)
-					continue
-				}
-				if cache != nil {
-					if err := os.MkdirAll(cache.Dir, 0o755); err == nil {
-						_ = os.Link(j.path, cache.path(j.key))
-					}
-				}
-				mu.Lock()
-				files[j.i] = j.path
-				if rendered != nil && !rendered() {
-					enough = true
-				}
-				mu.Unlock()
+				do(j, true)
 			}
 		}()
 	}
-	err := func() error {
+	err = func() error {
 		defer close(jobs)
 		for i, c := range planChunks(sched.Ticks(), sched.FPS()) {
 			if c.First+c.Count > upTo {
@@ -231,13 +346,7 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 				return nil
 			}
 			if cache.has(j.key) {
-				if rendered == nil { // a final render, not one while capturing
-					cache.Used.Add(1)
-				}
-				mu.Lock()
-				files[i] = cache.path(j.key)
-				mu.Unlock()
-				report(i, j.ticks)
+				useCached(j)
 				continue
 			}
 			select {
@@ -250,19 +359,19 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 	}()
 	wg.Wait()
 	if first != nil { // a failed chunk, not the others it cut short
-		return nil, first
+		return nil, made, first
 	}
 	if err != nil {
-		return nil, err
+		return nil, made, err
 	}
 	// A chunk not made (rendering early stopped) ends the list: what is
 	// returned is the leading chunks, in order.
 	for i, f := range files {
 		if f == "" {
-			return files[:i], nil
+			return files[:i], made, nil
 		}
 	}
-	return files, nil
+	return files, made, nil
 }
 
 // prepareChunk writes chunk i's graph and cut overlay into its folder and

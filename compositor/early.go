@@ -19,13 +19,27 @@ import (
 // end, a running step that becomes a cut) is kept out by knownUpTo, or
 // caught by the chunk's digest. Half a second leaves the cursor's 120 ms
 // and a receipt sent before the journal's last record but written after it.
-const LookAhead = 500 * time.Millisecond
+//
+// StudioLookAhead is LookAhead for a studio take. Its clock stands while
+// the session works (a command in flight holds each frame for its
+// answer), so a receipt is written within a frame or two of its time, not
+// after a real-time delay; the cursor's 120 ms and a few frames are left.
+// On the quickstart this starts the first chunk about a second sooner: the
+// studio capture of its typing runs at a third of real time.
+const (
+	LookAhead       = 500 * time.Millisecond
+	StudioLookAhead = 200 * time.Millisecond
+)
 
 // earlyTicks is how many leading ticks of sched are settled when the take
-// is known up to known: the ticks whose take time is at least LookAhead
-// before it. Pure.
-func earlyTicks(sched *Schedule, known timeline.Time) int {
-	return sched.TicksBefore(known - timeline.FromDuration(LookAhead))
+// is known up to known: the ticks whose take time is at least the look-ahead
+// of the take's capture mode before it. Pure.
+func earlyTicks(sched *Schedule, known timeline.Time, mode string) int {
+	ahead := LookAhead
+	if mode == timeline.CaptureStudio {
+		ahead = StudioLookAhead
+	}
+	return sched.TicksBefore(known - timeline.FromDuration(ahead))
 }
 
 // knownUpTo is how far a take still being captured is known: as far as
@@ -62,15 +76,17 @@ func reachesBack(st timeline.Step) bool {
 // RenderEarly renders into cache the MP4 chunks of tk (a take still being
 // captured, as far as it is known: timeline.Recover of its folder) that lie
 // wholly before the take's last known time less LookAhead, with settings s.
-// It returns how many chunks it rendered, at most max (0: no limit), so a
-// caller that must stop waits for one chunk at most, and how many whole
-// chunks the take has so far. When that is no more than have (the whole
-// chunks a call before found or made) it returns at once, without
+// goOn (nil: always) is asked before each chunk is started; a chunk it
+// refuses is left for the final render, so a caller that must stop waits
+// for no new chunk. It returns how many chunks it rendered and how many
+// whole chunks the take has so far. When that is no more than have (the
+// whole chunks a call before found or made) it returns at once, without
 // preparing the overlays: a caller may ask often. A chunk is kept by its
 // inputs' digest, so the final render (RenderAllCached) uses it only when
 // the finished take gives it exactly the same frames, overlays and camera;
-// otherwise it renders it again. Chunks already in cache are skipped.
-func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *ChunkCache, have, max int) (rendered, whole int, err error) {
+// otherwise it renders it again. A final render that needs a chunk still
+// being made here waits for it. Chunks already in cache are skipped.
+func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *ChunkCache, have int, goOn func() bool) (rendered, whole int, err error) {
 	s, err = s.normalize()
 	if err != nil {
 		return 0, 0, fmt.Errorf("render settings: %w", err)
@@ -90,7 +106,7 @@ func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *Chun
 	if err != nil {
 		return 0, 0, err
 	}
-	upTo := earlyTicks(p.schedule, knownUpTo(tk.Timeline))
+	upTo := earlyTicks(p.schedule, knownUpTo(tk.Timeline), tk.Timeline.Capture.Mode)
 	whole = wholeChunks(upTo, p.schedule.FPS())
 	if whole <= have {
 		return 0, whole, nil
@@ -105,7 +121,7 @@ func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *Chun
 		return 0, whole, err
 	}
 	out := outputSpec{Format: formatMP4, CRF: s.CRF, Preset: s.X264Preset}
-	_, err = encodeChunks(ctx, bin, tk, p.schedule, sp, out, filepath.Join(work, "main"), cache, upTo, nil, func() bool { rendered++; return max <= 0 || rendered < max })
+	_, rendered, err = encodeChunks(ctx, bin, tk, p.schedule, sp, out, filepath.Join(work, "main"), cache, upTo, nil, func() bool { return goOn == nil || goOn() })
 	return rendered, whole, err
 }
 

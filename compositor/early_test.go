@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/clapper-dev/clapper/timeline"
 )
@@ -87,7 +88,7 @@ func TestRenderWhileCapturingMatchesStoredRender(t *testing.T) {
 	s.Captions = "burn"
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
 	for _, upTo := range []int{3000, 5500} {
-		if _, _, err := RenderEarly(ctx, liveTake(t, timeline.FromDuration(ms(upTo))), s, cache, 0, 0); err != nil {
+		if _, _, err := RenderEarly(ctx, liveTake(t, timeline.FromDuration(ms(upTo))), s, cache, 0, nil); err != nil {
 			t.Fatalf("early at %d ms: %v", upTo, err)
 		}
 	}
@@ -305,7 +306,7 @@ func TestStudioChunksRenderedEarlyAreUsed(t *testing.T) {
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
 	rendered := 0
 	for _, upTo := range []int{1400, 3100, 4000, 5200} {
-		n, _, err := RenderEarly(ctx, writeStudioTake(t, tl, frames, timeline.FromDuration(ms(upTo))), s, cache, 0, 0)
+		n, _, err := RenderEarly(ctx, writeStudioTake(t, tl, frames, timeline.FromDuration(ms(upTo))), s, cache, 0, nil)
 		if err != nil {
 			t.Fatalf("early at %d ms: %v", upTo, err)
 		}
@@ -328,5 +329,136 @@ func TestStudioChunksRenderedEarlyAreUsed(t *testing.T) {
 	}
 	if a, b := decodeAll(t, stored), decodeAll(t, out); len(a) == 0 || !bytes.Equal(a, b) {
 		t.Fatalf("the video made with the early chunks decodes to other frames (%d bytes) than the stored render (%d bytes)", len(b), len(a))
+	}
+}
+
+// TestChunkClaims: one render makes a chunk; another finds it busy, waits,
+// and then finds it cached, or makes it itself when the first gave up.
+func TestChunkClaims(t *testing.T) {
+	c := &ChunkCache{Dir: t.TempDir()}
+	if mine, wait := c.claim("k"); !mine || wait != nil {
+		t.Fatalf("first claim: mine %v, wait %v; want mine", mine, wait)
+	}
+	mine, wait := c.claim("k")
+	if mine || wait == nil {
+		t.Fatalf("second claim while busy: mine %v, wait %v; want a wait", mine, wait)
+	}
+	got := make(chan bool)
+	go func() {
+		m, err := c.await(context.Background(), "k")
+		if err != nil {
+			t.Error(err)
+		}
+		got <- m
+	}()
+	if err := os.WriteFile(c.path("k"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.release("k")
+	if <-wait; <-got {
+		t.Fatal("await after the chunk was made: mine, want it cached")
+	}
+	if mine, wait := c.claim("k"); mine || wait != nil {
+		t.Fatalf("claim of a cached chunk: mine %v, wait %v", mine, wait)
+	}
+	// A claim given up without the chunk made passes it on.
+	c.claim("j")
+	go func() { c.release("j") }()
+	if m, err := c.await(context.Background(), "j"); err != nil || !m {
+		t.Fatalf("await after a claim given up: mine %v, err %v; want mine", m, err)
+	}
+	c.release("j")
+	// A wait ends with its context.
+	c.claim("i")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.await(ctx, "i"); err == nil {
+		t.Fatal("await with an ended context returned no error")
+	}
+	var none *ChunkCache
+	if mine, wait := none.claim("k"); !mine || wait != nil {
+		t.Fatal("a nil cache's claims are always the caller's")
+	}
+	none.release("k")
+}
+
+// TestEarlyTicksLookAhead: a studio take's chunks settle StudioLookAhead
+// after their end, a live take's LookAhead after it.
+func TestEarlyTicksLookAhead(t *testing.T) {
+	sched, err := NewSchedule(30, 0, timeline.FromDuration(10*time.Second), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := timeline.FromDuration(2 * time.Second)
+	for mode, ahead := range map[string]time.Duration{"": LookAhead, timeline.CaptureLive: LookAhead, timeline.CaptureStudio: StudioLookAhead} {
+		want := sched.TicksBefore(known - timeline.FromDuration(ahead))
+		if got := earlyTicks(sched, known, mode); got != want {
+			t.Errorf("mode %q: %d ticks settled, want %d", mode, got, want)
+		}
+	}
+	if a, b := earlyTicks(sched, known, timeline.CaptureStudio), earlyTicks(sched, known, timeline.CaptureLive); a <= b {
+		t.Errorf("studio settles %d ticks, live %d: want more for studio", a, b)
+	}
+}
+
+// TestFinalRenderWaitsForChunkInHand: a chunk still being made while
+// capturing when the final render starts is waited for and used, not made
+// again, and the others are made meanwhile; the video is the stored
+// render's.
+func TestFinalRenderWaitsForChunkInHand(t *testing.T) {
+	requireTool(t, "ffmpeg")
+	ctx := context.Background()
+	s := DefaultSettings()
+	s.FPS, s.Width, s.Height = 30, 640, 360
+	full := liveTake(t, timeline.FromDuration(ms(8000)))
+	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
+	claimed, goOn := make(chan struct{}), make(chan struct{})
+	type result struct {
+		n   int
+		err error
+	}
+	early := make(chan result)
+	go func() {
+		first := true
+		n, _, err := RenderEarly(ctx, full, s, cache, 0, func() bool {
+			if !first {
+				return false
+			}
+			first = false
+			close(claimed) // the first chunk is claimed: hold it in hand
+			<-goOn
+			return true
+		})
+		early <- result{n, err}
+	}()
+	<-claimed
+	final := make(chan error)
+	out := filepath.Join(t.TempDir(), "final.mp4")
+	go func() { final <- RenderAllCached(ctx, full, []string{out}, s, nil, cache) }()
+	select {
+	case err := <-final:
+		t.Fatalf("the final render ended (%v) while a chunk it needs was in hand", err)
+	case <-time.After(2 * time.Second): // it makes the other chunks meanwhile
+	}
+	close(goOn)
+	r := <-early
+	if r.err != nil || r.n != 1 {
+		t.Fatalf("rendering early: %d chunks, %v; want 1", r.n, r.err)
+	}
+	if err := <-final; err != nil {
+		t.Fatal(err)
+	}
+	if used := cache.Used.Load(); used != 1 {
+		t.Fatalf("the final render used %d chunks made early, want the one in hand", used)
+	}
+	if chunks := len(planChunks(240, 30)); cached(t, cache) != chunks {
+		t.Fatalf("%d chunks cached, want each of the %d made once", cached(t, cache), chunks)
+	}
+	stored := filepath.Join(t.TempDir(), "stored.mp4")
+	if err := Render(ctx, full, stored, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(decodeAll(t, stored), decodeAll(t, out)) {
+		t.Fatal("the video made with a chunk waited for decodes to other frames than the stored render")
 	}
 }

@@ -272,7 +272,7 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 			if onlyMP4(mainOuts) {
 				// MP4 is rendered in chunks, some of them perhaps while
 				// the take was captured (cache), then joined.
-				files, err := encodeChunks(jctx, bin, tk, main.schedule, sp, mainOuts[0], filepath.Join(work, "main"), cache, main.schedule.Ticks(), report, nil)
+				files, _, err := encodeChunks(jctx, bin, tk, main.schedule, sp, mainOuts[0], filepath.Join(work, "main"), cache, main.schedule.Ticks(), report, nil)
 				if err != nil {
 					return fmt.Errorf("render %s: %w", strings.Join(outs, ", "), err)
 				}

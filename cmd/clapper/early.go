@@ -15,28 +15,39 @@ import (
 // finished soon after the last step. The final render uses a chunk only
 // when the finished take gives it the same inputs (compositor.ChunkCache).
 type earlyRender struct {
-	cache  *compositor.ChunkCache
-	idle   compositor.Idle // its ffmpeg, until the capture ends
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	chunks int // rendered while capturing
-	have   int // whole chunks found rendered (compositor.RenderEarly)
-	logf   func(string, ...any)
+	cache *compositor.ChunkCache
+	idle  *compositor.Idle // its ffmpeg, until the capture ends (live capture only)
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	logf  func(string, ...any)
+
+	mu       sync.Mutex
+	chunks   int // rendered while capturing
+	have     int // whole chunks found rendered (compositor.RenderEarly)
+	inHand   int // chunks being made
+	failed   bool
+	lookCost time.Duration // what the last look at the take cost
 }
 
-// earlyEvery is how often the take is looked at again when no chunk was
-// ready: as often as the journal is flushed, so that a chunk of a short
-// take is started as soon as it is known. A look that costs more (a long
-// take's frame index is read whole) waits earlyCostFactor times its cost,
-// so looking takes a small share of a core.
+// earlyEvery is how often the take is looked at again: as often as the
+// journal is flushed, so that a chunk of a short take is started as soon
+// as it is known. A look that costs more (a long take's frame index is
+// read whole) waits earlyCostFactor times its cost, so looking takes a
+// small share of a core. earlyChunks is how many chunks are made at once.
 const (
 	earlyEvery      = 250 * time.Millisecond
 	earlyCostFactor = 8
+	earlyChunks     = 2
 )
 
 // startEarlyRender begins rendering early, or returns nil when the outputs
-// are not chunked (WebM, PNG frames) or no cache can be made.
-func startEarlyRender(ctx context.Context, takeDir string, outs []string, s compositor.Settings, logf func(string, ...any)) *earlyRender {
+// are not chunked (WebM, PNG frames) or no cache can be made. Filming live,
+// its ffmpeg runs only on cores the capture leaves idle (compositor.Idle):
+// a frame the encoder delays would be a frame lost. Filming in studio,
+// where a slower capture loses nothing, it runs as any render (niced below
+// Chromium): the video is then made alongside the capture instead of
+// after it, and is finished about a chunk after the last step.
+func startEarlyRender(ctx context.Context, takeDir string, outs []string, s compositor.Settings, live bool, logf func(string, ...any)) *earlyRender {
 	if !compositor.Chunked(outs) {
 		return nil
 	}
@@ -46,16 +57,24 @@ func startEarlyRender(ctx context.Context, takeDir string, outs []string, s comp
 		return nil
 	}
 	e := &earlyRender{cache: cache, stop: make(chan struct{}), logf: logf}
+	if live {
+		e.idle = &compositor.Idle{}
+		ctx = compositor.WithIdle(ctx, e.idle)
+	}
 	e.wg.Add(1)
-	go e.loop(ctx, takeDir, s, logf) // ends when stop closes (finish) or ctx ends
+	go e.loop(ctx, takeDir, s) // ends when stop closes (finish) or ctx ends
 	return e
 }
 
-func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Settings, logf func(string, ...any)) {
+// loop looks at the take every earlyEvery (or less often when a look is
+// costly) and starts the next settled chunk whenever fewer than
+// earlyChunks are in hand.
+func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Settings) {
 	defer e.wg.Done()
-	wait := earlyEvery
-	quiet := false
 	for {
+		e.mu.Lock()
+		wait := max(earlyEvery, earlyCostFactor*e.lookCost)
+		e.mu.Unlock()
 		t := time.NewTimer(wait)
 		select {
 		case <-e.stop:
@@ -66,65 +85,107 @@ func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Set
 			return
 		case <-t.C:
 		}
-		for {
-			began := time.Now()
-			n, err := e.once(ctx, takeDir, s)
-			e.chunks += n
-			if err != nil && !quiet {
-				logf("rendering while capturing: %v (the video is rendered at the end)", err)
-				quiet = true
-			}
-			if n == 0 || err != nil {
-				wait = max(earlyEvery, earlyCostFactor*time.Since(began))
-				break
-			}
-			select {
-			case <-e.stop:
-				return
-			default:
-			}
+		e.mu.Lock()
+		start := e.inHand < earlyChunks && !e.failed
+		if start {
+			e.inHand++
+		}
+		e.mu.Unlock()
+		if start {
+			e.wg.Add(1)
+			go func() {
+				defer e.wg.Done()
+				e.once(ctx, takeDir, s)
+			}()
 		}
 	}
 }
 
-// once renders the next settled chunk, if any, of the take so far.
-func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Settings) (int, error) {
-	tl, err := timeline.Recover(takeDir)
-	if err != nil || tl.Capture.Frames.Delivered == 0 {
-		return 0, nil // not started yet
+// once starts the first settled chunk of the take so far that is neither
+// rendered nor in hand, if any, and waits for it.
+func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Settings) {
+	began := time.Now()
+	started := false
+	n, whole, err := func() (int, int, error) {
+		tl, err := timeline.Recover(takeDir)
+		if err != nil || tl.Capture.Frames.Delivered == 0 {
+			return 0, 0, nil // not started yet
+		}
+		e.mu.Lock()
+		have := e.have
+		e.mu.Unlock()
+		return compositor.RenderEarly(ctx, &timeline.Take{Dir: filepath.Clean(takeDir), Timeline: tl}, s, e.cache, have, func() bool {
+			if started || !e.going() {
+				return false
+			}
+			e.mu.Lock()
+			e.lookCost = time.Since(began)
+			e.mu.Unlock()
+			started = true
+			return true
+		})
+	}()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.inHand--
+	e.chunks += n
+	if !started {
+		e.lookCost = time.Since(began)
 	}
-	n, whole, err := compositor.RenderEarly(compositor.WithIdle(ctx, &e.idle), &timeline.Take{Dir: filepath.Clean(takeDir), Timeline: tl}, s, e.cache, e.have, 1)
-	if n == 0 && err == nil {
-		e.have = whole // every whole chunk is in the cache
+	if err != nil && !e.failed {
+		e.logf("rendering while capturing: %v (the video is rendered at the end)", err)
+		e.failed = true
 	}
-	return n, err
+	if !started && err == nil && e.going() && e.inHand == 0 {
+		e.have = max(e.have, whole) // every whole chunk is in the cache
+	}
 }
 
-// finish stops rendering early (after the chunk in hand, which goes on in
-// the normal scheduling class: it is all that is left to wait for) and
-// returns the cache for the final render; nil-safe.
+// going says whether the capture is still on.
+func (e *earlyRender) going() bool {
+	select {
+	case <-e.stop:
+		return false
+	default:
+		return true
+	}
+}
+
+// finish stops rendering early and returns the cache for the final render
+// at once; nil-safe. The chunks in hand go on, in the normal scheduling
+// class (the capture is over), and the final render waits for each when
+// it comes to it instead of making it again; it makes the others
+// meanwhile.
 func (e *earlyRender) finish() *compositor.ChunkCache {
 	if e == nil {
 		return nil
 	}
 	close(e.stop)
-	e.idle.End()
-	e.wg.Wait()
-	e.logf("%d video chunks rendered while capturing", e.chunks)
+	if e.idle != nil {
+		e.idle.End()
+	}
 	return e.cache
 }
 
-// used says, after the final render, how many of the chunks rendered while
-// capturing it took (the others the finished take changed); nil-safe.
+// used waits for the chunks in hand and says, after the final render, how
+// many of the chunks rendered while capturing it took (the others the
+// finished take changed); nil-safe.
 func (e *earlyRender) used() {
-	if e != nil && e.chunks > 0 {
+	if e == nil {
+		return
+	}
+	e.wg.Wait()
+	e.logf("%d video chunks rendered while capturing", e.chunks)
+	if e.chunks > 0 {
 		e.logf("%d of the %d video chunks rendered while capturing were used", e.cache.Used.Load(), e.chunks)
 	}
 }
 
-// remove deletes the cache; nil-safe.
+// remove waits for the chunks in hand (a failed or interrupted final render
+// leaves them running) and deletes the cache; nil-safe.
 func (e *earlyRender) remove() {
 	if e != nil {
+		e.wg.Wait()
 		_ = e.cache.Remove()
 	}
 }
