@@ -51,6 +51,12 @@ type encodeSpec struct {
 	// GraphFile is where the filter graph is written when it is too long
 	// for one argument (long zoom expressions); "" keeps it inline.
 	GraphFile string
+	// Lowres decodes the pictures at a 2^Lowres-th of their size (the
+	// JPEG decoder's own reduced transform: a GIF, see gifLowres);
+	// Geometry is then the decoded pictures', so that the camera's window
+	// is rounded to whole decoded pixels for the page and the overlay
+	// alike.
+	Lowres int
 	// PTSOffset is the output tick the run's first frame is (a chunk of a
 	// longer video): the overlay script is drawn at the frames' times in
 	// the whole video.
@@ -93,6 +99,24 @@ func filter(name string, kv ...string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// decodedSize is a picture side of n pixels decoded at lowres: the JPEG
+// decoder rounds up. Pure.
+func decodedSize(n, lowres int) int { return (n + 1<<lowres - 1) >> lowres }
+
+// gifLowres is how far a GIF's pictures may be decoded below their size
+// (0 to 2): as far as the page, at the camera's closest, still needs no
+// enlarging. A GIF is small (800 pixels wide by default) and dithered, and
+// decoding is most of its two passes' work: at scale 2 each picture
+// would otherwise be decoded at four times the pixels it is shown at.
+// Pure.
+func gifLowres(g Geometry, maxZoom float64) int {
+	n := 0
+	for n < 2 && float64(decodedSize(g.CaptureW, n+1)) >= float64(g.ScaledW)*maxZoom && float64(decodedSize(g.CaptureH, n+1)) >= float64(g.ScaledH)*maxZoom {
+		n++
+	}
+	return n
+}
+
 // pictureColour converts the take's pictures, JPEGs (the BT.601 matrix,
 // full range), to the BT.709 matrix and limited range the videos are
 // tagged with; primaries and transfer are sRGB's on both sides, so only
@@ -121,8 +145,11 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	}
 	g := sp.Geometry
 	fps := itoa(sp.FPS)
-	args = []string{"-hide_banner", "-nostats", "-loglevel", "error", "-y",
-		"-f", "matroska", "-reinit_filter", "0", "-i", "pipe:0"}
+	args = []string{"-hide_banner", "-nostats", "-loglevel", "error", "-y"}
+	if sp.Lowres > 0 {
+		args = append(args, "-lowres", itoa(sp.Lowres))
+	}
+	args = append(args, "-f", "matroska", "-reinit_filter", "0", "-i", "pipe:0")
 	nIn := 1
 	bgIn, palIn := -1, -1
 	if sp.FrameImage != "" {

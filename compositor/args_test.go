@@ -103,3 +103,45 @@ func TestArgsEncoderThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestGIFLowres: a GIF's pictures are decoded smaller only as far as the
+// page, at the camera's closest, is still shrunk, never enlarged; the
+// decoder's option precedes the input.
+func TestGIFLowres(t *testing.T) {
+	geo := func(capW, capH, scaledW, scaledH int) Geometry {
+		return Geometry{CaptureW: capW, CaptureH: capH, ScaledW: scaledW, ScaledH: scaledH}
+	}
+	for _, c := range []struct {
+		g    Geometry
+		zoom float64
+		want int
+	}{
+		{geo(2560, 1440, 686, 386), 1, 1},   // scale 2 to the quickstart's GIF: a quarter would be 640 < 686
+		{geo(2560, 1440, 686, 386), 1.6, 1}, // 1280 >= 686*1.6
+		{geo(2560, 1440, 686, 386), 2, 0},   // 1280 < 1372
+		{geo(2560, 1440, 600, 338), 1, 2},   // 640 >= 600
+		{geo(5120, 2880, 600, 338), 1, 2},   // at most a quarter
+		{geo(1280, 720, 686, 386), 1, 0},    // scale 1: 640 < 686
+		{geo(1281, 721, 640, 360), 1, 1},    // the decoder rounds up: 641x361
+		{geo(1280, 720, 1280, 720), 1, 0},
+	} {
+		if got := gifLowres(c.g, c.zoom); got != c.want {
+			t.Errorf("gifLowres(%dx%d to %dx%d, zoom %.1f) = %d, want %d", c.g.CaptureW, c.g.CaptureH, c.g.ScaledW, c.g.ScaledH, c.zoom, got, c.want)
+		}
+	}
+	if decodedSize(1441, 1) != 721 || decodedSize(1440, 2) != 360 || decodedSize(7, 0) != 7 {
+		t.Error("decodedSize does not round up as the decoder does")
+	}
+	g, err := NewGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 640, 360)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _, err := buildArgs(encodeSpec{FPS: 15, Ticks: 10, Geometry: g, Lowres: 1, Outputs: []outputSpec{{Format: formatPalette, Path: "p.png"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := slices.Index(args, "-lowres"), slices.Index(args, "pipe:0")
+	if i < 0 || args[i+1] != "1" || j < i {
+		t.Fatalf("-lowres 1 is not an option of the picture input: %q", args)
+	}
+}

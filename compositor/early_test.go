@@ -462,3 +462,40 @@ func TestFinalRenderWaitsForChunkInHand(t *testing.T) {
 		t.Fatal("the video made with a chunk waited for decodes to other frames than the stored render")
 	}
 }
+
+// TestGIFDecodedSmaller: a GIF of a scale-2 take, decoded at half size,
+// shows each frame's picture at its time, as the MP4 does.
+func TestGIFDecodedSmaller(t *testing.T) {
+	requireTool(t, "ffmpeg")
+	s := DefaultSettings()
+	s.FPS, s.Width, s.Height = 10, 640, 360
+	s.GIF = GIFSettings{Width: 160, FPS: 10}
+	s.Cursor.Enabled = false
+	tk := liveTake(t, timeline.FromDuration(ms(8000)))
+	ti, err := scanFrames(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, gh, _ := gifSize(ti.first, s)
+	p, err := newPlan(tk, ti, s, 10, gw, gh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := gifLowres(p.geometry, p.zoom.MaxZoom()); n != 1 {
+		t.Fatalf("gifLowres = %d for 640x360 pictures in a %dx%d GIF at zoom %.1f, want 1", n, gw, gh, p.zoom.MaxZoom())
+	}
+	dir := t.TempDir()
+	gif, mp4 := filepath.Join(dir, "a.gif"), filepath.Join(dir, "a.mp4")
+	if err := RenderAll(context.Background(), tk, []string{mp4, gif}, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	ks := []int{5, 22, 41, 63, 78}
+	g, m := rgbFrames(t, gif, gw, gh, ks), rgbFrames(t, mp4, 640, 360, ks)
+	for i, k := range ks {
+		a, _ := nearest(px(g[i], gw, gw/2, gh/2))
+		b, _ := nearest(px(m[i], 640, 320, 180))
+		if a != b || a < 0 {
+			t.Errorf("tick %d: the GIF shows palette colour %d, the MP4 %d", k, a, b)
+		}
+	}
+}

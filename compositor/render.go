@@ -25,6 +25,7 @@ type plan struct {
 	geometry Geometry
 	track    *CursorTrack
 	zoom     *ZoomTrack
+	lowres   int // the pictures are decoded at a 2^lowres-th of their size (encodeSpec.Lowres)
 }
 
 // takeInfo is what one streaming pass over the frame index finds.
@@ -196,6 +197,15 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 		if gif, err = newPlan(tk, ti, gs, s.GIF.FPS, gw, gh); err != nil {
 			return fmt.Errorf("render %s: %w", tk.Dir, err)
 		}
+		if n := gifLowres(gif.geometry, gif.zoom.MaxZoom()); n > 0 {
+			// Planned again on the decoded pictures' size.
+			lt := ti
+			lt.first.Width, lt.first.Height = decodedSize(ti.first.Width, n), decodedSize(ti.first.Height, n)
+			if gif, err = newPlan(tk, lt, gs, s.GIF.FPS, gw, gh); err != nil {
+				return fmt.Errorf("render %s: %w", tk.Dir, err)
+			}
+			gif.lowres = n
+		}
 		plans = append(plans, gif, gif)
 	}
 	total := 0
@@ -302,6 +312,7 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 			if err != nil {
 				return fmt.Errorf("render: %w", err)
 			}
+			sp.Lowres = gif.lowres
 			palette := filepath.Join(work, "palette.png")
 			pass := sp
 			pass.Outputs = []outputSpec{{Format: formatPalette, Path: palette}}

@@ -172,6 +172,19 @@ func newZoomTrack(shots []zoomShot, s *Schedule, vp timeline.Viewport, ease time
 // Active reports whether the camera ever moves.
 func (zt *ZoomTrack) Active() bool { return len(zt.segs) > 0 }
 
+// MaxZoom is the closest the camera comes: 1 when it never zooms in.
+func (zt *ZoomTrack) MaxZoom() float64 {
+	z := 1.0
+	if zt == nil {
+		return z
+	}
+	z = max(z, zt.base.Z)
+	for _, sg := range zt.segs {
+		z = max(z, sg.From.Z, sg.To.Z)
+	}
+	return z
+}
+
 // At returns the camera at output tick k.
 func (zt *ZoomTrack) At(k int) zoomState {
 	i := sort.Search(len(zt.segs), func(i int) bool { return zt.segs[i].K0 > k }) - 1
