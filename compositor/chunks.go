@@ -27,9 +27,13 @@ const (
 )
 
 // planChunks cuts ticks output ticks at fps into chunks: shortChunks of
-// one second, then chunkSeconds each (the last one shorter). Pure: the
-// same take and settings always give the same chunks, whichever path
-// renders them, and a chunk's place does not depend on the take's length.
+// one second, then chunkSeconds each (the last one shorter), and the last
+// one, when it is half a second or more, in two halves. Pure: the same
+// take and settings always give the same chunks, whichever path renders
+// them, and a chunk's place does not depend on the take's length. The last
+// chunk is never made while capturing (it is not whole, or, split, its
+// halves are not: wholeChunks), so it is what the final render waits for
+// after the last step: halved, the two workers share it.
 func planChunks(ticks, fps int) []chunk {
 	if ticks <= 0 || fps <= 0 {
 		return nil
@@ -39,6 +43,10 @@ func planChunks(ticks, fps int) []chunk {
 		n := chunkLen(len(out), fps)
 		out = append(out, chunk{First: k, Count: min(n, ticks-k)})
 		k += n
+	}
+	if last := out[len(out)-1]; last.Count >= 2 && 2*last.Count >= fps {
+		h := (last.Count + 1) / 2
+		out = append(out[:len(out)-1], chunk{last.First, h}, chunk{last.First + h, last.Count - h})
 	}
 	return out
 }

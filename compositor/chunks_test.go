@@ -14,13 +14,17 @@ func TestPlanChunks(t *testing.T) {
 		{0, 60, nil},
 		{10, 0, nil},
 		{1, 60, []chunk{{0, 1}}},
-		{60, 60, []chunk{{0, 60}}},
+		{29, 60, []chunk{{0, 29}}},
+		{30, 60, []chunk{{0, 15}, {15, 15}}},
+		{60, 60, []chunk{{0, 30}, {30, 30}}},
 		{61, 60, []chunk{{0, 60}, {60, 1}}},
-		{222, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 42}}},
-		{240, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 60}}},
+		{222, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 21}, {201, 21}}},
+		{240, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 30}, {210, 30}}},
 		{241, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 60}, {240, 1}}},
-		{600, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 60}, {240, 120}, {360, 120}, {480, 120}}},
-		{90, 30, []chunk{{0, 30}, {30, 30}, {60, 30}}},
+		{600, 60, []chunk{{0, 60}, {60, 60}, {120, 60}, {180, 60}, {240, 120}, {360, 120}, {480, 60}, {540, 60}}},
+		{90, 30, []chunk{{0, 30}, {30, 30}, {60, 15}, {75, 15}}},
+		{3, 1, []chunk{{0, 1}, {1, 1}, {2, 1}}},
+		{6, 1, []chunk{{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 1}}},
 	}
 	for _, c := range cases {
 		if got := planChunks(c.ticks, c.fps); !reflect.DeepEqual(got, c.want) {
@@ -28,23 +32,33 @@ func TestPlanChunks(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ ticks, fps, want int }{
-		{0, 60, 0}, {59, 60, 0}, {60, 60, 1}, {239, 60, 3}, {240, 60, 4}, {359, 60, 4}, {360, 60, 5}, {30, 0, 0},
+		{0, 60, 0}, {59, 60, 0}, {60, 60, 0}, {61, 60, 1}, {239, 60, 3}, {240, 60, 3}, {241, 60, 4}, {359, 60, 4}, {360, 60, 4}, {361, 60, 5}, {30, 0, 0},
 	} {
 		if got := wholeChunks(c.ticks, c.fps); got != c.want {
 			t.Errorf("wholeChunks(%d, %d) = %d, want %d", c.ticks, c.fps, got, c.want)
 		}
 	}
-	// A take known up to some tick is cut as the finished take will be:
-	// the same chunks, the last perhaps cut short.
+	// A take known up to some tick has its whole chunks where the finished
+	// take will have them: those are the ones made while capturing. The
+	// chunks tile the ticks, in order.
 	for _, fps := range []int{1, 15, 25, 30, 60} {
 		total := 40*fps + 7
 		long := planChunks(total, fps)
 		for ticks := 1; ticks <= total; ticks++ {
 			short := planChunks(ticks, fps)
-			for i, ch := range short {
-				last := i == len(short)-1
-				if ch.First != long[i].First || !last && ch.Count != long[i].Count || last && ch.First+ch.Count != ticks {
-					t.Fatalf("fps %d: planChunks(%d)[%d] = %v, the finished take's is %v", fps, ticks, i, ch, long[i])
+			k := 0
+			for _, ch := range short {
+				if ch.First != k || ch.Count <= 0 {
+					t.Fatalf("fps %d: planChunks(%d) = %v does not tile the ticks", fps, ticks, short)
+				}
+				k += ch.Count
+			}
+			if k != ticks {
+				t.Fatalf("fps %d: planChunks(%d) covers %d ticks", fps, ticks, k)
+			}
+			for i := range wholeChunks(ticks, fps) {
+				if short[i] != long[i] {
+					t.Fatalf("fps %d: whole chunk %d of planChunks(%d) is %v, the finished take's is %v", fps, ticks, i, short[i], long[i])
 				}
 			}
 		}

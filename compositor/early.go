@@ -111,6 +111,9 @@ func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *Chun
 	if whole <= have {
 		return 0, whole, nil
 	}
+	// Only whole chunks: the last chunk of a take is cut otherwise.
+	last := planChunks(upTo, p.schedule.FPS())[whole-1]
+	upTo = last.First + last.Count
 	work, err := newWorkDir("clapper render")
 	if err != nil {
 		return 0, whole, err
