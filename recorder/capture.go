@@ -231,6 +231,9 @@ type Capture struct {
 	second *castSession
 	// noSecond is why it could not be attached (then restarts are in place).
 	noSecond error
+	// secondRefused counts the hand-overs running whose start the other
+	// session refused (restarter only).
+	secondRefused int
 
 	// owned by the capture loop
 	window  reorder[arrival]

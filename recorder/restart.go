@@ -86,6 +86,10 @@ const handoffWait = 250 * time.Millisecond
 // coverage 0.984 against 0.982), for twice the duplicates (43-50 a run).
 const handoffFrames = 2
 
+// secondRefusals is how many hand-overs running the tab's second session
+// may refuse before the capture stops using it.
+const secondRefusals = 3
+
 // castSession is the tab's second CDP session, which the screencast is
 // handed over to and back.
 type castSession struct {
@@ -168,9 +172,14 @@ func (c *Capture) castCtx(i int) (context.Context, error) {
 // same source time and is counted a duplicate once. Without a second
 // session (it could not be attached) it restarts the screencast in place:
 // two round trips, and about 1.6 frames lost (measured: 24 to 32 in 16
-// restarts on the bench scenario). A stop that fails means the tab is
-// going (its end is told by its own events); a start that fails after a
-// stop leaves the capture without frames, so it ends the interval.
+// restarts on the bench scenario). A start the other session refuses
+// leaves the running screencast as it is (a navigation swapping the page
+// refuses starts for a moment: a hand-over once ended a bench run's
+// capture this way); after secondRefusals running, restarts are in place.
+// A stop that fails means the tab is going (its end is told by its own
+// events); a start that fails after a stop, and after its tries again
+// (retryStart), leaves the capture without frames, so it ends the
+// interval.
 //
 // It reports whether the screencast was started anew. If the old one does
 // not stop, both run until Stop, which stops both.
@@ -178,7 +187,7 @@ func (c *Capture) handOver(params page.StartScreencastParams) (bool, error) {
 	from, to := c.active, 1-c.active
 	fctx, _ := c.castCtx(from)
 	tctx, err := c.castCtx(to)
-	if err != nil {
+	if err != nil || c.secondRefused >= secondRefusals {
 		return c.restartIn(fctx, params)
 	}
 	c.arrived.Store(0)
@@ -189,11 +198,15 @@ func (c *Capture) handOver(params page.StartScreencastParams) (bool, error) {
 	default:
 	}
 	if err := c.call(tctx, page.StartScreencast.Method, params); err != nil {
-		if c.restartCtx.Err() != nil {
-			return false, nil // Stop came: it stops what runs
-		}
-		return c.restartIn(fctx, params)
+		// The running screencast is left as it is (a navigation under
+		// way refuses a start for a moment: "Not attached to an active
+		// page"); the next steady streak tries again. A session that
+		// refuses secondRefusals times running is given up: the
+		// screencast restarts in place from then on.
+		c.secondRefused++
+		return false, nil
 	}
+	c.secondRefused = 0
 	c.active = to
 	select {
 	case <-c.handoff:
@@ -204,18 +217,46 @@ func (c *Capture) handOver(params page.StartScreencastParams) (bool, error) {
 	return c.call(fctx, page.StopScreencast.Method, cdp.Empty{}) == nil, nil
 }
 
-// restartIn stops the screencast of session ctx and starts it again.
+// restartIn stops the screencast of session ctx and starts it again. A
+// start refused while a navigation swaps the page ("Not attached to an
+// active page") is tried again (startBackoff) before the capture gives up.
 func (c *Capture) restartIn(sctx context.Context, params page.StartScreencastParams) (bool, error) {
 	if err := c.call(sctx, page.StopScreencast.Method, cdp.Empty{}); err != nil {
 		return false, nil
 	}
-	if err := c.call(sctx, page.StartScreencast.Method, params); err != nil {
+	err := retryStart(func() error { return c.call(sctx, page.StartScreencast.Method, params) }, func(d time.Duration) bool {
+		select {
+		case <-time.After(d):
+			return true
+		case <-c.restartCtx.Done():
+			return false
+		}
+	})
+	if err != nil {
 		if c.restartCtx.Err() != nil {
 			return false, nil // Stop cut it short; it stops the screencast anyway
 		}
 		return false, fmt.Errorf("restart the screencast: it stopped and did not start again: %w", err)
 	}
 	return true, nil
+}
+
+// startBackoff is how long a refused screencast start waits before each
+// try again: 1.5 s in all, longer than a navigation's swap of the page.
+var startBackoff = []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 750 * time.Millisecond}
+
+// retryStart calls start until it succeeds, waiting startBackoff's
+// durations between tries (wait returns false when the capture is
+// stopping: the last error is returned then). Pure but for its callbacks.
+func retryStart(start func() error, wait func(time.Duration) bool) error {
+	err := start()
+	for _, d := range startBackoff {
+		if err == nil || !wait(d) {
+			return err
+		}
+		err = start()
+	}
+	return err
 }
 
 // call sends one command on session sctx, bounded by 3 s and cut short

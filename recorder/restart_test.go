@@ -1,6 +1,8 @@
 package recorder
 
 import (
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -48,5 +50,53 @@ func TestStreakSaysWhenToRestart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRetryStart: a screencast start refused for a moment (a navigation
+// swapping the page) is tried again after each backoff; one refused
+// throughout fails with its last error after them all; a capture stopping
+// meanwhile ends the tries.
+func TestRetryStart(t *testing.T) {
+	refused := errors.New("Not attached to an active page")
+	for _, c := range []struct {
+		name     string
+		failures int  // starts refused before one succeeds
+		stopAt   int  // the wait that finds the capture stopping (0: none)
+		wantErr  bool // the start gives up
+		tries    int
+	}{
+		{"at once", 0, 0, false, 1},
+		{"after two refusals", 2, 0, false, 3},
+		{"on the last try", len(startBackoff), 0, false, len(startBackoff) + 1},
+		{"never", 100, 0, true, len(startBackoff) + 1},
+		{"stopping", 100, 2, true, 2},
+	} {
+		tries, waits := 0, 0
+		var waited []time.Duration
+		err := retryStart(func() error {
+			tries++
+			if tries <= c.failures {
+				return refused
+			}
+			return nil
+		}, func(d time.Duration) bool {
+			waits++
+			waited = append(waited, d)
+			return waits != c.stopAt
+		})
+		if (err != nil) != c.wantErr || c.wantErr && !errors.Is(err, refused) || tries != c.tries {
+			t.Errorf("%s: err %v after %d tries, want error %v after %d", c.name, err, tries, c.wantErr, c.tries)
+		}
+		if !slices.Equal(waited, startBackoff[:len(waited)]) {
+			t.Errorf("%s: waited %v, want the backoff's first %d", c.name, waited, len(waited))
+		}
+	}
+	var total time.Duration
+	for _, d := range startBackoff {
+		total += d
+	}
+	if total < time.Second {
+		t.Errorf("the tries span %v: shorter than a navigation's swap of the page", total)
 	}
 }
