@@ -3,6 +3,7 @@ package benchpage
 import (
 	"image"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -166,5 +167,39 @@ func TestRestHashLeavesOutTheCode(t *testing.T) {
 		if restHash(img, scale) == rest2 {
 			t.Errorf("scale %v: a pixel under the code left the hash alone", scale)
 		}
+	}
+}
+
+// TestDriftAgainstNeighbours: frames that all reach the screen a vsync
+// later from some point on are on time against their neighbours (drift 0
+// but near the change), though a vsync off the document's median; a
+// frame late on its own is off against both.
+func TestDriftAgainstNeighbours(t *testing.T) {
+	const frame = time.Second / 60
+	var s []Sample
+	for n := uint32(0); n < 240; n++ { // 4 s of frames
+		late := time.Duration(0)
+		if n >= 140 {
+			late = frame // the pipeline a frame deeper from 2.33 s on
+		}
+		if n == 60 {
+			late = 2 * frame // one frame late on its own
+		}
+		raf := time.Duration(n) * frame
+		s = append(s, Sample{Document: 1, Source: timeline.FromDuration(raf + frame + late), Decoded: true, Code: Code{Counter: n, RAF: raf}})
+	}
+	f := SummarizeScenario(s)
+	if f.DocumentDrift.P95 < 16 {
+		t.Errorf("drift against the document's median: p95 %.1f ms, want a vsync (100 of 240 frames a vsync off)", f.DocumentDrift.P95)
+	}
+	if f.Drift.P95 > 0.5 || f.Drift.P50 != 0 {
+		t.Errorf("drift against the neighbours: %+v, want 0 but for the lone late frame and a few frames at the change", f.Drift)
+	}
+	if math.Abs(f.Drift.Max-2000.0/60) > 1e-3 {
+		t.Errorf("drift max %.3f ms, want the lone frame's two vsyncs", f.Drift.Max)
+	}
+	at := []timeline.Time{0, timeline.FromDuration(time.Second), timeline.FromDuration(2 * time.Second)}
+	if got := localDrift(at, []float64{5, 9, 1}); !slices.Equal(got, []float64{0, 0, 0}) {
+		t.Errorf("frames a second apart are their own neighbours: %v", got)
 	}
 }
