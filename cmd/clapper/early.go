@@ -16,12 +16,10 @@ import (
 // when the finished take gives it the same inputs (compositor.ChunkCache).
 type earlyRender struct {
 	cache *compositor.ChunkCache
-	idle  *compositor.Idle // its ffmpeg, until the capture ends (live capture only)
+	idle  *compositor.Idle // its ffmpeg, until the capture ends
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	logf  func(string, ...any)
-
-	most int // chunks in hand at once
 
 	mu       sync.Mutex
 	chunks   int // rendered while capturing
@@ -35,27 +33,24 @@ type earlyRender struct {
 // journal is flushed, so that a chunk of a short take is started as soon
 // as it is known. A look that costs more (a long take's frame index is
 // read whole) waits earlyCostFactor times its cost, so looking takes a
-// small share of a core. A look while chunks are in hand costs as much
-// (it prepares the overlays to find the next chunk), and it takes that
-// from the page: filming live, one chunk is in hand at a time and the take
-// is not looked at meanwhile (bench run, live, alternating with the build
-// before: with two in hand the take kept 0.010 to 0.014 fewer of the
-// page's frames in each of three pairs; with one, 0.961 to 0.964 against
-// 0.954 and 0.974, within the noise); in studio, two (studioChunks).
+// small share of a core. One chunk is in hand at a time, and the take is
+// not looked at meanwhile: a look prepares the overlays to find the next
+// chunk, at the page's expense. Two in hand, or the encoder niced instead
+// of idle in studio, measured no better on the quickstart (make demo, four
+// runs each, alternating: launch to video 8.3 s both ways against 8.1 s)
+// and, two in hand filming live, the bench run kept 0.010 to 0.014 fewer
+// of the page's frames in each of three pairs.
 const (
 	earlyEvery      = 250 * time.Millisecond
 	earlyCostFactor = 8
-	studioChunks    = 2
 )
 
 // startEarlyRender begins rendering early, or returns nil when the outputs
-// are not chunked (WebM, PNG frames) or no cache can be made. Filming live,
-// its ffmpeg runs only on cores the capture leaves idle (compositor.Idle):
-// a frame the encoder delays would be a frame lost. Filming in studio,
-// where a slower capture loses nothing, it runs as any render (niced below
-// Chromium): the video is then made alongside the capture instead of
-// after it, and is finished about a chunk after the last step.
-func startEarlyRender(ctx context.Context, takeDir string, outs []string, s compositor.Settings, live bool, logf func(string, ...any)) *earlyRender {
+// are not chunked (WebM, PNG frames) or no cache can be made. Its ffmpeg
+// runs only on cores the capture leaves idle (compositor.Idle): filming
+// live, a frame the encoder delayed would be a frame lost; in studio, a
+// slower capture.
+func startEarlyRender(ctx context.Context, takeDir string, outs []string, s compositor.Settings, logf func(string, ...any)) *earlyRender {
 	if !compositor.Chunked(outs) {
 		return nil
 	}
@@ -64,20 +59,16 @@ func startEarlyRender(ctx context.Context, takeDir string, outs []string, s comp
 		logf("rendering while capturing is off: %v", err)
 		return nil
 	}
-	e := &earlyRender{cache: cache, stop: make(chan struct{}), logf: logf, most: studioChunks}
-	if live {
-		e.most = 1
-		e.idle = &compositor.Idle{}
-		ctx = compositor.WithIdle(ctx, e.idle)
-	}
+	e := &earlyRender{cache: cache, stop: make(chan struct{}), logf: logf, idle: &compositor.Idle{}}
 	e.wg.Add(1)
-	go e.loop(ctx, takeDir, s) // ends when stop closes (finish) or ctx ends
+	go e.loop(compositor.WithIdle(ctx, e.idle), takeDir, s) // ends when stop closes (finish) or ctx ends
 	return e
 }
 
 // loop looks at the take every earlyEvery (or less often when a look is
-// costly) and starts the next settled chunk whenever fewer than e.most
-// are in hand.
+// costly) and starts the next settled chunk when none is in hand. The
+// chunk is made on a goroutine of its own, so that finish need not wait
+// for it.
 func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Settings) {
 	defer e.wg.Done()
 	for {
@@ -95,7 +86,7 @@ func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Set
 		case <-t.C:
 		}
 		e.mu.Lock()
-		start := e.inHand < e.most && !e.failed
+		start := e.inHand == 0 && !e.failed
 		if start {
 			e.inHand++
 		}
@@ -170,9 +161,7 @@ func (e *earlyRender) finish() *compositor.ChunkCache {
 		return nil
 	}
 	close(e.stop)
-	if e.idle != nil {
-		e.idle.End()
-	}
+	e.idle.End()
 	return e.cache
 }
 

@@ -183,7 +183,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	started := time.Now()
 	var early *earlyRender
 	if !o.noVideo && renderEarly(o.early) {
-		early = startEarlyRender(ctx, takeDir, s.Output.Video, settings, choice.Mode != scripts.CaptureStudio, ui.logf)
+		early = startEarlyRender(ctx, takeDir, s.Output.Video, settings, ui.logf)
 		defer early.remove()
 	}
 	res, runErr := session.Run(ctx, s, session.RunOptions{
