@@ -196,7 +196,8 @@ type chunkJob struct {
 // rendered again; rendered ones are added to it. sp's frame picture is
 // shared; its overlay script is cut to each chunk. Chunks are prepared in
 // order (the resampler runs once over the frame index) and encoded by
-// chunkWorkers ffmpeg runs at a time. A chunk another render is making
+// chunkWorkers ffmpeg runs at a time (one, in order, while capturing). A
+// chunk another render is making
 // (one made while capturing, still running when the capture ended) is
 // waited for, not made twice. early is nil for a final render; rendering
 // while capturing, it is asked before each chunk is started whether to
@@ -206,12 +207,14 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 	cr, stop := newChunkRuns(tk, sched)
 	defer stop()
 	workers := chunkWorkers
+	if early != nil {
+		workers = 1 // while capturing, on one core, in order
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	var mu sync.Mutex
-	// files is by chunk, "" until made
-	var doneBy []int // ticks done, by chunk
+	var mu sync.Mutex // guards files (by chunk, "" until made) and the rest
+	var doneBy []int  // ticks done, by chunk
 	var first error
 	fail := func(err error) {
 		mu.Lock()
@@ -365,9 +368,13 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 		return nil, made, err
 	}
 	// A chunk not made (rendering early stopped) ends the list: what is
-	// returned is the leading chunks, in order.
+	// returned is the leading chunks, in order. A final render makes
+	// every chunk or fails.
 	for i, f := range files {
 		if f == "" {
+			if early == nil {
+				return nil, made, fmt.Errorf("chunk %d of %d was not made", i, len(files))
+			}
 			return files[:i], made, nil
 		}
 	}

@@ -30,7 +30,8 @@ const (
 // one second, then chunkSeconds each (the last one shorter), and the last
 // one, when it is half a second or more, in two halves. Pure: the same
 // take and settings always give the same chunks, whichever path renders
-// them, and a chunk's place does not depend on the take's length. The last
+// them, and a chunk's place does not depend on the take's length, but for
+// the halves of the last one. The last
 // chunk is never made while capturing (it is not whole, or, split, its
 // halves are not: wholeChunks), so it is what the final render waits for
 // after the last step: halved, the two workers share it.

@@ -75,7 +75,9 @@ func reachesBack(st timeline.Step) bool {
 
 // RenderEarly renders into cache the MP4 chunks of tk (a take still being
 // captured, as far as it is known: timeline.Recover of its folder) that lie
-// wholly before the take's last known time less LookAhead, with settings s.
+// wholly before the take's last known time less the look-ahead of its
+// capture mode (LookAhead, StudioLookAhead), with settings s, one at a
+// time.
 // goOn (nil: always) is asked before each chunk is started; a chunk it
 // refuses is left for the final render, so a caller that must stop waits
 // for no new chunk. It returns how many chunks it rendered and how many

@@ -197,7 +197,9 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 		if gif, err = newPlan(tk, ti, gs, s.GIF.FPS, gw, gh); err != nil {
 			return fmt.Errorf("render %s: %w", tk.Dir, err)
 		}
-		if n := gifLowres(gif.geometry, gif.zoom.MaxZoom()); n > 0 {
+		// (A take without its viewport, whose viewport the plan takes
+		// from the pictures' size, keeps them whole.)
+		if n := gifLowres(gif.geometry, gif.zoom.MaxZoom()); n > 0 && tk.Timeline.Viewport.Width > 0 && tk.Timeline.Viewport.Height > 0 {
 			// Planned again on the decoded pictures' size.
 			lt := ti
 			lt.first.Width, lt.first.Height = decodedSize(ti.first.Width, n), decodedSize(ti.first.Height, n)

@@ -224,7 +224,7 @@ func (c *Capture) restartIn(sctx context.Context, params page.StartScreencastPar
 	if err := c.call(sctx, page.StopScreencast.Method, cdp.Empty{}); err != nil {
 		return false, nil
 	}
-	err := retryStart(func() error { return c.call(sctx, page.StartScreencast.Method, params) }, func(d time.Duration) bool {
+	err := retryStart(func() error { return c.call(sctx, page.StartScreencast.Method, params) }, refusal, func(d time.Duration) bool {
 		select {
 		case <-time.After(d):
 			return true
@@ -246,17 +246,25 @@ func (c *Capture) restartIn(sctx context.Context, params page.StartScreencastPar
 var startBackoff = []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 750 * time.Millisecond}
 
 // retryStart calls start until it succeeds, waiting startBackoff's
-// durations between tries (wait returns false when the capture is
-// stopping: the last error is returned then). Pure but for its callbacks.
-func retryStart(start func() error, wait func(time.Duration) bool) error {
+// durations between tries, as long as its error is one again says may
+// pass (wait returns false when the capture is stopping: the last error
+// is returned then). Pure but for its callbacks.
+func retryStart(start func() error, again func(error) bool, wait func(time.Duration) bool) error {
 	err := start()
 	for _, d := range startBackoff {
-		if err == nil || !wait(d) {
+		if err == nil || !again(err) || !wait(d) {
 			return err
 		}
 		err = start()
 	}
 	return err
+}
+
+// refusal says a start failed with Chromium's answer, which a moment may
+// change, and not for want of one: a call that timed out (3 s) is not
+// tried again, so that a hung browser does not hold the restarter.
+func refusal(err error) bool {
+	return !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
 }
 
 // call sends one command on session sctx, bounded by 3 s and cut short

@@ -1,7 +1,9 @@
 package recorder
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -80,7 +82,7 @@ func TestRetryStart(t *testing.T) {
 				return refused
 			}
 			return nil
-		}, func(d time.Duration) bool {
+		}, refusal, func(d time.Duration) bool {
 			waits++
 			waited = append(waited, d)
 			return waits != c.stopAt
@@ -91,6 +93,11 @@ func TestRetryStart(t *testing.T) {
 		if !slices.Equal(waited, startBackoff[:len(waited)]) {
 			t.Errorf("%s: waited %v, want the backoff's first %d", c.name, waited, len(waited))
 		}
+	}
+	tries := 0
+	timedOut := fmt.Errorf("call: %w", context.DeadlineExceeded)
+	if err := retryStart(func() error { tries++; return timedOut }, refusal, func(time.Duration) bool { return true }); !errors.Is(err, context.DeadlineExceeded) || tries != 1 {
+		t.Errorf("a start that timed out: %d tries, %v; want one, not tried again", tries, err)
 	}
 	var total time.Duration
 	for _, d := range startBackoff {

@@ -86,7 +86,7 @@ func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Set
 		case <-t.C:
 		}
 		e.mu.Lock()
-		start := e.inHand == 0 && !e.failed
+		start := e.inHand == 0 && !e.failed && e.going()
 		if start {
 			e.inHand++
 		}
@@ -132,11 +132,11 @@ func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Set
 	if !started {
 		e.lookCost = time.Since(began)
 	}
-	if err != nil && !e.failed {
+	if err != nil && !e.failed && e.going() { // once the capture is over, the final render tells its own
 		e.logf("rendering while capturing: %v (the video is rendered at the end)", err)
 		e.failed = true
 	}
-	if !started && err == nil && e.going() && e.inHand == 0 {
+	if !started && err == nil && e.going() {
 		e.have = max(e.have, whole) // every whole chunk is in the cache
 	}
 }
