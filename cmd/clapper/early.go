@@ -22,9 +22,9 @@ type earlyRender struct {
 	logf  func(string, ...any)
 
 	mu       sync.Mutex
-	chunks   int // rendered while capturing
-	have     int // whole chunks found rendered (compositor.RenderEarly)
-	inHand   int // chunks being made
+	chunks   int  // rendered while capturing
+	have     int  // whole chunks found rendered (compositor.RenderEarly)
+	inHand   bool // a chunk is being made
 	failed   bool
 	lookCost time.Duration // what the last look at the take cost
 }
@@ -86,10 +86,8 @@ func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Set
 		case <-t.C:
 		}
 		e.mu.Lock()
-		start := e.inHand == 0 && !e.failed && e.going()
-		if start {
-			e.inHand++
-		}
+		start := !e.inHand && !e.failed && e.going()
+		e.inHand = e.inHand || start
 		e.mu.Unlock()
 		if start {
 			e.wg.Add(1)
@@ -127,7 +125,7 @@ func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Set
 	}()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.inHand--
+	e.inHand = false
 	e.chunks += n
 	if !started {
 		e.lookCost = time.Since(began)
