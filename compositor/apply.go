@@ -16,7 +16,8 @@ import (
 //
 //	preset: docs | social | readme
 //	fps: 60            size: 1920x1080        fit: contain | cover
-//	crf: 20            x264_preset: veryfast  background: "#000000"
+//	crf: 20            x264_preset: veryfast (superfast at 50 fps and more)
+//	background: "#000000"
 //	cursor: false | {smoothing: raw|ease|spring, size: 1.5, click: true, shapes: true, hide_idle: 2s}
 //	zoom: true | {auto: true, scale: 1.6, max: 3, ease: 400ms}
 //	frame: true | {padding: 48, background: "#4f46e5..#06b6d4", radius: 12, shadow: true, bar: true}

@@ -106,3 +106,35 @@ func TestApplyErrorsNameTheirOption(t *testing.T) {
 		t.Errorf("unknown preset: %v", err)
 	}
 }
+
+// A video's x264 preset, when none is given, follows its frame rate; one
+// given is kept at any rate.
+func TestDefaultX264Preset(t *testing.T) {
+	for _, c := range []struct {
+		fps   int
+		given string
+		want  string
+	}{
+		{0, "", "veryfast"}, // the default rate, 30
+		{24, "", "veryfast"}, {25, "", "veryfast"}, {30, "", "veryfast"},
+		{50, "", "superfast"}, {60, "", "superfast"}, {120, "", "superfast"},
+		{60, "veryfast", "veryfast"}, {30, "superfast", "superfast"}, {60, "medium", "medium"},
+	} {
+		s := DefaultSettings()
+		s.FPS, s.X264Preset = c.fps, c.given
+		n, err := s.normalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.X264Preset != c.want {
+			t.Errorf("fps %d, preset %q: got %q, want %q", c.fps, c.given, n.X264Preset, c.want)
+		}
+	}
+	docs, err := Preset("docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := docs.normalize(); err != nil || n.X264Preset != "superfast" {
+		t.Errorf("docs preset: %q, %v; want superfast", n.X264Preset, err)
+	}
+}
