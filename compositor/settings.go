@@ -122,9 +122,9 @@ type GIFSettings struct {
 // DefaultSettings returns the settings used when a script says nothing.
 func DefaultSettings() Settings {
 	return Settings{
-		FPS:        30,
-		Fit:        "contain",
-		CRF:        20,
+		FPS: 30,
+		Fit: "contain",
+		CRF: 20,
 		// X264Preset is left to the frame rate (defaultX264Preset).
 		Cursor:     CursorSettings{Enabled: true, Size: 1, Click: true, Smoothing: "ease", Shapes: true},
 		FFmpeg:     "ffmpeg",
