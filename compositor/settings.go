@@ -120,12 +120,12 @@ type GIFSettings struct {
 }
 
 // DefaultSettings returns the settings used when a script says nothing.
+// The x264 preset is left to the frame rate (defaultX264Preset).
 func DefaultSettings() Settings {
 	return Settings{
-		FPS: 30,
-		Fit: "contain",
-		CRF: 20,
-		// X264Preset is left to the frame rate (defaultX264Preset).
+		FPS:        30,
+		Fit:        "contain",
+		CRF:        20,
 		Cursor:     CursorSettings{Enabled: true, Size: 1, Click: true, Smoothing: "ease", Shapes: true},
 		FFmpeg:     "ffmpeg",
 		Background: "black",
