@@ -17,6 +17,7 @@ import (
 	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 // benchScenario is the scripted scenario of clapper bench run, on the bench
@@ -194,6 +195,13 @@ type scenarioRun struct {
 	// FirstFrameIsPage says the video's first frame shows the bench page
 	// (no blank lead-in).
 	FirstFrameIsPage bool `json:"first_frame_is_page"`
+	// FreezeWhere says where in the take the longest freeze began: its
+	// time from the take's start and the step running then.
+	FreezeWhere string `json:"freeze_where,omitempty"`
+	// Restarts counts the screencast's restarts (hand-overs between the
+	// tab's two sessions, recorder/restart.go), where freezes were seen to
+	// gather.
+	Restarts int64 `json:"restarts"`
 	// SettledFrames and SettledShots count how the settled pictures were had.
 	SettledFrames int64 `json:"settled_frames"`
 	SettledShots  int64 `json:"settled_screenshots"`
@@ -284,7 +292,7 @@ func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
 			}
 			modes[i].Runs = append(modes[i].Runs, r)
 			if !o.json {
-				fmt.Fprintf(os.Stderr, "%-26s run %d: %s\n", m, n, r.line())
+				fmt.Fprintf(os.Stderr, "%-26s run %d: %s\n", m, n, r.runLine())
 			}
 		}
 	}
@@ -304,11 +312,32 @@ func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
 	return nil
 }
 
+// freezeWhere describes the take time at: seconds from the take's start,
+// and the step running then (the last one begun). Pure.
+func freezeWhere(tl *timeline.Timeline, at timeline.Time) string {
+	where := fmt.Sprintf("%.2f s in", time.Duration(at-tl.Start).Seconds())
+	for i := len(tl.Steps) - 1; i >= 0; i-- {
+		if st := tl.Steps[i]; st.Start <= at {
+			return fmt.Sprintf("%s, step %d %s", where, st.Index+1, st.Kind)
+		}
+	}
+	return where
+}
+
+// runLine is line with where the longest freeze began, for one run (a
+// median has no place).
+func (r scenarioRun) runLine() string {
+	if r.FreezeWhere == "" {
+		return r.line()
+	}
+	return r.line() + "; longest freeze " + r.FreezeWhere
+}
+
 func (r scenarioRun) line() string {
 	return fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (others %.1fs), coverage %.3f (%d of the %d frames the page painted), longest freeze %.0f ms, drift p95 %.1f ms (against the document's median %.1f ms), "+
-		"video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v; settled pictures %d by frame, %d by screenshot",
+		"video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v; settled pictures %d by frame, %d by screenshot; %d screencast restarts",
 		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, r.OthersCPUS, r.Coverage, r.Distinct, r.Painted, r.LongestFreezeMs, r.Drift.P95, r.DocumentDrift.P95,
-		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage, r.SettledFrames, r.SettledShots)
+		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage, r.SettledFrames, r.SettledShots, r.Restarts)
 }
 
 // benchRunOnce runs the scenario once through clapper run's own path into
@@ -351,6 +380,10 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out s
 	}
 	r.TailS = end.Sub(captured).Seconds()
 	r.Ratio = r.WallS / (r.ScenarioS + r.LaunchS)
+	r.Restarts = tl.Capture.Restarts
+	if r.LongestFreezeMs > 0 {
+		r.FreezeWhere = freezeWhere(tl, r.LongestFreezeAt)
+	}
 	if s := tl.Capture.Settled; s != nil {
 		r.SettledFrames, r.SettledShots = s.Frames, s.Screenshots
 	}
@@ -461,5 +494,6 @@ func medianScenario(runs []scenarioRun) scenarioRun {
 	}
 	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
 	out.FirstFrameIsPage = firstAll
+	out.LongestFreezeAt, out.FreezeWhere = 0, "" // each run's own
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clapper-dev/clapper/internal/procfs"
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 func TestBenchRunModes(t *testing.T) {
@@ -76,5 +77,35 @@ func TestTreeCPUCountsFromTheStart(t *testing.T) {
 	}
 	if total != 4*time.Second {
 		t.Errorf("seen %v (%v in all): want 2s for the process that was there and 2s for the later one", c.seen, total)
+	}
+}
+
+// A freeze is placed by its time in the take and the step running then;
+// a median run places none.
+func TestFreezeWhere(t *testing.T) {
+	s := timeline.Time(time.Second)
+	tl := &timeline.Timeline{Start: s, Steps: []timeline.Step{
+		{Index: 0, Kind: "goto", Start: s},
+		{Index: 1, Kind: "pause", Start: s + timeline.FromDuration(500*time.Millisecond)},
+		{Index: 2, Kind: "scroll", Start: s + timeline.FromDuration(2*time.Second)},
+	}}
+	for _, c := range []struct {
+		at   time.Duration
+		want string
+	}{
+		{-100 * time.Millisecond, "-0.10 s in"},
+		{0, "0.00 s in, step 1 goto"},
+		{1250 * time.Millisecond, "1.25 s in, step 2 pause"},
+		{2 * time.Second, "2.00 s in, step 3 scroll"},
+		{9 * time.Second, "9.00 s in, step 3 scroll"},
+	} {
+		if got := freezeWhere(tl, s+timeline.FromDuration(c.at)); got != c.want {
+			t.Errorf("freezeWhere(%v) = %q, want %q", c.at, got, c.want)
+		}
+	}
+	runs := []scenarioRun{{FreezeWhere: "1.00 s in", Restarts: 3}, {FreezeWhere: "2.00 s in", Restarts: 5}, {Restarts: 4}}
+	runs[0].LongestFreezeAt, runs[1].LongestFreezeAt = 7, 9
+	if m := medianScenario(runs); m.FreezeWhere != "" || m.LongestFreezeAt != 0 || m.Restarts != 4 {
+		t.Errorf("median run: where %q at %v, %d restarts; want none, and 4", m.FreezeWhere, m.LongestFreezeAt, m.Restarts)
 	}
 }

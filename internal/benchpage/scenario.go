@@ -34,6 +34,9 @@ type ScenarioFigures struct {
 	// commit are left out, here and in coverage and drift): how long the
 	// page looked stuck, navigations aside.
 	LongestFreezeMs float64 `json:"longest_freeze_ms"`
+	// LongestFreezeAt is the source time of the frame the longest freeze
+	// began with (0 with no freeze).
+	LongestFreezeAt timeline.Time `json:"longest_freeze_at"`
 	// Drift is |source time - rAF time - the median offset of the
 	// document's frames within DriftWindow of it|: each frame's timing
 	// against its neighbours'. DocumentDrift is the same against the
@@ -121,7 +124,9 @@ func SummarizeScenario(samples []Sample) ScenarioFigures {
 		d.drift = append(d.drift, ms(s.Source-timeline.Time(s.Code.RAF)))
 		d.at = append(d.at, s.Source)
 		if d.last != nil {
-			f.LongestFreezeMs = math.Max(f.LongestFreezeMs, ms(s.Source-d.last.Source))
+			if gap := ms(s.Source - d.last.Source); gap > f.LongestFreezeMs {
+				f.LongestFreezeMs, f.LongestFreezeAt = gap, d.last.Source
+			}
 		}
 		d.last = s
 	}

@@ -52,6 +52,9 @@ func TestSummarizeScenario(t *testing.T) {
 	if want := float64(12*frame) / 1e6; math.Abs(f.LongestFreezeMs-want) > 1e-6 {
 		t.Errorf("longest freeze %.3f ms, want %.3f (the stall in document 2, not the navigation)", f.LongestFreezeMs, want)
 	}
+	if want := timeline.Time(3*time.Second + 5*frame); f.LongestFreezeAt != want {
+		t.Errorf("longest freeze at %v, want %v (page frame 5 of document 2)", f.LongestFreezeAt, want)
+	}
 	if math.Abs(f.Drift.Max-3) > 1e-6 || f.Drift.P50 != 0 {
 		t.Errorf("drift %+v, want 0 ms but for the one 3 ms late frame", f.Drift)
 	}
