@@ -20,7 +20,8 @@ type Settings struct {
 	// CRF is the constant rate factor: x264 (0-51, default 20); WebM maps it
 	// to VP9's scale.
 	CRF int
-	// X264Preset is the x264 speed preset.
+	// X264Preset is the x264 speed preset; empty, it is chosen by the
+	// frame rate when the settings are normalized (defaultX264Preset).
 	X264Preset string
 	// Cursor draws the pointer from the input receipts.
 	Cursor CursorSettings
@@ -174,10 +175,10 @@ func Preset(name string) (Settings, error) {
 // of a render's work, and at 60 fps it has twice the pictures a second of
 // video to encode. Superfast keeps 1080p60 faster than real time on two
 // cores (1.24x plain, 1.08x with every overlay, against 0.97x and 0.87x
-// with veryfast) and encodes a 720p60 take of the bench page in 30% less
+// with veryfast) and renders a 720p60 take of the bench page in 23% less
 // CPU time, at the same CRF a file up to half as large again (animated
 // pages; a still page's repeats cost little either way) and no lower
-// SSIM. Pure.
+// SSIM. The docs preset at 30 fps or less gets veryfast too. Pure.
 func defaultX264Preset(fps int) string {
 	if fps >= 50 {
 		return "superfast"

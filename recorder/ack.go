@@ -9,15 +9,17 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// acker is the goroutine that acks frames, in the order they arrived,
-// without waiting for each answer: up to ackPipeline acks are on their way
-// at once. It stops acking once the capture interval has ended, which
+// acker is the goroutine that acks frames: it starts each ack in the
+// order the frames arrived, without waiting for the answers before (they
+// may come in any order), with up to ackPipeline acks on their way at once,
+// or twice the frames in flight if that is more (a hand-over has two
+// sessions' frames to ack). It stops acking once the capture interval has ended, which
 // stops Chromium sending more, and returns when Stop tells it to (the
 // screencast is stopped by then: frames still queued need no ack), once
 // the acks on their way are answered or cut short.
 func (c *Capture) acker() {
 	defer c.ackWG.Done()
-	slots := make(chan struct{}, ackPipeline)
+	slots := make(chan struct{}, max(ackPipeline, 2*c.opts.MaxFramesInFlight))
 	var sent sync.WaitGroup
 	defer sent.Wait()
 	for {
@@ -71,11 +73,21 @@ type ackItem struct {
 	id   int64
 }
 
+// screencastAck acks screencast frame id on the session of ctx.
+func screencastAck(ctx context.Context, id int64) error {
+	_, err := chromedp.Call(ctx, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: id})
+	return err
+}
+
 // ack acks one frame on the session ctx and times the round trip.
 func (c *Capture) ack(ctx context.Context, id int64) {
 	t0 := Monotonic()
 	actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err := chromedp.Call(actx, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: id})
+	send := c.ackSend
+	if send == nil {
+		send = screencastAck
+	}
+	err := send(actx, id)
 	cancel()
 	d := Monotonic() - t0
 	c.acks.Add(1)

@@ -207,7 +207,7 @@ type CrossCheck struct {
 //
 // Goroutines, all started by Start and waited for by Stop: the capture loop
 // (clock mapping, accounting, boundaries), the acker (acks each frame to
-// Chromium, in arrival order, so Chromium keeps producing) and the spool
+// Chromium, started in arrival order, so Chromium keeps producing) and the spool
 // writer (writes accepted frames to disk). CDP events reach the loop and
 // the acker through a listener that only enqueues.
 type Capture struct {
@@ -226,6 +226,9 @@ type Capture struct {
 	ackQuit   bool
 	ackCtx    context.Context // the tab's, cancelled by Stop
 	ackCancel context.CancelFunc
+	// ackSend sends one ack (nil: Page.screencastFrameAck on the session
+	// of ctx); unit tests put their own.
+	ackSend func(ctx context.Context, id int64) error
 	// second is the tab's second CDP session, which a screencast is handed
 	// over to and back (restart.go); set under ackMu by the restarter.
 	second *castSession

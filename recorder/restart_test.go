@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,5 +106,98 @@ func TestRetryStart(t *testing.T) {
 	}
 	if total < time.Second {
 		t.Errorf("the tries span %v: shorter than a navigation's swap of the page", total)
+	}
+}
+
+// The acker sends acks without waiting for the answers before them, up to
+// its pipeline's depth, sends every one queued, and returns once Stop's
+// cancel cuts the ones on their way short, counting no error for them.
+func TestAckerPipelines(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &Capture{opts: Options{MaxFramesInFlight: 3}, ackCtx: ctx, ackCancel: cancel, ackWake: make(chan struct{}, 1)}
+	var mu sync.Mutex
+	sent, on, most := map[int64]bool{}, 0, 0
+	release := make(chan struct{})
+	c.ackSend = func(ctx context.Context, id int64) error {
+		mu.Lock()
+		sent[id] = true
+		on++
+		most = max(most, on)
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			on--
+			mu.Unlock()
+		}()
+		select {
+		case <-release: // answered
+			return nil
+		case <-ctx.Done(): // cut short
+			return ctx.Err()
+		}
+	}
+	c.ackWG.Add(1)
+	go c.acker()
+	queue := func(from, to int64) {
+		c.ackMu.Lock()
+		for id := from; id < to; id++ {
+			c.ackQ = append(c.ackQ, ackItem{id: id})
+		}
+		c.ackMu.Unlock()
+		signal(c.ackWake)
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			mu.Lock()
+			done := ok()
+			mu.Unlock()
+			if done {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 5 s for %s: %d sent, %d on their way, at most %d", what, len(sent), on, most)
+			}
+		}
+	}
+	// No answer comes: as many acks go as the pipeline holds, no more.
+	queue(0, 20)
+	waitFor("a full pipeline", func() bool { return on == ackPipeline })
+	time.Sleep(20 * time.Millisecond)
+	mu.Lock()
+	if most != ackPipeline || len(sent) != ackPipeline {
+		t.Errorf("unanswered: %d acks sent, at most %d at once; want %d", len(sent), most, ackPipeline)
+	}
+	mu.Unlock()
+	// Answers come: every queued ack is sent.
+	close(release)
+	waitFor("every ack", func() bool { return len(sent) == 20 && on == 0 })
+	// Stop: the acker returns with acks on their way cut short, uncounted.
+	c.ackMu.Lock()
+	c.ackSend = func(ctx context.Context, id int64) error {
+		mu.Lock()
+		sent[id] = true
+		mu.Unlock()
+		<-ctx.Done() // never answered
+		return ctx.Err()
+	}
+	c.ackMu.Unlock()
+	queue(20, 23)
+	waitFor("the last acks", func() bool { return len(sent) == 23 })
+	c.ackMu.Lock()
+	c.ackQuit = true
+	c.ackMu.Unlock()
+	signal(c.ackWake)
+	cancel()
+	done := make(chan struct{})
+	go func() { c.ackWG.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the acker did not return after Stop's cancel")
+	}
+	if n, errs := c.acks.Load(), c.ackErrs.Load(); n != 23 || errs != 0 {
+		t.Errorf("%d acks timed, %d errors; want 23 and none (the cut ones are Stop's)", n, errs)
 	}
 }

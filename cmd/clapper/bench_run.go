@@ -198,9 +198,10 @@ type scenarioRun struct {
 	// FreezeWhere says where in the take the longest freeze began: its
 	// time from the take's start and the step running then.
 	FreezeWhere string `json:"freeze_where,omitempty"`
-	// Restarts counts the screencast's restarts (hand-overs between the
-	// tab's two sessions, recorder/restart.go), where freezes were seen to
-	// gather.
+	// Restarts counts the screencast's restarts (recorder/restart.go):
+	// hand-overs between the tab's two sessions, or restarts in place
+	// when the second session is refused. Freezes were seen to gather
+	// at hand-overs.
 	Restarts int64 `json:"restarts"`
 	// SettledFrames and SettledShots count how the settled pictures were had.
 	SettledFrames int64 `json:"settled_frames"`
@@ -330,7 +331,7 @@ func (r scenarioRun) runLine() string {
 	if r.FreezeWhere == "" {
 		return r.line()
 	}
-	return r.line() + "; longest freeze " + r.FreezeWhere
+	return r.line() + "; the longest freeze began " + r.FreezeWhere
 }
 
 func (r scenarioRun) line() string {

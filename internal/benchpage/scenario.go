@@ -35,8 +35,9 @@ type ScenarioFigures struct {
 	// page looked stuck, navigations aside.
 	LongestFreezeMs float64 `json:"longest_freeze_ms"`
 	// LongestFreezeAt is the source time of the frame the longest freeze
-	// began with (0 with no freeze).
-	LongestFreezeAt timeline.Time `json:"longest_freeze_at"`
+	// began with (0 with no freeze; bench run reports it as a place in the
+	// take).
+	LongestFreezeAt timeline.Time `json:"-"`
 	// Drift is |source time - rAF time - the median offset of the
 	// document's frames within DriftWindow of it|: each frame's timing
 	// against its neighbours'. DocumentDrift is the same against the
