@@ -11,12 +11,12 @@ import (
 
 // acker is the goroutine that acks frames: it starts each ack in the
 // order the frames arrived, without waiting for the answers before (they
-// may come in any order), with up to ackPipeline acks on their way at once,
-// or twice the frames in flight if that is more (a hand-over has two
-// sessions' frames to ack). It stops acking once the capture interval has ended, which
-// stops Chromium sending more, and returns when Stop tells it to (the
-// screencast is stopped by then: frames still queued need no ack), once
-// the acks on their way are answered or cut short.
+// may come in any order), with up to ackPipeline acks on their way at
+// once, or twice the frames in flight if that is more (a hand-over has
+// two sessions' frames to ack). It stops acking once the capture interval
+// has ended, which stops Chromium sending more, and returns when Stop
+// tells it to (the screencast is stopped by then: frames still queued need
+// no ack), once the acks on their way are answered or cut short.
 func (c *Capture) acker() {
 	defer c.ackWG.Done()
 	slots := make(chan struct{}, max(ackPipeline, 2*c.opts.MaxFramesInFlight))
@@ -60,10 +60,11 @@ func (c *Capture) acker() {
 
 // ackPipeline is how many acks may be on their way at once. Chromium sends
 // a screencast's next frame only while fewer than its frames in flight
-// (Options.MaxFramesInFlight, 3 by default) are unacked. Acked one round trip after the
-// other, a slow answer (up to 30 ms on a busy machine, bench capture) held
-// back the acks behind it, and during a hand-over the two sessions' acks
-// queued behind each other. An ack now goes as its frame arrives.
+// (Options.MaxFramesInFlight, 3 by default) are unacked. Acked one round
+// trip after the other, a slow answer (up to 30 ms on a busy machine,
+// bench capture) held back the acks behind it, and during a hand-over the
+// two sessions' acks queued behind each other. An ack now goes as its
+// frame arrives.
 const ackPipeline = 8
 
 // ackItem is a frame to ack: the session that sent it (0 the tab's, 1 the
