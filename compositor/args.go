@@ -48,6 +48,11 @@ type encodeSpec struct {
 	Zoom *ZoomTrack
 	// Palette is the GIF palette (from a palette pass) for GIF outputs.
 	Palette string
+	// PaletteInGraph makes the GIF outputs' palette in the run itself, by
+	// a palettegen beside them: one pass instead of two, each frame
+	// decoded, zoomed and overlaid once, but every frame is held until the
+	// palette comes at the end (gifOnePass decides). Palette is then "".
+	PaletteInGraph bool
 	// GraphFile is where the filter graph is written when it is too long
 	// for one argument (long zoom expressions); "" keeps it inline.
 	GraphFile string
@@ -240,18 +245,39 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 			tail = append(tail, "setpts=PTS-STARTPTS")
 		}
 	}
-	n := len(sp.Outputs)
-	if n > 1 {
-		tail = append(tail, "split="+itoa(n))
+	gifs := 0
+	for _, o := range sp.Outputs {
+		if o.Format == formatGIF {
+			gifs++
+		}
 	}
+	inGraph := sp.PaletteInGraph && gifs > 0
 	var outs []string
 	for i := range sp.Outputs {
 		outs = append(outs, fmt.Sprintf("[v%d]", i))
+	}
+	if inGraph {
+		outs = append(outs, "[vp]")
+	}
+	if len(outs) > 1 {
+		tail = append(tail, "split="+itoa(len(outs)))
 	}
 	if len(tail) == 0 {
 		tail = append(tail, "null")
 	}
 	chains = append(chains, "["+last+"]"+strings.Join(tail, ",")+strings.Join(outs, ""))
+	// palette names the palette each GIF output takes, in their order.
+	var palette []string
+	if inGraph {
+		gen := "[vp]palettegen=stats_mode=diff"
+		if gifs > 1 {
+			gen += ",split=" + itoa(gifs)
+		}
+		for k := range gifs {
+			palette = append(palette, fmt.Sprintf("[p%d]", k))
+		}
+		chains = append(chains, gen+strings.Join(palette, ""))
+	}
 	for i, o := range sp.Outputs {
 		switch o.Format {
 		case formatMP4, formatWebM, formatPNG:
@@ -263,10 +289,16 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		case formatPalette:
 			chains = append(chains, fmt.Sprintf("[v%d]palettegen=stats_mode=diff[o%d]", i, i))
 		case formatGIF:
-			if palIn < 0 {
+			var pal string
+			switch {
+			case inGraph:
+				pal, palette = palette[0], palette[1:]
+			case palIn >= 0:
+				pal = fmt.Sprintf("[%d:v]", palIn)
+			default:
 				return nil, "", fmt.Errorf("build ffmpeg arguments: gif output %s without a palette", o.Path)
 			}
-			chains = append(chains, fmt.Sprintf("[v%d][%d:v]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle[o%d]", i, palIn, i))
+			chains = append(chains, fmt.Sprintf("[v%d]%spaletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle[o%d]", i, pal, i))
 		default:
 			return nil, "", fmt.Errorf("build ffmpeg arguments: unknown format %q", o.Format)
 		}

@@ -66,6 +66,10 @@ func TestArgsGolden(t *testing.T) {
 			Outputs: []outputSpec{{Format: formatPalette, Path: "/w/palette.png"}}}},
 		{"args_gif", encodeSpec{FPS: 15, Ticks: 300, Geometry: square, Overlay: "/w/o.ass", Background: "black", Palette: "/w/palette.png",
 			Outputs: []outputSpec{{Format: formatGIF, Path: "/o/.r.partial-4.gif"}}}},
+		{"args_gif_one_pass", encodeSpec{FPS: 15, Ticks: 60, Geometry: square, Overlay: "/w/o.ass", Background: "black", PaletteInGraph: true,
+			Outputs: []outputSpec{{Format: formatGIF, Path: "/o/.r.partial-5.gif"}}}},
+		{"args_gif_one_pass_two", encodeSpec{FPS: 15, Ticks: 60, Geometry: square, Background: "black", PaletteInGraph: true,
+			Outputs: []outputSpec{{Format: formatGIF, Path: "/o/.a.partial-6.gif"}, {Format: formatGIF, Path: "/o/.b.partial-7.gif"}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -78,6 +82,32 @@ func TestArgsGolden(t *testing.T) {
 	}
 	if _, _, err := buildArgs(encodeSpec{FPS: 15, Ticks: 300, Geometry: square, Outputs: []outputSpec{{Format: formatGIF, Path: "x.gif"}}}); err == nil {
 		t.Error("gif without a palette: want an error")
+	}
+}
+
+// TestGIFOnePass: a GIF is made in one pass while every frame it holds
+// until its palette fits gifOnePassBytes, and in two beyond.
+func TestGIFOnePass(t *testing.T) {
+	perFrame := int64(800 * 450 * gifHeldPerPixel)
+	fit := int(gifOnePassBytes / perFrame)
+	for _, c := range []struct {
+		ticks, w, h int
+		want        bool
+	}{
+		{1, 800, 450, true},
+		{56, 800, 450, true}, // the quickstart's GIF
+		{fit, 800, 450, true},
+		{fit + 1, 800, 450, false},
+		{15 * 60, 800, 450, false}, // a minute
+		{1 << 30, 4096, 4096, false},  // no overflow
+		{0, 800, 450, true},
+	} {
+		if got := gifOnePass(c.ticks, c.w, c.h); got != c.want {
+			t.Errorf("gifOnePass(%d, %d, %d) = %v, want %v", c.ticks, c.w, c.h, got, c.want)
+		}
+	}
+	if fit < 60 || fit > 120 {
+		t.Errorf("an 800x450 GIF is one pass up to %d frames: want 4 to 8 s at 15 fps", fit)
 	}
 }
 

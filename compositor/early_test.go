@@ -499,3 +499,38 @@ func TestGIFDecodedSmaller(t *testing.T) {
 		}
 	}
 }
+
+// TestGIFOnePassSameBytes: a GIF made in one pass (its palette made in the
+// same ffmpeg run) is byte for byte the GIF of the two passes.
+func TestGIFOnePassSameBytes(t *testing.T) {
+	requireTool(t, "ffmpeg")
+	s := DefaultSettings()
+	s.FPS, s.Width, s.Height = 10, 640, 360
+	s.GIF = GIFSettings{Width: 320, FPS: 10}
+	tk := liveTake(t, timeline.FromDuration(ms(3000)))
+	dir := t.TempDir()
+	one, two := filepath.Join(dir, "one.gif"), filepath.Join(dir, "two.gif")
+	if !gifOnePass(30, 320, 180) {
+		t.Fatal("a 3 s GIF of 320x180 at 10 fps is not made in one pass")
+	}
+	if err := RenderAll(context.Background(), tk, []string{one}, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	keep := gifOnePassBytes
+	gifOnePassBytes = 0 // every GIF takes two passes
+	defer func() { gifOnePassBytes = keep }()
+	if err := RenderAll(context.Background(), tk, []string{two}, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("the one-pass GIF (%d bytes) is not the two-pass GIF (%d bytes)", len(a), len(b))
+	}
+}
