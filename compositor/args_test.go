@@ -98,8 +98,8 @@ func TestGIFOnePass(t *testing.T) {
 		{56, 800, 450, true}, // the quickstart's GIF
 		{fit, 800, 450, true},
 		{fit + 1, 800, 450, false},
-		{15 * 60, 800, 450, false}, // a minute
-		{1 << 30, 4096, 4096, false},  // no overflow
+		{15 * 60, 800, 450, false},   // a minute
+		{1 << 30, 4096, 4096, false}, // no overflow
 		{0, 800, 450, true},
 	} {
 		if got := gifOnePass(c.ticks, c.w, c.h); got != c.want {
