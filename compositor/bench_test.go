@@ -57,3 +57,30 @@ func BenchmarkRender(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriteBackground: the frame picture of the docs preset (1920x1080,
+// window, shadow and bar over a gradient), drawn and encoded, as a render's
+// prepare does the first time (writeBackground then keeps it).
+func BenchmarkWriteBackground(b *testing.B) {
+	s := DefaultSettings()
+	if err := s.Apply(map[string]any{"preset": "docs", "frame": map[string]any{"bar": true}}); err != nil {
+		b.Fatal(err)
+	}
+	s, err := s.normalize()
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := layout(2560, 1440, timeline.Viewport{Width: 1280, Height: 720, Scale: 2}, s.Width, s.Height, s.Fit, s.Frame)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int
+	for b.Loop() {
+		d, err := encodeBackground(g, s.Frame)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(d.png)
+	}
+	b.ReportMetric(float64(n), "bytes")
+}

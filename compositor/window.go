@@ -1,14 +1,17 @@
 package compositor
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // namedColours are the colour names clapper's own drawing understands (the
@@ -71,22 +74,32 @@ func (g Geometry) urlField() (x, y, w, h float64) {
 }
 
 // drawBackground draws the static layer under the page: the background
-// colour or gradient, the window's shadow and its browser bar.
+// colour or gradient, the window's shadow and its browser bar. The part
+// the page always covers (Geometry.hidden) is left opaque black: drawing
+// it was most of the work (the shadow's whole window), for pixels no
+// video shows.
 func drawBackground(g Geometry, fr FrameSettings) (*image.RGBA, error) {
 	from, to, err := parseBackground(fr.Background)
 	if err != nil {
 		return nil, err
 	}
 	img := image.NewRGBA(image.Rect(0, 0, g.OutW, g.OutH))
+	hid := g.hidden()
+	// The gradient runs along x+y: one colour for each sum.
 	diag := float64(g.OutW + g.OutH)
+	grad := make([][3]uint8, max(0, g.OutW+g.OutH-1))
+	for k := range grad {
+		u := float64(k) / diag
+		grad[k] = [3]uint8{lerp8(from.R, to.R, u), lerp8(from.G, to.G, u), lerp8(from.B, to.B, u)}
+	}
 	for y := 0; y < g.OutH; y++ {
 		for x := 0; x < g.OutW; x++ {
-			u := float64(x+y) / diag
 			i := img.PixOffset(x, y)
-			img.Pix[i] = lerp8(from.R, to.R, u)
-			img.Pix[i+1] = lerp8(from.G, to.G, u)
-			img.Pix[i+2] = lerp8(from.B, to.B, u)
 			img.Pix[i+3] = 255
+			if !(image.Point{x, y}).In(hid) {
+				c := grad[x+y]
+				img.Pix[i], img.Pix[i+1], img.Pix[i+2] = c[0], c[1], c[2]
+			}
 		}
 	}
 	wx, wy, ww, wh := g.window()
@@ -96,24 +109,32 @@ func drawBackground(g Geometry, fr FrameSettings) (*image.RGBA, error) {
 		blur := math.Max(8, float64(g.OutH)*0.025)
 		off := blur * 0.4
 		sr := [4]float64{rect[0], rect[1] + off, rect[2], rect[3]}
-		paint(img, sr, r, blur, func(cov float64) (color.RGBA, float64) { return color.RGBA{0, 0, 0, 255}, 0.45 * cov })
+		paint(img, hid, sr, r, blur, func(cov float64) (color.RGBA, float64) { return color.RGBA{0, 0, 0, 255}, 0.45 * cov })
 	}
 	if g.BarH > 0 {
 		bar := [4]float64{rect[0], rect[1], rect[2], float64(g.BarH) + r + 1}
-		paint(img, bar, r, 0.5, func(cov float64) (color.RGBA, float64) { return barColour, cov })
+		paint(img, hid, bar, r, 0.5, func(cov float64) (color.RGBA, float64) { return barColour, cov })
 		bh := float64(g.BarH)
 		for i, c := range dotColours {
 			cx := rect[0] + bh*0.6 + float64(i)*bh*0.5
 			cy := rect[1] + bh/2
 			d := bh * 0.28
-			paint(img, [4]float64{cx - d/2, cy - d/2, d, d}, d/2, 0.5, func(cov float64) (color.RGBA, float64) { return c, cov })
+			paint(img, hid, [4]float64{cx - d/2, cy - d/2, d, d}, d/2, 0.5, func(cov float64) (color.RGBA, float64) { return c, cov })
 		}
 		fx, fy, fw, fh := g.urlField()
-		paint(img, [4]float64{fx, fy, fw, fh}, fh/2, 0.5, func(cov float64) (color.RGBA, float64) { return urlFieldFill, cov })
+		paint(img, hid, [4]float64{fx, fy, fw, fh}, fh/2, 0.5, func(cov float64) (color.RGBA, float64) { return urlFieldFill, cov })
 		line := [4]float64{rect[0], rect[1] + bh - 1, rect[2], 1}
-		paint(img, line, 0, 0.5, func(cov float64) (color.RGBA, float64) { return barLine, cov })
+		paint(img, hid, line, 0, 0.5, func(cov float64) (color.RGBA, float64) { return barLine, cov })
 	}
 	return img, nil
+}
+
+// hidden is the part of the frame picture the page always covers: its box
+// less two pixels each side (a chroma sample of the video spans two, and
+// the overlay rounds the page's corners with the colours just outside
+// them). Empty without a frame picture's content box.
+func (g Geometry) hidden() image.Rectangle {
+	return image.Rect(g.ContentX+2, g.ContentY+2, g.ContentX+g.ContentW-2, g.ContentY+g.ContentH-2)
 }
 
 func lerp8(a, b uint8, u float64) uint8 {
@@ -131,14 +152,19 @@ func roundedSDF(px, py float64, rect [4]float64, r float64) float64 {
 	return out + math.Min(math.Max(qx, qy), 0) - r
 }
 
-// paint blends shade over the pixels near a rounded rectangle, with an
-// edge softness of soft pixels (antialiasing at 0.5, a shadow's blur above).
-func paint(img *image.RGBA, rect [4]float64, r, soft float64, shade func(cov float64) (color.RGBA, float64)) {
+// paint blends shade over the pixels near a rounded rectangle, but those
+// in hid, with an edge softness of soft pixels (antialiasing at 0.5, a
+// shadow's blur above).
+func paint(img *image.RGBA, hid image.Rectangle, rect [4]float64, r, soft float64, shade func(cov float64) (color.RGBA, float64)) {
 	b := img.Bounds()
 	x0, y0 := max(b.Min.X, int(rect[0]-soft*2)-1), max(b.Min.Y, int(rect[1]-soft*2)-1)
 	x1, y1 := min(b.Max.X, int(rect[0]+rect[2]+soft*2)+2), min(b.Max.Y, int(rect[1]+rect[3]+soft*2)+2)
 	for y := y0; y < y1; y++ {
 		for x := x0; x < x1; x++ {
+			if y >= hid.Min.Y && y < hid.Max.Y && x >= hid.Min.X && x < hid.Max.X {
+				x = hid.Max.X - 1 // not shown: on past the page
+				continue
+			}
 			d := roundedSDF(float64(x)+0.5, float64(y)+0.5, rect, r)
 			cov := 1 - smoothstep(-soft, soft, d)
 			if cov <= 0 {
@@ -164,14 +190,26 @@ func smoothstep(a, b, x float64) float64 {
 	return t * t * (3 - 2*t)
 }
 
-// writeBackground draws the background layer as a PNG and returns the
+// writeBackground writes the background layer as a PNG and returns the
 // colours just outside the content's four corners (top-left, top-right,
-// bottom-right, bottom-left), which the overlay uses to round them.
+// bottom-right, bottom-left), which the overlay uses to round them. A
+// layer drawn before in this process is written again from memory
+// (drawnBackgrounds).
 func writeBackground(w io.Writer, g Geometry, fr FrameSettings) ([4]color.RGBA, error) {
-	var corners [4]color.RGBA
+	b, err := drawnBackgrounds.get(g, fr)
+	if err != nil {
+		return [4]color.RGBA{}, err
+	}
+	_, err = w.Write(b.png)
+	return b.corners, err
+}
+
+// encodeBackground draws the background layer and encodes it.
+func encodeBackground(g Geometry, fr FrameSettings) (drawnBackground, error) {
+	var out drawnBackground
 	img, err := drawBackground(g, fr)
 	if err != nil {
-		return corners, err
+		return out, err
 	}
 	at := func(x, y int) color.RGBA {
 		x, y = max(0, min(g.OutW-1, x)), max(0, min(g.OutH-1, y))
@@ -182,11 +220,67 @@ func writeBackground(w io.Writer, g Geometry, fr FrameSettings) ([4]color.RGBA, 
 	cx1, cy1 := g.ContentX+g.ContentW-1, g.ContentY+g.ContentH-1
 	if g.BarH > 0 {
 		// The top corners belong to the bar, drawn in the background.
-		corners[0], corners[1] = at(cx0, cy0), at(cx1, cy0)
+		out.corners[0], out.corners[1] = at(cx0, cy0), at(cx1, cy0)
 	} else {
-		corners[0], corners[1] = at(cx0-1, cy0-1), at(cx1+1, cy0-1)
+		out.corners[0], out.corners[1] = at(cx0-1, cy0-1), at(cx1+1, cy0-1)
 	}
-	corners[2], corners[3] = at(cx1+1, cy1+1), at(cx0-1, cy1+1)
+	out.corners[2], out.corners[3] = at(cx1+1, cy1+1), at(cx0-1, cy1+1)
+	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	return corners, enc.Encode(w, img)
+	err = enc.Encode(&buf, img)
+	out.png = buf.Bytes()
+	return out, err
+}
+
+// drawnBackground is a background layer, encoded, with its corner colours.
+type drawnBackground struct {
+	png     []byte
+	corners [4]color.RGBA
+}
+
+// backgroundMemo keeps the last few background layers drawn: a run that
+// renders while capturing prepares the same one for each chunk it starts
+// early and again for the final render, and drawing and encoding one costs
+// 70 ms at 1920x1080 (BenchmarkWriteBackground), before ffmpeg can start.
+// Safe for concurrent use.
+type backgroundMemo struct {
+	mu   sync.Mutex
+	keys []backgroundKey // oldest first
+	vals []drawnBackground
+}
+
+type backgroundKey struct {
+	g  Geometry
+	fr FrameSettings
+}
+
+// backgroundsKept is how many layers the memo keeps (a run has two: the
+// video's and the GIF's).
+const backgroundsKept = 4
+
+var drawnBackgrounds = &backgroundMemo{}
+
+// get returns the layer for g and fr, drawn now or before.
+func (m *backgroundMemo) get(g Geometry, fr FrameSettings) (drawnBackground, error) {
+	k := backgroundKey{g, fr}
+	m.mu.Lock()
+	if i := slices.Index(m.keys, k); i >= 0 {
+		b := m.vals[i]
+		m.mu.Unlock()
+		return b, nil
+	}
+	m.mu.Unlock()
+	b, err := encodeBackground(g, fr)
+	if err != nil {
+		return b, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !slices.Contains(m.keys, k) {
+		if len(m.keys) == backgroundsKept {
+			m.keys, m.vals = m.keys[1:], m.vals[1:]
+		}
+		m.keys, m.vals = append(m.keys, k), append(m.vals, b)
+	}
+	return b, nil
 }
