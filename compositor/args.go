@@ -321,7 +321,11 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 			if o.Threads > 0 {
 				args = append(args, "-threads", itoa(o.Threads))
 			}
-			args = append(args, "-c:v", "libx264", "-preset", o.Preset, "-crf", itoa(o.CRF), "-pix_fmt", "yuv420p", "-r", fps)
+			args = append(args, "-c:v", "libx264", "-preset", o.Preset)
+			if noBFrames(o.Preset) {
+				args = append(args, "-bf", "0")
+			}
+			args = append(args, "-crf", itoa(o.CRF), "-pix_fmt", "yuv420p", "-r", fps)
 			args = append(args, tags...)
 			args = append(args, "-movflags", "+faststart", "-f", "mp4", o.Path)
 		case formatWebM:
@@ -338,6 +342,18 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	}
 	return args, graph, nil
 }
+
+// noBFrames reports whether an x264 preset encodes without B-frames in
+// clapper: the fast presets clapper chooses itself (defaultX264Preset). A
+// screen recording is mostly still or panned pictures, where B-frames cost
+// the encoder more than they save. Measured, three renders each: a 720p60
+// take of the bench page at superfast, 6% less CPU time and a 13% smaller
+// file at SSIM 0.99954 against 0.99957; at 30 fps with veryfast, 13% less
+// CPU, 7% smaller, SSIM 0.99938 against 0.99936; the quickstart's 1080p60
+// chunks, 8 to 12% less CPU, 2 to 8% smaller, the same SSIM to the fourth
+// decimal. Ultrafast has none anyway; the slower presets keep x264's
+// choice. Pure.
+func noBFrames(preset string) bool { return preset == "superfast" || preset == "veryfast" }
 
 // webmCRF maps an x264 CRF to a comparable VP9 CRF (x264 20 -> VP9 32).
 func webmCRF(crf int) int {

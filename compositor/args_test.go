@@ -85,6 +85,28 @@ func TestArgsGolden(t *testing.T) {
 	}
 }
 
+// TestNoBFrames: the presets clapper chooses itself encode without
+// B-frames (-bf 0 right after the preset); every other keeps x264's
+// choice.
+func TestNoBFrames(t *testing.T) {
+	geo, _ := NewGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1280, 720)
+	for p := range x264Presets {
+		want := p == defaultX264Preset(60) || p == defaultX264Preset(30)
+		if noBFrames(p) != want {
+			t.Errorf("noBFrames(%q) = %v, want %v", p, !want, want)
+		}
+		args, _, err := buildArgs(encodeSpec{FPS: 60, Ticks: 60, Geometry: geo, Background: "black",
+			Outputs: []outputSpec{{Format: formatMP4, Path: "/o/a.mp4", CRF: 20, Preset: p}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(args, "-bf")
+		if got := i >= 0; got != want || got && (args[i+1] != "0" || args[i-2] != "-preset") {
+			t.Errorf("preset %s: -bf at %d in %q", p, i, args)
+		}
+	}
+}
+
 // TestGIFOnePass: a GIF is made in one pass while every frame it holds
 // until its palette fits gifOnePassBytes, and in two beyond.
 func TestGIFOnePass(t *testing.T) {
