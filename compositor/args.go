@@ -111,7 +111,7 @@ func decodedSize(n, lowres int) int { return (n + 1<<lowres - 1) >> lowres }
 // gifLowres is how far a GIF's pictures may be decoded below their size
 // (0 to 2): as far as the page, at the camera's closest, still needs no
 // enlarging. A GIF is small (800 pixels wide by default) and dithered, and
-// decoding is most of its two passes' work: at scale 2 each picture
+// decoding is most of its work: at scale 2 each picture
 // would otherwise be decoded at four times the pixels it is shown at.
 // Pure.
 func gifLowres(g Geometry, maxZoom float64) int {

@@ -132,10 +132,11 @@ func formatOf(out string) (string, error) {
 }
 
 // RenderAll renders the take once into every file in outs: .mp4 (H.264),
-// .webm (VP9), .gif (two-pass palette, at s.GIF's width and rate) and .png
+// .webm (VP9), .gif (a palette made from its own frames, at s.GIF's width and rate) and .png
 // (PNG frames: NAME.png becomes the folder NAME/ of 000001.png...; a name
 // holding a printf pattern such as shots/f%04d.png is used as it is). The
-// videos share one ffmpeg run; GIFs take two more. Captions (.vtt) and
+// videos share one ffmpeg run; GIFs take one more each, or two when long
+// (gifOnePass). Captions (.vtt) and
 // chapters (.chapters.vtt) files land beside the first output.
 //
 // The take is never modified. Every file is written under a temporary name
@@ -221,7 +222,7 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 		total += p.schedule.Ticks()
 	}
 	// The main video and the GIF run side by side, each its own ffmpeg
-	// (the GIF's two passes one after the other): on two cores the
+	// (a long GIF's two passes one after the other): on two cores the
 	// encoder of one leaves room for the other (measured on the
 	// quickstart at scale 2: 6.7 s and 2.3 s alone). Progress is the sum.
 	var pmu sync.Mutex
@@ -395,8 +396,8 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 // decodes, zooms and overlays each frame once instead of twice and starts
 // one ffmpeg instead of two: on the quickstart 0.57 to 0.70 CPU-s against
 // 0.81 to 0.99, the same bytes out. A longer GIF takes two passes, in
-// bounded memory.
-// (A variable only so that a test can make the two passes.)
+// bounded memory. (A variable only so that a test can make the two
+// passes.)
 var gifOnePassBytes int64 = 256 << 20
 
 const gifHeldPerPixel = 8

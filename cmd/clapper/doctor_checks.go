@@ -117,7 +117,7 @@ func ffToolCheck(name string, t tool) check {
 }
 
 // The encoders and filters the compositor's ffmpeg arguments name
-// (compositor/args.go): MP4, WebM, PNG frames and two-pass GIF, the
+// (compositor/args.go): MP4, WebM, PNG frames and GIF, the
 // overlays (libass) and the camera.
 var (
 	neededEncoders = []string{"libx264", "libvpx-vp9", "gif", "png"}
