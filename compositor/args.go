@@ -41,8 +41,9 @@ type encodeSpec struct {
 	Overlay string
 	// Background is the letterbox colour when there is no FrameImage.
 	Background string
-	// FrameImage is the picture under the page (background, shadow, bar);
-	// "" pads with Background instead.
+	// FrameImage is the picture under the page (background, shadow, bar),
+	// raw yuv420p in BT.709 limited range at the output's size
+	// (writeBackground); "" pads with Background instead.
 	FrameImage string
 	// Zoom, when active, moves the camera with zoompan.
 	Zoom *ZoomTrack
@@ -158,7 +159,7 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	nIn := 1
 	bgIn, palIn := -1, -1
 	if sp.FrameImage != "" {
-		args = append(args, "-framerate", fps, "-i", sp.FrameImage)
+		args = append(args, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", fmt.Sprintf("%dx%d", g.OutW, g.OutH), "-framerate", fps, "-i", sp.FrameImage)
 		bgIn, nIn = nIn, nIn+1
 	}
 	if sp.Palette != "" {
@@ -177,9 +178,6 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 
 	var chains []string
 	page := []string{}
-	// colour converts an RGB picture (the frame image); the take's JPEG
-	// pictures go through pictureColour.
-	colour := []string{"out_color_matrix", "bt709", "out_range", "tv"}
 	// resize keeps the range it is given, full ("pc": a JPEG's, before
 	// pictureColour) or limited ("tv", after it): left to itself, swscale
 	// narrows a full range, and pictureColour would narrow it again.
@@ -225,7 +223,9 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	}
 	last := "page"
 	if bgIn >= 0 {
-		chains = append(chains, fmt.Sprintf("[%d:v]%s,format=yuv420p,loop=loop=-1:size=1:start=0[bg]", bgIn, filter("scale", colour...)))
+		// The frame picture is in the videos' colours already (Go
+		// converts it once, not each ffmpeg run): it is only tagged so.
+		chains = append(chains, fmt.Sprintf("[%d:v]setparams=range=tv:color_primaries=bt709:color_trc=bt709:colorspace=bt709,loop=loop=-1:size=1:start=0[bg]", bgIn))
 		chains = append(chains, "[0:v]"+strings.Join(page, ",")+"[page]")
 		chains = append(chains, fmt.Sprintf("[bg][page]overlay=x=%d:y=%d:shortest=1:eof_action=endall[framed]", g.ContentX, g.ContentY))
 		last = "framed"

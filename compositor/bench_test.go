@@ -80,7 +80,7 @@ func BenchmarkWriteBackground(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		n = len(d.png)
+		n = len(d.yuv)
 	}
 	b.ReportMetric(float64(n), "bytes")
 }

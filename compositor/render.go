@@ -440,7 +440,7 @@ func prepare(tk *timeline.Take, p *plan, s Settings, dir string) (encodeSpec, er
 	in := overlayInput{Schedule: p.schedule, Geometry: p.geometry, Cursor: s.Cursor, Track: p.track,
 		Hides: cursorHides(tl), Zoom: p.zoom}
 	if s.Frame.Enabled {
-		sp.FrameImage = filepath.Join(dir, "frame.png")
+		sp.FrameImage = filepath.Join(dir, "frame.yuv")
 		var corners [4]color.RGBA
 		if err := writeFile(sp.FrameImage, func(w io.Writer) error {
 			var err error

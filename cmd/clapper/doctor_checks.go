@@ -121,7 +121,7 @@ func ffToolCheck(name string, t tool) check {
 // overlays (libass) and the camera.
 var (
 	neededEncoders = []string{"libx264", "libvpx-vp9", "gif", "png"}
-	neededFilters  = []string{"palettegen", "paletteuse", "ass", "scale", "crop", "pad", "overlay", "zoompan", "loop", "split", "format", "null"}
+	neededFilters  = []string{"palettegen", "paletteuse", "ass", "scale", "crop", "pad", "overlay", "zoompan", "loop", "split", "format", "null", "setparams"}
 )
 
 // ffmpegNames reads the names listed by ffmpeg -encoders or -filters: the
