@@ -251,13 +251,20 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 			gifs++
 		}
 	}
+	// With the palette in the graph, the GIF outputs (the same picture)
+	// share one paletteuse, split after it: ffmpeg holds one copy of the
+	// frames until the palette comes, however many GIFs are written.
 	inGraph := sp.PaletteInGraph && gifs > 0
-	var outs []string
-	for i := range sp.Outputs {
+	var outs, gifOuts []string
+	for i, o := range sp.Outputs {
+		if inGraph && o.Format == formatGIF {
+			gifOuts = append(gifOuts, fmt.Sprintf("[o%d]", i))
+			continue
+		}
 		outs = append(outs, fmt.Sprintf("[v%d]", i))
 	}
 	if inGraph {
-		outs = append(outs, "[vp]")
+		outs = append(outs, "[vg]", "[vp]")
 	}
 	if len(outs) > 1 {
 		tail = append(tail, "split="+itoa(len(outs)))
@@ -266,17 +273,12 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		tail = append(tail, "null")
 	}
 	chains = append(chains, "["+last+"]"+strings.Join(tail, ",")+strings.Join(outs, ""))
-	// palette names the palette each GIF output takes, in their order.
-	var palette []string
 	if inGraph {
-		gen := "[vp]palettegen=stats_mode=diff"
+		use := "[vg][pal]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle"
 		if gifs > 1 {
-			gen += ",split=" + itoa(gifs)
+			use += ",split=" + itoa(gifs)
 		}
-		for k := range gifs {
-			palette = append(palette, fmt.Sprintf("[p%d]", k))
-		}
-		chains = append(chains, gen+strings.Join(palette, ""))
+		chains = append(chains, "[vp]palettegen=stats_mode=diff[pal]", use+strings.Join(gifOuts, ""))
 	}
 	for i, o := range sp.Outputs {
 		switch o.Format {
@@ -289,16 +291,13 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		case formatPalette:
 			chains = append(chains, fmt.Sprintf("[v%d]palettegen=stats_mode=diff[o%d]", i, i))
 		case formatGIF:
-			var pal string
-			switch {
-			case inGraph:
-				pal, palette = palette[0], palette[1:]
-			case palIn >= 0:
-				pal = fmt.Sprintf("[%d:v]", palIn)
-			default:
+			if inGraph {
+				continue // above
+			}
+			if palIn < 0 {
 				return nil, "", fmt.Errorf("build ffmpeg arguments: gif output %s without a palette", o.Path)
 			}
-			chains = append(chains, fmt.Sprintf("[v%d]%spaletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle[o%d]", i, pal, i))
+			chains = append(chains, fmt.Sprintf("[v%d][%d:v]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle[o%d]", i, palIn, i))
 		default:
 			return nil, "", fmt.Errorf("build ffmpeg arguments: unknown format %q", o.Format)
 		}
@@ -344,7 +343,8 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 }
 
 // noBFrames reports whether an x264 preset encodes without B-frames in
-// clapper: the fast presets clapper chooses itself (defaultX264Preset). A
+// clapper: the fast presets clapper chooses itself (defaultX264Preset),
+// whoever names them; a slower preset is the way to B-frames. A
 // screen recording is mostly still or panned pictures, where B-frames cost
 // the encoder more than they save. Measured, three renders each: a 720p60
 // take of the bench page at superfast, 6% less CPU time and a 13% smaller

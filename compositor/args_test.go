@@ -70,6 +70,8 @@ func TestArgsGolden(t *testing.T) {
 			Outputs: []outputSpec{{Format: formatGIF, Path: "/o/.r.partial-5.gif"}}}},
 		{"args_gif_one_pass_two", encodeSpec{FPS: 15, Ticks: 60, Geometry: square, Background: "black", PaletteInGraph: true,
 			Outputs: []outputSpec{{Format: formatGIF, Path: "/o/.a.partial-6.gif"}, {Format: formatGIF, Path: "/o/.b.partial-7.gif"}}}},
+		{"args_gif_one_pass_mixed", encodeSpec{FPS: 15, Ticks: 60, Geometry: square, Background: "black", PaletteInGraph: true,
+			Outputs: []outputSpec{{Format: formatGIF, Path: "/o/.a.partial-8.gif"}, mp4("/o/.b.partial-9.mp4"), {Format: formatGIF, Path: "/o/.c.partial-10.gif"}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -500,8 +500,9 @@ func TestGIFDecodedSmaller(t *testing.T) {
 	}
 }
 
-// TestGIFOnePassSameBytes: a GIF made in one pass (its palette made in the
-// same ffmpeg run) is byte for byte the GIF of the two passes.
+// TestGIFOnePassSameBytes: GIFs made in one pass (their palette made in the
+// same ffmpeg run, two GIFs from one paletteuse) are byte for byte the GIF
+// of the two passes. It sets gifOnePassBytes: not to be run in parallel.
 func TestGIFOnePassSameBytes(t *testing.T) {
 	requireTool(t, "ffmpeg")
 	s := DefaultSettings()
@@ -509,11 +510,11 @@ func TestGIFOnePassSameBytes(t *testing.T) {
 	s.GIF = GIFSettings{Width: 320, FPS: 10}
 	tk := liveTake(t, timeline.FromDuration(ms(3000)))
 	dir := t.TempDir()
-	one, two := filepath.Join(dir, "one.gif"), filepath.Join(dir, "two.gif")
+	one, one2, two := filepath.Join(dir, "one.gif"), filepath.Join(dir, "one2.gif"), filepath.Join(dir, "two.gif")
 	if !gifOnePass(30, 320, 180) {
 		t.Fatal("a 3 s GIF of 320x180 at 10 fps is not made in one pass")
 	}
-	if err := RenderAll(context.Background(), tk, []string{one}, s, nil); err != nil {
+	if err := RenderAll(context.Background(), tk, []string{one, one2}, s, nil); err != nil {
 		t.Fatal(err)
 	}
 	keep := gifOnePassBytes
@@ -532,5 +533,8 @@ func TestGIFOnePassSameBytes(t *testing.T) {
 	}
 	if len(a) == 0 || !bytes.Equal(a, b) {
 		t.Errorf("the one-pass GIF (%d bytes) is not the two-pass GIF (%d bytes)", len(a), len(b))
+	}
+	if a2, err := os.ReadFile(one2); err != nil || !bytes.Equal(a2, a) {
+		t.Errorf("the second GIF of the one pass is not the first (%d bytes, %v)", len(a2), err)
 	}
 }

@@ -135,9 +135,9 @@ func formatOf(out string) (string, error) {
 // .webm (VP9), .gif (a palette made from its own frames, at s.GIF's width and rate) and .png
 // (PNG frames: NAME.png becomes the folder NAME/ of 000001.png...; a name
 // holding a printf pattern such as shots/f%04d.png is used as it is). The
-// videos share one ffmpeg run; GIFs take one more each, or two when long
-// (gifOnePass). Captions (.vtt) and
-// chapters (.chapters.vtt) files land beside the first output.
+// videos share one ffmpeg run; the GIFs share one more, or two when long
+// (gifOnePass). Captions (.vtt) and chapters (.chapters.vtt) files land
+// beside the first output.
 //
 // The take is never modified. Every file is written under a temporary name
 // beside its destination and renamed into place only when all succeed; on
@@ -324,6 +324,8 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 			sp.Lowres = gif.lowres
 			skip := 0
 			if gifOne {
+				// Progress counts the frames given to ffmpeg; the palette and
+				// the encode of a short GIF come after the last of them.
 				sp.PaletteInGraph = true
 			} else {
 				skip = gif.schedule.Ticks() // the palette pass's

@@ -128,10 +128,17 @@ func drawBackground(g Geometry, fr FrameSettings) (*image.RGBA, error) {
 }
 
 // hidden is the part of the frame picture the page always covers: its box
-// less two pixels each side (a chroma sample of the video spans two, and
-// the overlay rounds the page's corners with the colours just outside
-// them). Empty without a frame picture's content box.
+// less two pixels each side, so that no pixel the video shows changes. A
+// chroma sample of the layer is the mean of a 2x2 block (toYUV420) and the
+// box starts on even pixels, so a shown sample reads no hidden pixel; and
+// the overlay rounds the page's corners with the colours just outside it.
+// Two pixels are not enough for a conversion that reads further (swscale's
+// vertical chroma filter): the black would bleed into the row beside the
+// page. Empty when the box is too small to leave anything.
 func (g Geometry) hidden() image.Rectangle {
+	if g.ContentW <= 4 || g.ContentH <= 4 {
+		return image.Rectangle{}
+	}
 	return image.Rect(g.ContentX+2, g.ContentY+2, g.ContentX+g.ContentW-2, g.ContentY+g.ContentH-2)
 }
 
@@ -297,6 +304,7 @@ var drawnBackgrounds = &backgroundMemo{}
 
 // get returns the layer for g and fr, drawn now or before.
 func (m *backgroundMemo) get(g Geometry, fr FrameSettings) (drawnBackground, error) {
+	fr.Host = "" // the bar's address is the overlay's, not drawn here
 	k := backgroundKey{g, fr}
 	m.mu.Lock()
 	if i := slices.Index(m.keys, k); i >= 0 {
@@ -313,7 +321,7 @@ func (m *backgroundMemo) get(g Geometry, fr FrameSettings) (drawnBackground, err
 	defer m.mu.Unlock()
 	if !slices.Contains(m.keys, k) {
 		if len(m.keys) == backgroundsKept {
-			m.keys, m.vals = m.keys[1:], m.vals[1:]
+			m.keys, m.vals = slices.Delete(m.keys, 0, 1), slices.Delete(m.vals, 0, 1)
 		}
 		m.keys, m.vals = append(m.keys, k), append(m.vals, b)
 	}

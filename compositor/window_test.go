@@ -50,9 +50,11 @@ func drawEverywhere(g Geometry, fr FrameSettings) *image.RGBA {
 }
 
 // TestBackgroundOutsideThePage: the frame picture is the reference's at
-// every pixel a video can show (all but the page's box less two pixels
-// each side), and opaque black under the page; the layer written, from
-// memory or not, decodes to it, with the corner colours of the reference.
+// every pixel but the page's box less two pixels each side, and opaque
+// black there; converted, every luma and chroma sample outside the page's
+// box (what the video shows) is the reference's, converted; the layer
+// written, from memory or not, is the picture converted, with the corner
+// colours of the reference.
 func TestBackgroundOutsideThePage(t *testing.T) {
 	vp2 := timeline.Viewport{Width: 1280, Height: 720, Scale: 2}
 	vp1 := timeline.Viewport{Width: 1280, Height: 720, Scale: 1}
@@ -95,6 +97,34 @@ func TestBackgroundOutsideThePage(t *testing.T) {
 						t.Errorf("(%d,%d) = %v, want %v", x, y, got.Pix[i:i+4], w)
 					}
 				}
+			}
+			yg, yw := toYUV420(got), toYUV420(want)
+			box := image.Rect(g.ContentX, g.ContentY, g.ContentX+g.ContentW, g.ContentY+g.ContentH)
+			cw, ch := (g.OutW+1)/2, (g.OutH+1)/2
+			shown := 0
+			for y := 0; y < g.OutH; y++ {
+				for x := 0; x < g.OutW; x++ {
+					if !(image.Point{x, y}).In(box) {
+						shown++
+						if i := y*g.OutW + x; yg[i] != yw[i] {
+							t.Fatalf("luma at (%d,%d) = %d, want %d", x, y, yg[i], yw[i])
+						}
+					}
+				}
+			}
+			for j := 0; j < ch; j++ {
+				for i := 0; i < cw; i++ {
+					if image.Rect(2*i, 2*j, 2*i+2, 2*j+2).Intersect(box).Empty() {
+						for _, k := range []int{g.OutW*g.OutH + j*cw + i, g.OutW*g.OutH + cw*ch + j*cw + i} {
+							if yg[k] != yw[k] {
+								t.Fatalf("chroma sample (%d,%d) = %d, want %d", i, j, yg[k], yw[k])
+							}
+						}
+					}
+				}
+			}
+			if shown == 0 {
+				t.Fatal("no pixel outside the page")
 			}
 			for pass := range 2 { // drawn, then from memory
 				var buf bytes.Buffer
@@ -210,5 +240,17 @@ func TestBackgroundAsFFmpegConverts(t *testing.T) {
 	}
 	if share := float64(near) / float64(len(got)-luma); worst[0] > 1 || worst[1] > 4 || share < 0.99 {
 		t.Errorf("Go's conversion differs from ffmpeg's by up to %d levels of luma and %d of chroma (%.4f of chroma within 1), want 1, 4 and 0.99", worst[0], worst[1], share)
+	}
+}
+
+// TestHiddenTooSmall: a page box of four pixels or less hides nothing.
+func TestHiddenTooSmall(t *testing.T) {
+	for _, g := range []Geometry{{}, {ContentX: 10, ContentY: 10, ContentW: 4, ContentH: 100}, {ContentW: 100, ContentH: 3}} {
+		if h := g.hidden(); !h.Empty() {
+			t.Errorf("%+v hides %v", g, h)
+		}
+	}
+	if h := (Geometry{ContentX: 10, ContentY: 20, ContentW: 6, ContentH: 8}).hidden(); h != image.Rect(12, 22, 14, 26) {
+		t.Errorf("a 6x8 box at (10,20) hides %v, want (12,22)-(14,26)", h)
 	}
 }
