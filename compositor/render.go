@@ -132,9 +132,10 @@ func formatOf(out string) (string, error) {
 }
 
 // RenderAll renders the take once into every file in outs: .mp4 (H.264),
-// .webm (VP9), .gif (a palette made from its own frames, at s.GIF's width and rate) and .png
-// (PNG frames: NAME.png becomes the folder NAME/ of 000001.png...; a name
-// holding a printf pattern such as shots/f%04d.png is used as it is). The
+// .webm (VP9), .gif (a palette made from its own frames, at s.GIF's width
+// and rate) and .png (PNG frames: NAME.png becomes the folder NAME/ of
+// 000001.png...; a name holding a printf pattern such as shots/f%04d.png
+// is used as it is). The
 // videos share one ffmpeg run; the GIFs share one more, or two when long
 // (gifOnePass). Captions (.vtt) and chapters (.chapters.vtt) files land
 // beside the first output.
@@ -392,9 +393,9 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 }
 
 // gifOnePassBytes bounds what a GIF made in one pass may hold: ffmpeg
-// keeps every frame (about gifHeldPerPixel bytes a pixel of the GIF:
-// measured 2.2 MB a frame at 800x450) until the palette is made from them
-// all at the end. Within it (6 s of an 800x450 GIF at 15 fps), one pass
+// keeps every frame until the palette is made from them all at the end
+// (measured: 1.5 MB more a frame at 800x450, 4 bytes a pixel; the bound
+// counts gifHeldPerPixel, twice that). Within it (6 s of an 800x450 GIF at 15 fps), one pass
 // decodes, zooms and overlays each frame once instead of twice and starts
 // one ffmpeg instead of two: on the quickstart 0.57 to 0.70 CPU-s against
 // 0.81 to 0.99, the same bytes out. A longer GIF takes two passes, in
