@@ -2,6 +2,7 @@ package compositor
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -245,16 +246,10 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 			tail = append(tail, "setpts=PTS-STARTPTS")
 		}
 	}
-	gifs := 0
-	for _, o := range sp.Outputs {
-		if o.Format == formatGIF {
-			gifs++
-		}
-	}
 	// With the palette in the graph, the GIF outputs (the same picture)
 	// share one paletteuse, split after it: ffmpeg holds one copy of the
 	// frames until the palette comes, however many GIFs are written.
-	inGraph := sp.PaletteInGraph && gifs > 0
+	inGraph := sp.PaletteInGraph && slices.ContainsFunc(sp.Outputs, func(o outputSpec) bool { return o.Format == formatGIF })
 	var outs, gifOuts []string
 	for i, o := range sp.Outputs {
 		if inGraph && o.Format == formatGIF {
@@ -275,8 +270,8 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	chains = append(chains, "["+last+"]"+strings.Join(tail, ",")+strings.Join(outs, ""))
 	if inGraph {
 		use := "[vg][pal]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle"
-		if gifs > 1 {
-			use += ",split=" + itoa(gifs)
+		if len(gifOuts) > 1 {
+			use += ",split=" + itoa(len(gifOuts))
 		}
 		chains = append(chains, "[vp]palettegen=stats_mode=diff[pal]", use+strings.Join(gifOuts, ""))
 	}

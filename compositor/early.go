@@ -132,8 +132,8 @@ func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *Chun
 
 // Chunked reports whether the video outputs outs are rendered in chunks,
 // and so can be rendered early: every one that is not a GIF is an MP4
-// (WebM and PNG frames are rendered in one ffmpeg run at the end, GIFs at the
-// end).
+// (WebM and PNG frames are rendered in one ffmpeg run at the end, and GIFs
+// at the end too).
 func Chunked(outs []string) bool {
 	var videos []outputSpec
 	for _, o := range outs {

@@ -287,8 +287,12 @@ func toYUV420(img *image.RGBA) []byte {
 // Safe for concurrent use.
 type backgroundMemo struct {
 	mu   sync.Mutex
-	keys []backgroundKey // oldest first
-	vals []drawnBackground
+	kept []keptBackground // oldest first
+}
+
+type keptBackground struct {
+	key backgroundKey
+	bg  drawnBackground
 }
 
 type backgroundKey struct {
@@ -306,9 +310,10 @@ var drawnBackgrounds = &backgroundMemo{}
 func (m *backgroundMemo) get(g Geometry, fr FrameSettings) (drawnBackground, error) {
 	fr.Host = "" // the bar's address is the overlay's, not drawn here
 	k := backgroundKey{g, fr}
+	has := func(e keptBackground) bool { return e.key == k }
 	m.mu.Lock()
-	if i := slices.Index(m.keys, k); i >= 0 {
-		b := m.vals[i]
+	if i := slices.IndexFunc(m.kept, has); i >= 0 {
+		b := m.kept[i].bg
 		m.mu.Unlock()
 		return b, nil
 	}
@@ -319,11 +324,11 @@ func (m *backgroundMemo) get(g Geometry, fr FrameSettings) (drawnBackground, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !slices.Contains(m.keys, k) {
-		if len(m.keys) == backgroundsKept {
-			m.keys, m.vals = slices.Delete(m.keys, 0, 1), slices.Delete(m.vals, 0, 1)
+	if !slices.ContainsFunc(m.kept, has) {
+		if len(m.kept) == backgroundsKept {
+			m.kept = slices.Delete(m.kept, 0, 1)
 		}
-		m.keys, m.vals = append(m.keys, k), append(m.vals, b)
+		m.kept = append(m.kept, keptBackground{k, b})
 	}
 	return b, nil
 }
