@@ -2,6 +2,8 @@ package compositor
 
 import (
 	"context"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,4 +85,75 @@ func BenchmarkWriteBackground(b *testing.B) {
 		n = len(d.yuv)
 	}
 	b.ReportMetric(float64(n), "bytes")
+}
+
+// renderVariants are the settings of the compositor a benchmark compares,
+// each off against on.
+var renderVariants = []struct {
+	name string
+	flag *bool
+}{
+	{"keep-freed-memory", &keepFreedMemory},
+}
+
+// BenchmarkRenderVariants renders one synthetic busy take (1280x720 at
+// scale 2, the docs preset: 1920x1080 at 60 fps in a window frame, auto
+// zoom, captions, keys) with each of renderVariants off and on, the two
+// alternating in one run so that both see the same machine, and reports
+// the median CPU (clapper and ffmpeg) per output second of each and their
+// ratio:
+//
+//	go test ./compositor/ -run '^$' -bench RenderVariants -benchtime 1x
+func BenchmarkRenderVariants(b *testing.B) {
+	requireTool(b, "ffmpeg")
+	dir := b.TempDir()
+	tk, err := BusyTake(filepath.Join(dir, "take"), timeline.Viewport{Width: 1280, Height: 720, Scale: 2}, 5*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := DefaultSettings()
+	if err := s.Apply(map[string]any{"preset": "docs", "frame": map[string]any{"bar": true}, "zoom": map[string]any{"auto": true}, "captions": "burn", "keys": true}); err != nil {
+		b.Fatal(err)
+	}
+	const runs = 5
+	for _, v := range renderVariants {
+		b.Run(v.name, func(b *testing.B) {
+			defer func(was bool) { *v.flag = was }(*v.flag)
+			for b.Loop() {
+				var off, on []float64
+				for i := 0; i < runs; i++ {
+					for _, state := range []bool{false, true} {
+						*v.flag = state
+						cpu, err := renderCPU(tk, filepath.Join(dir, "out.mp4"), s)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if state {
+							on = append(on, cpu)
+						} else {
+							off = append(off, cpu)
+						}
+					}
+				}
+				b.ReportMetric(median(off), "cpu-s-off")
+				b.ReportMetric(median(on), "cpu-s-on")
+				b.ReportMetric(median(on)/median(off), "on/off")
+				b.Logf("%s: off %.2f CPU-s, on %.2f CPU-s (medians of %d, alternating): on/off %.3f", v.name, median(off), median(on), runs, median(on)/median(off))
+			}
+		})
+	}
+}
+
+// renderCPU renders tk to out once and returns the CPU it took, this
+// process's and its children's.
+func renderCPU(tk *timeline.Take, out string, s Settings) (float64, error) {
+	var self0, kids0, self1, kids1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
+	if err := Render(context.Background(), tk, out, s, nil); err != nil {
+		return 0, err
+	}
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1)
+	return cpuDelta(self0, self1) + cpuDelta(kids0, kids1), nil
 }
