@@ -64,12 +64,21 @@ type encodeSpec struct {
 	// is rounded to whole decoded pixels for the page and the overlay
 	// alike.
 	Lowres int
+	// Starts are the ticks (from the run's first) where a new capture
+	// frame starts, when they are known before ffmpeg starts (a chunk's
+	// runs): a zoomed graph then zooms only the ticks that can change
+	// (stillticks.go). nil zooms every tick.
+	Starts []int
 	// PTSOffset is the output tick the run's first frame is (a chunk of a
 	// longer video): the overlay script is drawn at the frames' times in
 	// the whole video.
 	PTSOffset int
 	Outputs   []outputSpec
 }
+
+// zoomStillTicks turns on the zooming of only the ticks that can change
+// (Starts); a benchmark and a test turn it off to compare.
+var zoomStillTicks = true
 
 // maxInlineGraph is the longest filter graph passed as one argument; Linux
 // refuses a single argument over 128 KiB.
@@ -189,10 +198,20 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	// frame.
 	ticks := []string{filter("fps", "fps", fps, "start_time", "0"), filter("trim", "end_frame", itoa(sp.Ticks))}
 	zoomed := sp.Zoom != nil && sp.Zoom.Active()
+	// still: a zoomed chunk zooms only the ticks that can change, and
+	// repeats each picture after it (stillticks.go).
+	still := zoomed && sp.Starts != nil && zoomStillTicks
+	var kept []int
 	switch {
 	case zoomed:
-		page = append(page, ticks...)
 		z, x, y := sp.Zoom.zoompanExprs(g)
+		if still {
+			kept = keptTicks(sp.Starts, sp.Zoom, sp.Ticks)
+			page = append(page, filter("fps", "fps", fps, "start_time", "0"), filter("select", "expr", selectExpr(kept)))
+			z, x, y = sp.Zoom.zoompanExprsOf(g, fmt.Sprintf("round(it*%d)", sp.FPS))
+		} else {
+			page = append(page, ticks...)
+		}
 		// zoompan rebuilds its scaler on every frame: let it work at the
 		// capture's size at most, and upscale after it with a scaler that
 		// lasts (measured: a third of zoompan's cost at 1080p).
@@ -201,7 +220,11 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 			zw, zh = g.CaptureW&^1, g.CaptureH&^1
 		}
 		page = append(page, filter("zoompan", "z", z, "x", x, "y", y, "d", "1",
-			"s", fmt.Sprintf("%dx%d", zw, zh), "fps", fps), pictureColour)
+			"s", fmt.Sprintf("%dx%d", zw, zh), "fps", fps))
+		if still {
+			page = append(page, filter("setpts", "expr", tickPTSExpr(kept, sp.FPS)))
+		}
+		page = append(page, pictureColour)
 		if zw != g.ScaledW || zh != g.ScaledH {
 			page = append(page, resize(g.ScaledW, g.ScaledH, "tv"))
 		}
@@ -219,7 +242,7 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		page = append(page, filter("crop", "w", itoa(g.ContentW), "h", itoa(g.ContentH), "x", itoa(g.CropX), "y", itoa(g.CropY)))
 	}
 	page = append(page, "format=yuv420p")
-	if !zoomed {
+	if !zoomed || still {
 		page = append(page, ticks...)
 	}
 	last := "page"

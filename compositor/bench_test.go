@@ -94,6 +94,7 @@ var renderVariants = []struct {
 	flag *bool
 }{
 	{"keep-freed-memory", &keepFreedMemory},
+	{"zoom-still-ticks", &zoomStillTicks},
 }
 
 // BenchmarkRenderVariants renders one synthetic busy take (1280x720 at

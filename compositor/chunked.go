@@ -399,6 +399,7 @@ func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec,
 	csp.GraphFile = filepath.Join(cdir, "graph.txt")
 	if sp.Zoom != nil {
 		csp.Zoom = sp.Zoom.cut(c)
+		csp.Starts = runStarts(runs, c.First)
 	}
 	if sp.Overlay != "" {
 		csp.Overlay = filepath.Join(cdir, "overlay.ass")
@@ -423,6 +424,15 @@ func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec,
 		return chunkJob{}, err
 	}
 	return chunkJob{i: i, args: args, runs: runs, path: o.Path, key: key, ticks: c.Count}, nil
+}
+
+// runStarts returns the ticks, from first, where each of runs starts.
+func runStarts(runs []Run, first int) []int {
+	out := make([]int, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, r.First-first)
+	}
+	return out
 }
 
 // cutOverlayFile writes the overlay script src cut to chunk c into dst.

@@ -3,6 +3,7 @@ package compositor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -231,6 +232,13 @@ func (g Geometry) ZoomedPoint(z zoomState, x, y float64) (float64, float64) {
 // output frame number "on": a balanced tree of if(lt(on,K),...) over the
 // segments, each a smoothstep between two states.
 func (zt *ZoomTrack) zoompanExprs(g Geometry) (z, x, y string) {
+	return zt.zoompanExprsOf(g, "on")
+}
+
+// zoompanExprsOf writes the same expressions of the tick given by the
+// expression tick (zoompanExprs: "on", zoompan's count of its frames; a
+// graph that zooms only some ticks names each by its time).
+func (zt *ZoomTrack) zoompanExprsOf(g Geometry, tick string) (z, x, y string) {
 	kx, ky := float64(g.CaptureW)/g.ViewportW, float64(g.CaptureH)/g.ViewportH
 	piece := func(get func(zoomState) float64, scale float64) string {
 		var build func(lo, hi int) string
@@ -243,7 +251,7 @@ func (zt *ZoomTrack) zoompanExprs(g Geometry) (z, x, y string) {
 			if sg.K1 <= sg.K0 || a == b {
 				return num(b)
 			}
-			u := fmt.Sprintf("clip((on-%d)/%d,0,1)", sg.K0, sg.K1-sg.K0)
+			u := fmt.Sprintf("clip((%s-%d)/%d,0,1)", tick, sg.K0, sg.K1-sg.K0)
 			return fmt.Sprintf("(%s+(%s)*(st(0,%s)*ld(0)*(3-2*ld(0))))", num(a), num(b-a), u)
 		}
 		// leaves are -1 (base) .. len-1; leaf i covers [segs[i].K0, segs[i+1].K0).
@@ -252,7 +260,7 @@ func (zt *ZoomTrack) zoompanExprs(g Geometry) (z, x, y string) {
 				return leaf(lo)
 			}
 			mid := (lo + hi) / 2
-			return fmt.Sprintf("if(lt(on,%d),%s,%s)", zt.segs[mid].K0, build(lo, mid), build(mid, hi))
+			return fmt.Sprintf("if(lt(%s,%d),%s,%s)", tick, zt.segs[mid].K0, build(lo, mid), build(mid, hi))
 		}
 		return build(-1, len(zt.segs))
 	}
@@ -260,6 +268,23 @@ func (zt *ZoomTrack) zoompanExprs(g Geometry) (z, x, y string) {
 	x = piece(func(s zoomState) float64 { return s.CX }, kx) + "-iw/zoom/2"
 	y = piece(func(s zoomState) float64 { return s.CY }, ky) + "-ih/zoom/2"
 	return z, x, y
+}
+
+// changes returns the ticks in [0, n] where the camera can differ from
+// the tick before (besides tick 0): a segment's start, and every tick of
+// its easing to the first it holds (K0..K1). Between them zoompan's
+// expressions give the same z, x and y at every tick, to the bit: the
+// same leaf, past its easing (u clipped to 1) or a constant. Sorted,
+// without repeats.
+func (zt *ZoomTrack) changes(n int) []int {
+	var out []int
+	for _, sg := range zt.segs {
+		for k := max(sg.K0, 0); k <= min(max(sg.K1, sg.K0), n); k++ {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // num formats a number for an ffmpeg expression.
