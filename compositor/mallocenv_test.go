@@ -2,7 +2,6 @@ package compositor
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,12 +60,7 @@ func TestFFmpegRunsWithMallocSettings(t *testing.T) {
 		t.Setenv(name, "")
 		os.Unsetenv(name)
 	}
-	if err := runFFmpeg(context.Background(), bin, nil, func(w io.Writer) error {
-		_, err := w.Write([]byte("frames"))
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	feedFake(t, context.Background(), bin, nil)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

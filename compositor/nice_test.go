@@ -30,15 +30,7 @@ func fakeFFmpeg(t *testing.T, n int) (bin, out string) {
 // end, if given, is ended while it runs.
 func runFake(t *testing.T, ctx context.Context, bin, out string, end *Idle) int {
 	t.Helper()
-	if err := runFFmpeg(ctx, bin, nil, func(w io.Writer) error {
-		if end != nil {
-			end.End()
-		}
-		_, err := w.Write([]byte("frames"))
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	feedFake(t, ctx, bin, end)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +40,21 @@ func runFake(t *testing.T, ctx context.Context, bin, out string, end *Idle) int 
 		t.Fatalf("stat field %q: %v", b, err)
 	}
 	return v
+}
+
+// feedFake runs a fake ffmpeg bin under ctx, writing a few bytes to it;
+// end, if given, is ended while it runs.
+func feedFake(t *testing.T, ctx context.Context, bin string, end *Idle) {
+	t.Helper()
+	if err := runFFmpeg(ctx, bin, nil, func(w io.Writer) error {
+		if end != nil {
+			end.End()
+		}
+		_, err := w.Write([]byte("frames"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // ffmpeg runs nicer than the process that renders, so a render never takes
