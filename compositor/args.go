@@ -204,14 +204,16 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	var kept []int
 	switch {
 	case zoomed:
-		z, x, y := sp.Zoom.zoompanExprs(g)
+		tick := "on"
 		if still {
-			kept = keptTicks(sp.Starts, sp.Zoom, sp.Ticks)
-			page = append(page, filter("fps", "fps", fps, "start_time", "0"), filter("select", "expr", selectExpr(kept)))
-			z, x, y = sp.Zoom.zoompanExprsOf(g, fmt.Sprintf("round(it*%d)", sp.FPS))
+			// Each kept tick named by its time (zoompan numbers the
+			// frames it is given).
+			kept, tick = keptTicks(sp.Starts, sp.Zoom, sp.Ticks), fmt.Sprintf("round(it*%d)", sp.FPS)
+			page = append(page, ticks[0], filter("select", "expr", selectExpr(kept)))
 		} else {
 			page = append(page, ticks...)
 		}
+		z, x, y := sp.Zoom.zoompanExprsOf(g, tick)
 		// zoompan rebuilds its scaler on every frame: let it work at the
 		// capture's size at most, and upscale after it with a scaler that
 		// lasts (measured: a third of zoompan's cost at 1080p).

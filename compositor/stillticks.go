@@ -53,40 +53,41 @@ func spans(kept []int) []tickSpan {
 	return out
 }
 
-// selectExpr is the select filter's expression that keeps the frames
-// numbered (n) by the kept ticks: a balanced tree over their stretches.
-func selectExpr(kept []int) string {
+// spanTree writes a balanced tree of if(lt(v,K),...) over the stretches
+// of kept ticks, K the first value of v in the stretch on its right (at),
+// with leaf for each stretch.
+func spanTree(kept []int, v string, at func(tickSpan) int, leaf func(tickSpan) string) string {
 	sp := spans(kept)
 	var build func(lo, hi int) string
 	build = func(lo, hi int) string {
 		if hi-lo == 1 {
-			s := sp[lo]
-			if s.First == s.Last {
-				return fmt.Sprintf("eq(n,%d)", s.First)
-			}
-			return fmt.Sprintf("between(n,%d,%d)", s.First, s.Last)
+			return leaf(sp[lo])
 		}
 		mid := (lo + hi) / 2
-		return fmt.Sprintf("if(lt(n,%d),%s,%s)", sp[mid].First, build(lo, mid), build(mid, hi))
+		return fmt.Sprintf("if(lt(%s,%d),%s,%s)", v, at(sp[mid]), build(lo, mid), build(mid, hi))
 	}
 	return build(0, len(sp))
 }
 
-// tickPTSExpr is the setpts expression that gives the N-th kept frame the
-// time of its tick at fps: a balanced tree over the stretches.
-func tickPTSExpr(kept []int, fps int) string {
-	sp := spans(kept)
-	var build func(lo, hi int) string
-	build = func(lo, hi int) string {
-		if hi-lo == 1 {
-			s := sp[lo]
-			if d := s.First - s.Before; d != 0 {
-				return fmt.Sprintf("(N+%d)", d)
-			}
-			return "N"
+// selectExpr is the select filter's expression that keeps the frames
+// numbered (n) by the kept ticks.
+func selectExpr(kept []int) string {
+	return spanTree(kept, "n", func(s tickSpan) int { return s.First }, func(s tickSpan) string {
+		if s.First == s.Last {
+			return fmt.Sprintf("eq(n,%d)", s.First)
 		}
-		mid := (lo + hi) / 2
-		return fmt.Sprintf("if(lt(N,%d),%s,%s)", sp[mid].Before, build(lo, mid), build(mid, hi))
-	}
-	return fmt.Sprintf("%s/(%d*TB)", build(0, len(sp)), fps)
+		return fmt.Sprintf("between(n,%d,%d)", s.First, s.Last)
+	})
+}
+
+// tickPTSExpr is the setpts expression that gives the N-th kept frame the
+// time of its tick at fps.
+func tickPTSExpr(kept []int, fps int) string {
+	tick := spanTree(kept, "N", func(s tickSpan) int { return s.Before }, func(s tickSpan) string {
+		if d := s.First - s.Before; d != 0 {
+			return fmt.Sprintf("(N+%d)", d)
+		}
+		return "N"
+	})
+	return fmt.Sprintf("%s/(%d*TB)", tick, fps)
 }
