@@ -213,7 +213,7 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		} else {
 			page = append(page, ticks...)
 		}
-		z, x, y := sp.Zoom.zoompanExprsOf(g, tick)
+		z, x, y := sp.Zoom.zoompanExprs(g, tick)
 		// zoompan rebuilds its scaler on every frame: let it work at the
 		// capture's size at most, and upscale after it with a scaler that
 		// lasts (measured: a third of zoompan's cost at 1080p).

@@ -83,19 +83,15 @@ func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 	res := BenchResult{Runs: o.Runs}
 	for i := 0; i < o.Runs; i++ {
 		out := filepath.Join(dir, fmt.Sprintf("bench-%d.mp4", i))
-		var self0, kids0 syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
-		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
 		start := time.Now()
 		frames := 0
-		if err := Render(ctx, tk, out, o.Settings, func(d, _ int) { frames = d }); err != nil {
+		cpu, err := cpuOf(func() error {
+			return Render(ctx, tk, out, o.Settings, func(d, _ int) { frames = d })
+		})
+		if err != nil {
 			return res, err
 		}
 		wall := time.Since(start)
-		var self1, kids1 syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
-		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1)
-		cpu := cpuDelta(self0, self1) + cpuDelta(kids0, kids1)
 		os.Remove(out)
 		s, _ := o.Settings.normalize()
 		res.Frames = frames
@@ -107,6 +103,18 @@ func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 	res.Speed = res.Video.Seconds() / median(walls)
 	res.CPUPerSecond = median(cpus) / res.Video.Seconds()
 	return res, nil
+}
+
+// cpuOf runs f and returns the CPU it took, this process's and its
+// children's (user and system).
+func cpuOf(f func() error) (float64, error) {
+	var self0, kids0, self1, kids1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
+	err := f()
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1)
+	return cpuDelta(self0, self1) + cpuDelta(kids0, kids1), err
 }
 
 func cpuDelta(a, b syscall.Rusage) float64 {

@@ -3,7 +3,6 @@ package compositor
 import (
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -125,7 +124,7 @@ func BenchmarkRenderVariants(b *testing.B) {
 				for i := 0; i < runs; i++ {
 					for _, state := range []bool{false, true} {
 						*v.flag = state
-						cpu, err := renderCPU(tk, filepath.Join(dir, "out.mp4"), s)
+						cpu, err := cpuOf(func() error { return Render(context.Background(), tk, filepath.Join(dir, "out.mp4"), s, nil) })
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -143,18 +142,4 @@ func BenchmarkRenderVariants(b *testing.B) {
 			}
 		})
 	}
-}
-
-// renderCPU renders tk to out once and returns the CPU it took, this
-// process's and its children's.
-func renderCPU(tk *timeline.Take, out string, s Settings) (float64, error) {
-	var self0, kids0, self1, kids1 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
-	if err := Render(context.Background(), tk, out, s, nil); err != nil {
-		return 0, err
-	}
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1)
-	return cpuDelta(self0, self1) + cpuDelta(kids0, kids1), nil
 }

@@ -195,7 +195,7 @@ func TestZoomTrack(t *testing.T) {
 	if math.Abs(px-200) > 0.01 {
 		t.Errorf("50 CSS px left of centre under zoom 2 = %v, want 200", px)
 	}
-	z, xe, _ := zt.zoompanExprs(g)
+	z, xe, _ := zt.zoompanExprs(g, "on")
 	if !strings.HasPrefix(z, "if(lt(on,") || !strings.HasSuffix(xe, "-iw/zoom/2") || strings.Count(z, "if(") != len(zt.segs) {
 		t.Errorf("zoom expr = %s", z)
 	}

@@ -229,16 +229,11 @@ func (g Geometry) ZoomedPoint(z zoomState, x, y float64) (float64, float64) {
 }
 
 // zoompanExprs writes the track as zoompan's z, x and y expressions of the
-// output frame number "on": a balanced tree of if(lt(on,K),...) over the
-// segments, each a smoothstep between two states.
-func (zt *ZoomTrack) zoompanExprs(g Geometry) (z, x, y string) {
-	return zt.zoompanExprsOf(g, "on")
-}
-
-// zoompanExprsOf writes the same expressions of the tick given by the
-// expression tick (zoompanExprs: "on", zoompan's count of its frames; a
-// graph that zooms only some ticks names each by its time).
-func (zt *ZoomTrack) zoompanExprsOf(g Geometry, tick string) (z, x, y string) {
+// tick given by the expression tick ("on", zoompan's count of its frames,
+// when it zooms every tick; a graph that zooms only some ticks names each
+// by its time): a balanced tree of if(lt(tick,K),...) over the segments,
+// each a smoothstep between two states.
+func (zt *ZoomTrack) zoompanExprs(g Geometry, tick string) (z, x, y string) {
 	kx, ky := float64(g.CaptureW)/g.ViewportW, float64(g.CaptureH)/g.ViewportH
 	piece := func(get func(zoomState) float64, scale float64) string {
 		var build func(lo, hi int) string
