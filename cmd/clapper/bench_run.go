@@ -144,7 +144,7 @@ func benchRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "keep", Usage: "keep each run's output folder in this folder"},
 			&cli.DurationFlag{Name: "settle", Value: 30 * time.Second, Usage: "before each run, wait up to this long for other work on the machine to fall under a third of a core (0: do not wait)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
-			&cli.BoolFlag{Name: "render-while-capturing", Usage: "render the video's chunks during the capture (as clapper run: on unless given false)"},
+			&cli.BoolFlag{Name: "render-while-capturing", Value: true, Usage: "render the video's chunks during the capture, as clapper run does (--render-while-capturing=false: render after it)"},
 		},
 		Action: func(c *cli.Context) error {
 			w, h, err := parseSize(c.String("size"))

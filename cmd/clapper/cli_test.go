@@ -15,6 +15,7 @@ import (
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
+	"github.com/urfave/cli/v2"
 )
 
 func TestHoistFlags(t *testing.T) {
@@ -134,6 +135,55 @@ func TestApp(t *testing.T) {
 	err = app.RunContext(t.Context(), []string{"clapper", "inspect", "--no-such-flag", "x"})
 	if exitCode(t.Context(), err) != exitUsage {
 		t.Errorf("unknown flag: %v (exit %d), want a usage error", err, exitCode(t.Context(), err))
+	}
+}
+
+// Every flag's help line states its default once: a usage that names a
+// default beside the one the flag shows told the reader two things.
+func TestHelpStatesOneDefault(t *testing.T) {
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			for _, f := range c.Flags {
+				if line := f.String(); strings.Count(line, "default:") > 1 {
+					t.Errorf("%s %s: %s", path, c.Name, line)
+				}
+			}
+			walk(path+" "+c.Name, c.Subcommands)
+		}
+	}
+	walk("clapper", newApp().Commands)
+}
+
+// --render-while-capturing is on unless given false, in clapper run and in
+// bench run alike.
+func TestRenderWhileCapturingFlag(t *testing.T) {
+	for _, cmd := range [][]string{{"run"}, {"bench", "run"}} {
+		for _, c := range []struct {
+			args []string
+			want string
+			on   bool
+		}{
+			{nil, "", true},
+			{[]string{"--render-while-capturing"}, "on", true},
+			{[]string{"--render-while-capturing=true"}, "on", true},
+			{[]string{"--render-while-capturing=false"}, "off", false},
+		} {
+			app := newApp()
+			var got string
+			sub := app.Command(cmd[0])
+			for _, name := range cmd[1:] {
+				sub = sub.Command(name)
+			}
+			sub.Action = func(ctx *cli.Context) error { got = onOff(ctx, "render-while-capturing"); return nil }
+			args := append(append([]string{"clapper"}, cmd...), c.args...)
+			if err := app.RunContext(t.Context(), args); err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			if got != c.want || renderEarly(got) != c.on {
+				t.Errorf("%v: %q (render early %v), want %q (%v)", args, got, renderEarly(got), c.want, c.on)
+			}
+		}
 	}
 }
 
