@@ -23,9 +23,11 @@ import (
 //	frame: true | {padding: 48, background: "#4f46e5..#06b6d4", radius: 12, shadow: true, bar: true}
 //	keys: true         captions: burn | vtt | both | none    step_labels: true
 //	chapters: true     cuts: true             gif: {width: 800, fps: 15}
-//	ffmpeg: /usr/bin/ffmpeg
+//	speedup: true | {waits: true, over: 2s, keep: 500ms, speed: 4}
 //
 // "video" (the output files) belongs to the caller and is ignored here.
+// "ffmpeg" is refused: the program is chosen on the command line, never by
+// a script or a take.
 // Unknown keys and bad values are errors naming the key.
 func (s *Settings) Apply(opts map[string]any) error {
 	if p, ok := opts["preset"]; ok {

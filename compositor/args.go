@@ -375,6 +375,16 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 // choice. Pure.
 func noBFrames(preset string) bool { return preset == "superfast" || preset == "veryfast" }
 
+// graphReads are the files sp's filter graph reads that its arguments do
+// not name (the overlay script of the ass filter): a chunk's cache key
+// digests them with the files the arguments name. Pure.
+func graphReads(sp encodeSpec) []string {
+	if sp.Overlay == "" {
+		return nil
+	}
+	return []string{sp.Overlay}
+}
+
 // webmCRF maps an x264 CRF to a comparable VP9 CRF (x264 20 -> VP9 32).
 func webmCRF(crf int) int {
 	v := crf + 12

@@ -51,7 +51,8 @@ func (r BenchResult) String() string {
 }
 
 // Bench builds a synthetic busy take (moving shapes on every frame, a
-// pointer sweeping and clicking, typing, captions, a zoom) and renders it
+// pointer sweeping and clicking, typing, captions; the camera zooms when
+// the settings' auto zoom is on) and renders it
 // o.Runs times to an .mp4, timing each run.
 func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 	if o.Runs <= 0 {
@@ -138,7 +139,8 @@ func median(v []float64) float64 {
 // BusyTake writes a synthetic take to dir: frames at ~60 Hz with jitter for
 // d, each different (a sliding gradient and moving boxes, as busy as a
 // scrolling page), 48 distinct images cycled; a pointer sweeping, clicking
-// and typing; a caption, a chapter and a zoom step.
+// and typing; a caption and a chapter step (no zoom step: auto zoom
+// follows the clicks and typing).
 func BusyTake(dir string, vp timeline.Viewport, d time.Duration) (*timeline.Take, error) {
 	log, err := timeline.CreateTake(dir)
 	if err != nil {

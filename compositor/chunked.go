@@ -142,25 +142,37 @@ func (cr *chunkRuns) take(c chunk) ([]Run, error) {
 }
 
 // chunkKey digests one chunk's ffmpeg run: its arguments and graph (paths
-// inside dir named relatively), the files it reads from dir, and the frames
-// it is fed.
-func chunkKey(args []string, graph, dir string, runs []Run) (string, error) {
+// inside dir named relatively), the files it reads from dir (those its
+// arguments name, and reads: those only its graph names, the cut overlay),
+// and the frames it is fed. A graph passed as a script file is digested as
+// the graph, not as that file, whose paths are the render's own.
+func chunkKey(args []string, graph, dir string, reads []string, runs []Run) (string, error) {
 	h := sha256.New()
-	for _, a := range args {
+	digest := func(file string) error {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(h, f)
+		return err
+	}
+	for i, a := range args {
 		fmt.Fprintf(h, "%q\n", strings.ReplaceAll(a, dir, "@"))
-		if strings.HasPrefix(a, dir) && !strings.HasSuffix(a, ".mp4") {
-			f, err := os.Open(a)
-			if err != nil {
-				return "", err
-			}
-			_, err = io.Copy(h, f)
-			f.Close()
-			if err != nil {
+		script := i > 0 && args[i-1] == "-filter_complex_script"
+		if strings.HasPrefix(a, dir) && !strings.HasSuffix(a, ".mp4") && !script {
+			if err := digest(a); err != nil {
 				return "", err
 			}
 		}
 	}
 	fmt.Fprintf(h, "%q\n", strings.ReplaceAll(graph, dir, "@"))
+	for _, file := range reads {
+		fmt.Fprintf(h, "%q\n", strings.ReplaceAll(file, dir, "@"))
+		if err := digest(file); err != nil {
+			return "", err
+		}
+	}
 	for _, r := range runs {
 		fmt.Fprintf(h, "%d %s %d %d %d\n", r.Frame.Seq, r.Frame.File, r.Frame.Source, r.First, r.Count)
 	}
@@ -419,7 +431,7 @@ func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec,
 	if err := writeGraph(args, graph); err != nil {
 		return chunkJob{}, err
 	}
-	key, err := chunkKey(args, graph, dir, runs)
+	key, err := chunkKey(args, graph, dir, graphReads(csp), runs)
 	if err != nil {
 		return chunkJob{}, err
 	}

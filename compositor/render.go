@@ -135,9 +135,9 @@ func formatOf(out string) (string, error) {
 // .webm (VP9), .gif (a palette made from its own frames, at s.GIF's width
 // and rate) and .png (PNG frames: NAME.png becomes the folder NAME/ of
 // 000001.png...; a name holding a printf pattern such as shots/f%04d.png
-// is used as it is). The
-// videos share one ffmpeg run; the GIFs share one more, or two when long
-// (gifOnePass). Captions (.vtt) and chapters (.chapters.vtt) files land
+// is used as it is). MP4s alone (GIFs aside) are rendered in chunks
+// joined without re-encoding (encodeChunks); otherwise the videos share one
+// ffmpeg run. The GIFs share one more, or two when long (gifOnePass). Captions (.vtt) and chapters (.chapters.vtt) files land
 // beside the first output.
 //
 // The take is never modified. Every file is written under a temporary name

@@ -9,7 +9,8 @@ import (
 // Settings say how a take is rendered. Start from DefaultSettings (or a
 // preset); zero numeric fields fall back to the defaults.
 type Settings struct {
-	// FPS is the output frame rate: 24, 25, 30, 50 or 60.
+	// FPS is the output frame rate, 1 to 120 (a script's is 24, 25, 30,
+	// 50 or 60, the rates every player plays); 0 means 30.
 	FPS int
 	// Width and Height are the output size in pixels; 0 means the capture
 	// size (the first frame's), plus the window frame when there is one.
@@ -17,8 +18,9 @@ type Settings struct {
 	// Fit says how the capture fills an output of another shape: "contain"
 	// (letterbox, the default) or "cover" (fill and crop the overflow).
 	Fit string
-	// CRF is the constant rate factor: x264 (0-51, default 20); WebM maps it
-	// to VP9's scale.
+	// CRF is the constant rate factor: x264's, 1 to 51; 0 means the
+	// default, 20 (x264's lossless 0 is not offered). WebM maps it to VP9's
+	// scale.
 	CRF int
 	// X264Preset is the x264 speed preset; empty, it is chosen by the
 	// frame rate when the settings are normalized (defaultX264Preset).
@@ -204,7 +206,7 @@ func (s Settings) normalize() (Settings, error) {
 	case 24, 25, 30, 50, 60:
 	default:
 		if s.FPS < 1 || s.FPS > 120 {
-			return s, fmt.Errorf("fps %d: use 24, 25, 30, 50 or 60", s.FPS)
+			return s, fmt.Errorf("fps %d: use 1 to 120, such as 24, 25, 30, 50 or 60", s.FPS)
 		}
 	}
 	if s.Width < 0 || s.Height < 0 || s.Width > 8192 || s.Height > 8192 {
@@ -224,7 +226,7 @@ func (s Settings) normalize() (Settings, error) {
 		s.CRF = d.CRF
 	}
 	if s.CRF < 0 || s.CRF > 51 {
-		return s, fmt.Errorf("crf %d: must be between 0 and 51", s.CRF)
+		return s, fmt.Errorf("crf %d: must be between 1 and 51", s.CRF)
 	}
 	if s.X264Preset == "" {
 		s.X264Preset = defaultX264Preset(s.FPS)

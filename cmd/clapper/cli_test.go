@@ -155,6 +155,17 @@ func TestHelpStatesOneDefault(t *testing.T) {
 	walk("clapper", newApp().Commands)
 }
 
+// clapper render refuses a zero or negative --fps or --crf, which it used
+// to ignore, before it reads the take.
+func TestRenderRefusesNonPositiveFlags(t *testing.T) {
+	for _, c := range [][]string{{"--crf", "0", "1 to 51"}, {"--crf", "-3", "1 to 51"}, {"--fps", "0", "1 to 120"}} {
+		_, stderr, code := runCLI(t, "render", filepath.Join(t.TempDir(), "take"), c[0], c[1])
+		if code != exitUsage || !strings.Contains(stderr, c[0]+" "+c[1]+": use "+c[2]) {
+			t.Errorf("render %s %s: exit %d, %q", c[0], c[1], code, stderr)
+		}
+	}
+}
+
 // --render-while-capturing is on unless given false, in clapper run and in
 // bench run alike.
 func TestRenderWhileCapturingFlag(t *testing.T) {

@@ -44,10 +44,10 @@ func renderCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output file: .mp4, .webm, .gif or .png (a folder of frames); repeatable (default: the script's videos beside the take)"},
 			&cli.StringFlag{Name: "preset", Usage: "docs (1920x1080 60 fps), social (1080x1080 framed) or readme (GIF)"},
-			&cli.IntFlag{Name: "fps", Usage: "frame rate: 24, 25, 30, 50 or 60"},
+			&cli.IntFlag{Name: "fps", DefaultText: "the take's, else 30", Usage: "frame rate, 1 to 120: 24, 25, 30, 50 or 60 play everywhere"},
 			&cli.StringFlag{Name: "size", Usage: "output size WIDTHxHEIGHT, e.g. 1920x1080"},
 			&cli.BoolFlag{Name: "no-cursor", Usage: "do not draw the pointer"},
-			&cli.IntFlag{Name: "crf", Usage: "x264 quality, 0-51 (lower is better and larger)"},
+			&cli.IntFlag{Name: "crf", DefaultText: "the take's, else 20", Usage: "x264 quality, 1 to 51 (lower is better and larger)"},
 			&cli.StringFlag{Name: "x264-preset", Usage: "x264 speed preset: ultrafast … veryslow"},
 			&cli.BoolFlag{Name: "plain", Usage: "the capture as recorded: no window frame, zoom, captions or cuts (the cursor stays)"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
@@ -59,6 +59,11 @@ func renderCommand() *cli.Command {
 			}
 			f := renderFlags{preset: c.String("preset"), fps: c.Int("fps"), noCursor: c.Bool("no-cursor"), plain: c.Bool("plain"), ffmpeg: c.String("ffmpeg"),
 				crf: c.Int("crf"), x264Preset: c.String("x264-preset")}
+			for _, n := range []struct{ name, span string }{{"fps", "1 to 120"}, {"crf", "1 to 51"}} {
+				if c.IsSet(n.name) && c.Int(n.name) < 1 {
+					return usageErr("--%s %d: use %s, or leave it out for the take's", n.name, c.Int(n.name), n.span)
+				}
+			}
 			if sz := c.String("size"); sz != "" {
 				w, h, err := parseSize(sz)
 				if err != nil {
