@@ -69,6 +69,11 @@ type encodeSpec struct {
 	// runs): a zoomed graph then zooms only the ticks that can change
 	// (stillticks.go). nil zooms every tick.
 	Starts []int
+	// Varied says some picture fed is not the capture's size (the first
+	// frame's): unzoomed, the page is then scaled to its size even when
+	// the capture's is the page's, so that every picture fills the same
+	// box (zoompan's output has one size).
+	Varied bool
 	// PTSOffset is the output tick the run's first frame is (a chunk of a
 	// longer video): the overlay script is drawn at the frames' times in
 	// the whole video.
@@ -79,6 +84,11 @@ type encodeSpec struct {
 // zoomStillTicks turns on the zooming of only the ticks that can change
 // (Starts); a benchmark and a test turn it off to compare.
 var zoomStillTicks = true
+
+// unzoomWholeChunks renders a chunk whose camera shows the whole picture
+// throughout as an unzoomed one (ZoomTrack.whole); a benchmark and a test
+// turn it off to compare.
+var unzoomWholeChunks = true
 
 // maxInlineGraph is the longest filter graph passed as one argument; Linux
 // refuses a single argument over 128 KiB.
@@ -230,7 +240,7 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		if zw != g.ScaledW || zh != g.ScaledH {
 			page = append(page, resize(g.ScaledW, g.ScaledH, "tv"))
 		}
-	case g.CaptureW == g.ScaledW && g.CaptureH == g.ScaledH:
+	case g.CaptureW == g.ScaledW && g.CaptureH == g.ScaledH && !sp.Varied:
 		page = append(page, pictureColour)
 	case g.CaptureW*g.CaptureH < g.ScaledW*g.ScaledH && g.CaptureW%2 == 0 && g.CaptureH%2 == 0:
 		// The colours are converted at the smaller size: before

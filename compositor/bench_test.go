@@ -94,6 +94,7 @@ var renderVariants = []struct {
 }{
 	{"keep-freed-memory", &keepFreedMemory},
 	{"zoom-still-ticks", &zoomStillTicks},
+	{"unzoom-whole-chunks", &unzoomWholeChunks},
 }
 
 // BenchmarkRenderVariants renders one synthetic busy take (1280x720 at

@@ -409,9 +409,18 @@ func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec,
 	csp.PTSOffset = c.First
 	csp.Ticks = c.Count
 	csp.GraphFile = filepath.Join(cdir, "graph.txt")
+	csp.Varied = false // of the pictures this chunk is fed (decoded whole: an MP4)
+	for _, r := range runs {
+		csp.Varied = csp.Varied || r.Frame.Width != sp.Geometry.CaptureW || r.Frame.Height != sp.Geometry.CaptureH
+	}
 	if sp.Zoom != nil {
 		csp.Zoom = sp.Zoom.cut(c)
 		csp.Starts = runStarts(runs, c.First)
+		if unzoomWholeChunks && csp.Zoom.whole() {
+			// The same picture without zoompan, and the same graph
+			// as a chunk rendered early before the take had a zoom.
+			csp.Zoom, csp.Starts = nil, nil
+		}
 	}
 	if sp.Overlay != "" {
 		csp.Overlay = filepath.Join(cdir, "overlay.ass")

@@ -148,3 +148,26 @@ func (zt *ZoomTrack) cut(c chunk) *ZoomTrack {
 	}
 	return out
 }
+
+// whole reports whether the camera of zt shows the whole picture at every
+// tick: at zoom 1 before its segments and from each one's start to its
+// end, wherever its centre (zoompan clamps a zoom-1 crop to the whole
+// picture). A segment that eases back to 1 is not whole even after it
+// ends: its expression is computed there, not the constant 1. A chunk whose cut
+// camera is whole is rendered as an unzoomed one (prepareChunk): zoompan at
+// zoom 1 scales with the same scaler as the unzoomed path, to the bit
+// (TestWholeCameraChunksSameVideo). Pure.
+func (zt *ZoomTrack) whole() bool {
+	if zt == nil {
+		return true
+	}
+	if zt.base.Z != 1 {
+		return false
+	}
+	for _, sg := range zt.segs {
+		if sg.From.Z != 1 || sg.To.Z != 1 {
+			return false
+		}
+	}
+	return true
+}

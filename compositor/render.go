@@ -25,7 +25,8 @@ type plan struct {
 	geometry Geometry
 	track    *CursorTrack
 	zoom     *ZoomTrack
-	lowres   int // the pictures are decoded at a 2^lowres-th of their size (encodeSpec.Lowres)
+	lowres   int  // the pictures are decoded at a 2^lowres-th of their size (encodeSpec.Lowres)
+	varied   bool // some picture is not the first one's size (takeInfo.varied)
 }
 
 // takeInfo is what one streaming pass over the frame index finds.
@@ -36,6 +37,8 @@ type takeInfo struct {
 	// opens on a blank lead-in (see findLeadIn); hasStart says it was found.
 	start    timeline.Frame
 	hasStart bool
+	// varied says some frame is not the first one's size.
+	varied bool
 }
 
 // scanFrames streams the frame index once (not the images).
@@ -57,6 +60,7 @@ func scanFrames(tk *timeline.Take) (takeInfo, error) {
 				ti.start, ti.hasStart = fr, true
 			}
 		}
+		ti.varied = ti.varied || fr.Width != ti.first.Width || fr.Height != ti.first.Height
 		ti.last = fr
 		ti.n++
 	}
@@ -104,6 +108,7 @@ func newPlan(tk *timeline.Take, ti takeInfo, s Settings, fps, width, height int)
 		geometry: geo,
 		track:    NewCursorTrack(filmedReceipts(tl), tl.Capture.Tab),
 		zoom:     newZoomTrack(zoomShots(tl, s.Zoom), sched, vp, s.Zoom.Ease),
+		varied:   ti.varied,
 	}, nil
 }
 
@@ -436,7 +441,7 @@ func prepare(tk *timeline.Take, p *plan, s Settings, dir string) (encodeSpec, er
 	}
 	tl := tk.Timeline
 	sp := encodeSpec{FPS: p.schedule.FPS(), Ticks: p.schedule.Ticks(), Geometry: p.geometry, Background: s.Background,
-		GraphFile: filepath.Join(dir, "graph.txt")}
+		GraphFile: filepath.Join(dir, "graph.txt"), Varied: p.varied}
 	if p.zoom.Active() {
 		sp.Zoom = p.zoom
 	}
