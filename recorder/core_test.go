@@ -388,6 +388,64 @@ func TestCaptureDiskFull(t *testing.T) {
 	}
 }
 
+// A frame whose picture was written but whose index record was not (the
+// index's file failing) is removed with the capture's end: the take lists
+// every picture it holds and holds every picture it lists.
+func TestCaptureIndexFailureRemovesTheFrame(t *testing.T) {
+	var s *synth
+	var writes atomic.Int64
+	s = newSynth(t, Options{WriteFile: func(name string, data []byte) error {
+		if writes.Add(1) == 4 {
+			_ = s.log.Close() // the index's next flush fails
+		}
+		return os.WriteFile(name, data, 0o644)
+	}})
+	for i := 0; i < 10; i++ {
+		s.frame(float64(10*(i+1)), float64(10*(i+1)+1))
+	}
+	s.waitReceived(10)
+	res := s.c.drain()
+	if res.Err == nil || !strings.Contains(res.Capture.EndReason, "spool frame 3") {
+		t.Fatalf("end %v (%q), want the index's failure at frame 3", res.Err, res.Capture.EndReason)
+	}
+	a := res.Capture.Frames
+	if a.Delivered != 3 || a.Rejected != 7 || !a.Balanced() {
+		t.Errorf("accounting %+v", a)
+	}
+	files, _ := filepath.Glob(filepath.Join(s.dir, "frames", "*.jpg"))
+	index, err := os.ReadFile(filepath.Join(s.dir, "frames.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(index), "\n"); len(files) != 3 || lines != 3 {
+		t.Errorf("%d pictures on disk and %d in the index, want 3 and 3", len(files), lines)
+	}
+}
+
+// A seed stamped at or behind the last frame taken (a screencast frame made
+// while the screenshot was) is kept just after it, not thrown away as late:
+// it is the final state a settled picture exists for. A screencast frame
+// older than the seed arriving after it is late.
+func TestSeedBehindTheLastFrameIsKept(t *testing.T) {
+	s := newSynth(t, Options{Tab: "main"})
+	s.frame(10, 11)
+	s.frame(30, 31)
+	s.waitReceived(2)
+	s.raw(event{kind: evSeed, at: timeline.Time(32e6), src: timeline.Time(20e6), data: tinyJPEG})
+	s.waitReceived(3)
+	s.frame(25, 33)
+	s.frame(40, 41)
+	s.waitReceived(5)
+	res, frames := s.finish()
+	a := res.Capture.Frames
+	if a.Delivered != 4 || a.Late != 1 || !a.Balanced() {
+		t.Fatalf("accounting %+v", a)
+	}
+	if seed := frames[2]; !seed.Seeded || seed.Source != frames[1].Source+1 {
+		t.Errorf("the seed is kept at %v (seeded %v), want just after %v", seed.Source, seed.Seeded, frames[1].Source)
+	}
+}
+
 // Snapshot is safe to call from other goroutines while frames flow (run
 // with -race), and its counts only grow.
 func TestCaptureSnapshotConcurrent(t *testing.T) {

@@ -109,11 +109,22 @@ func (l *Ledger) OfferFrom(cast int, src timeline.Time, ok bool) Verdict {
 	return v
 }
 
-// OfferSeed classifies a frame the recorder took itself (a screenshot).
-// It is ordered like any frame, but frames arriving late behind it are not
+// OfferSeed classifies a frame the recorder took itself (a screenshot)
+// and returns the source time it is kept at. A seed is the page as it was
+// when it was asked for, and it was asked for because the take needs it
+// (the first frame, the final state after a step, the last one): one
+// stamped at or before the last frame taken (a screencast frame produced
+// while the screenshot was made, or stamped a little ahead of the host
+// clock) is kept just after that frame, not thrown away as late. It is
+// ordered like any frame, but frames arriving late behind it are not
 // evidence of the source clock going backwards unless they are older than
 // the last screencast frame too.
-func (l *Ledger) OfferSeed(src timeline.Time, ok bool) Verdict { return l.offer(src, ok, true, 0) }
+func (l *Ledger) OfferSeed(src timeline.Time, ok bool) (Verdict, timeline.Time) {
+	if ok && l.hasLast && src <= l.last {
+		src = l.last + 1
+	}
+	return l.offer(src, ok, true, 0), src
+}
 
 func (l *Ledger) offer(src timeline.Time, ok, seed bool, cast int) Verdict {
 	l.acc.Received++

@@ -228,8 +228,8 @@ func TestLedgerSeedDoesNotFakeAClockError(t *testing.T) {
 			t.Fatalf("frame %v: %v", s, v)
 		}
 	}
-	if v := l.OfferSeed(100, true); v != Accept {
-		t.Fatalf("seed: %v", v)
+	if v, at := l.OfferSeed(100, true); v != Accept || at != 100 {
+		t.Fatalf("seed: %v at %v", v, at)
 	}
 	// Five screencast frames produced before the seed, after frame 30.
 	for _, s := range []timeline.Time{40, 50, 60, 70, 80} {
@@ -250,6 +250,28 @@ func TestLedgerSeedDoesNotFakeAClockError(t *testing.T) {
 	}
 	if a := l.Accounting(); a.Received != 13 || a.Late != 9 || a.Received != a.Delivered+a.Discarded()+l.Pending() {
 		t.Errorf("accounting %+v pending %d", a, l.Pending())
+	}
+}
+
+// A seed at or behind the last frame is kept just after it; an
+// undecodable one is rejected where it is stamped.
+func TestLedgerSeedBehindIsKeptAfter(t *testing.T) {
+	var l Ledger
+	if v, at := l.OfferSeed(50, true); v != Accept || at != 50 {
+		t.Fatalf("first seed: %v at %v", v, at)
+	}
+	l.Offer(60, true)
+	for _, src := range []timeline.Time{10, 60} {
+		want := l.last + 1
+		if v, at := l.OfferSeed(src, true); v != Accept || at != want {
+			t.Errorf("seed at %v behind %v: %v at %v, want accepted at %v", src, want-1, v, at, want)
+		}
+	}
+	if v, at := l.OfferSeed(5, false); v != Reject || at != 5 {
+		t.Errorf("undecodable seed: %v at %v", v, at)
+	}
+	if a := l.Accounting(); a.Received != 5 || a.Late != 0 || a.Rejected != 1 {
+		t.Errorf("accounting %+v", a)
 	}
 }
 

@@ -166,7 +166,7 @@ func (c *Capture) judge(a arrival) {
 	c.received.Add(1)
 	var v Verdict
 	if fr.Seeded {
-		v = c.ledger.OfferSeed(fr.Source, a.ok)
+		v, fr.Source = c.ledger.OfferSeed(fr.Source, a.ok)
 	} else {
 		v = c.ledger.OfferFrom(a.cast, fr.Source, a.ok)
 	}
@@ -271,12 +271,15 @@ func (c *Capture) spool() {
 		}
 		name := filepath.Join(c.opts.Dir, filepath.FromSlash(it.fr.File))
 		err := c.opts.WriteFile(name, it.data)
-		if err != nil {
-			_ = os.Remove(name) // a partial frame is no frame
-		} else if err = c.opts.Log.Append(it.fr); err == nil {
-			err = c.opts.Log.Flush()
+		if err == nil {
+			if err = c.opts.Log.Append(it.fr); err == nil {
+				err = c.opts.Log.Flush()
+			}
 		}
 		if err != nil {
+			// A partial frame is no frame, and a frame the index does not
+			// list is not the take's.
+			_ = os.Remove(name)
 			err = fmt.Errorf("spool frame %d: %w", it.fr.Seq, err)
 			c.bmu.Lock()
 			c.spoolErr, c.spoolAt = err, c.clock.Now()

@@ -34,9 +34,11 @@ const settleInterval = 16667 * time.Microsecond
 // the page, with the take time the step began at, and the still moment
 // that follows shows its final state.
 //
-// By default it takes a screenshot: a seeded frame stamped with the reply's
-// time (a screencast frame produced before it and arriving after it is
-// counted late). With Options.SettleByFrame it first asks the compositor
+// By default it takes a screenshot: a seeded frame stamped with the time it
+// was asked for, or just after the last frame taken when that is later (a
+// screencast frame produced while it was made: Ledger.OfferSeed), so that
+// it is never thrown away as late; a screencast frame arriving after it
+// and older is counted late. With Options.SettleByFrame it first asks the compositor
 // for one more frame without changing what the page shows (a fully
 // transparent inspector highlight, drawn outside the page's DOM, moved by
 // one pixel at each request) and waits, bounded by Options.SettleWait, for
