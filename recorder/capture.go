@@ -371,6 +371,32 @@ func newCapture(ctx context.Context, opts Options) *Capture {
 	return c
 }
 
+// startScreencast asks Chromium for the tab's screencast; a test makes it
+// fail (export_test.go).
+var startScreencast = func(ctx context.Context, params page.StartScreencastParams) error {
+	_, err := chromedp.Call(ctx, page.StartScreencast, params)
+	return err
+}
+
+// StartError is a capture that failed to start after it had begun its
+// part of the take (its first boundary journaled, perhaps its seeded first
+// frame written and indexed). Result accounts for that part: a caller
+// keeps it with the take's other results, and numbers the next capture on
+// from it, as from any capture it stopped.
+type StartError struct {
+	Result Result
+	Err    error
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// failStart stops a capture that could not start and returns err with the
+// capture's result (StartError).
+func (c *Capture) failStart(err error) error {
+	return &StartError{Result: c.Stop(context.Background()), Err: err}
+}
+
 // Start begins capturing the tab of ctx (a chromedp context whose tab is
 // open). It subscribes to the tab's events before asking Chromium for
 // frames, seeds the take with a screenshot so it never starts blank, then
@@ -390,12 +416,10 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 		c.restartCtx, c.restartCancel = context.WithCancel(context.Background())
 	}
 	if err := chromedp.Listen(lctx, c.onEvent); err != nil {
-		c.Stop(context.Background())
-		return nil, fmt.Errorf("subscribe to screencast: %w", err)
+		return nil, c.failStart(fmt.Errorf("subscribe to screencast: %w", err))
 	}
 	if err := c.seed(false); err != nil {
-		c.Stop(context.Background())
-		return nil, fmt.Errorf("seed first frame: %w", err)
+		return nil, c.failStart(fmt.Errorf("seed first frame: %w", err))
 	}
 	q := int64(c.opts.Quality)
 	params := page.StartScreencastParams{
@@ -405,9 +429,8 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 	}
 	slf := !c.opts.NoSendLastFrame
 	params.SendLastFrame = &slf
-	if _, err := chromedp.Call(ctx, page.StartScreencast, params); err != nil {
-		c.Stop(context.Background())
-		return nil, fmt.Errorf("start screencast: %w", err)
+	if err := startScreencast(ctx, params); err != nil {
+		return nil, c.failStart(fmt.Errorf("start screencast: %w", err))
 	}
 	c.casting = true
 	if c.restartCancel != nil {

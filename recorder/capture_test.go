@@ -709,3 +709,42 @@ func TestScreencastRestartsOnSteadyFrames(t *testing.T) {
 		})
 	}
 }
+
+// A capture whose screencast fails to start after its seeded first frame
+// returns a StartError whose result accounts for that frame and its first
+// boundary; the next capture into the take numbers on from it, and the
+// take verifies: every picture listed is accounted for, and none is
+// written over.
+func TestStartFailureKeepsItsPart(t *testing.T) {
+	ctx, _ := browserTab(t)
+	site := serve(t, "127.0.0.1")
+	url := site + "/teal"
+	navigate(t, ctx, url)
+	tk := newTake(t)
+	o := tk.options(url)
+	restore := recorder.FailScreencastStart(errors.New("no screencast today"))
+	c, err := recorder.Start(ctx, o)
+	restore()
+	var se *recorder.StartError
+	if c != nil || !errors.As(err, &se) || !strings.Contains(err.Error(), "no screencast today") {
+		t.Fatalf("Start: %v, %v; want a StartError", c, err)
+	}
+	if a := se.Result.Capture.Frames; a.Delivered != 1 || !a.Balanced() || se.Result.NextSeq != 1 || len(se.Result.Boundaries) != 1 {
+		t.Fatalf("the failed start's result: %+v, next seq %d, %d boundaries; want its seeded frame and first boundary", a, se.Result.NextSeq, len(se.Result.Boundaries))
+	}
+	o.FirstSeq, o.FirstDocument = se.Result.NextSeq, se.Result.NextDocument
+	c, err = recorder.Start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFrames(t, c, 3) // its seed and screencast frames
+	res := c.Stop(ctx)
+	checkClean(t, res)
+	_, frames := tk.finish(t, recorder.Join(se.Result, res))
+	if len(frames) < 2 || !frames[0].Seeded || frames[0].Seq != 0 || frames[1].Seq != 1 || frames[1].Document != 1 {
+		t.Fatalf("frames %+v: want the failed start's seed as 0, the next capture's from 1 in document 1", frames)
+	}
+	if v := timeline.Verify(tk.dir); !v.OK() {
+		t.Fatal(v.Err())
+	}
+}

@@ -1,6 +1,20 @@
 package recorder
 
+import (
+	"context"
+
+	"github.com/chromedp/cdproto/page"
+)
+
 // RestartInPlace makes o's capture restart its screencast by stopping and
 // starting it on the tab's own session, the path taken when no second
 // session can be attached.
 func RestartInPlace(o *Options) { o.inPlace = true }
+
+// FailScreencastStart makes Start fail at its screencast's start, after
+// its seeded first frame, with err, until restore is called.
+func FailScreencastStart(err error) (restore func()) {
+	was := startScreencast
+	startScreencast = func(context.Context, page.StartScreencastParams) error { return err }
+	return func() { startScreencast = was }
+}

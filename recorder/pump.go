@@ -115,19 +115,16 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
 	if err := chromedp.Listen(lctx, p.onEvent); err != nil {
-		c.Stop(context.Background())
-		return nil, fmt.Errorf("subscribe to the page's events: %w", err)
+		return nil, c.failStart(fmt.Errorf("subscribe to the page's events: %w", err))
 	}
 	p.tabID = tabID(ctx)
 	p.tab = p.virt.tab(p.tabID)
 	if err := p.tab.pause(ctx); err != nil {
-		c.Stop(context.Background())
-		return nil, fmt.Errorf("%w (is this chromium-headless-shell with begin-frame control?)", err)
+		return nil, c.failStart(fmt.Errorf("%w (is this chromium-headless-shell with begin-frame control?)", err))
 	}
 	if !opts.StudioScreenshots {
 		if err := p.startCast(ctx); err != nil {
-			c.Stop(context.Background())
-			return nil, fmt.Errorf("start the screencast: %w", err)
+			return nil, c.failStart(fmt.Errorf("start the screencast: %w", err))
 		}
 		p.casting.Store(true)
 	}

@@ -297,11 +297,21 @@ func (r *run) openTarget(ctx context.Context) (context.Context, context.CancelFu
 // startCapture starts filming the tab of ctx: the screencast when live,
 // the frame pump in studio mode.
 func (r *run) startCapture(ctx context.Context, co recorder.Options) (*recorder.Capture, error) {
-	if r.virt == nil {
-		return recorder.Start(ctx, co)
+	start := func() (*recorder.Capture, error) {
+		if r.virt == nil {
+			return recorder.Start(ctx, co)
+		}
+		return recorder.StartStudio(ctx, co, r.studioFPS())
 	}
-	return recorder.StartStudio(ctx, co, r.studioFPS())
+	if startCaptureHook != nil {
+		return startCaptureHook(start)
+	}
+	return start()
 }
+
+// startCaptureHook, set by a test, starts each capture in startCapture's
+// place, given startCapture's own way to call.
+var startCaptureHook func(start func() (*recorder.Capture, error)) (*recorder.Capture, error)
 
 // studioFPS is the frame rate of studio capture: the output's, so that
 // each output frame is one page frame, else recorder.DefaultFPS.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
@@ -211,19 +213,32 @@ func (r *run) film(tab *Tab, url string) error {
 	co.MaxHeight = int(float64(b.Height) * b.Scale)
 	if r.capture != nil {
 		res := r.capture.Stop(context.Background())
-		r.filmedResults = append(r.filmedResults, res)
-		co.FirstSeq, co.FirstDocument = res.NextSeq, res.NextDocument
+		r.keepFilmed(res)
 		r.capture = nil
 		if res.Err != nil {
 			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
 		}
 	}
+	co.FirstSeq, co.FirstDocument = r.nextSeq, r.nextDocument
 	c, err := r.startCapture(tab.ctx, co)
 	if err != nil {
+		var se *recorder.StartError
+		if errors.As(err, &se) {
+			r.keepFilmed(se.Result) // what it wrote before it failed
+		}
 		return r.gone(err)
 	}
 	r.capture, r.filmed = c, tab
 	return nil
+}
+
+// keepFilmed keeps the result of a capture that ended (stopped, or failed
+// to start after it began its part of the take), and numbers the next
+// capture's frames and documents on from it: one numbering per take,
+// whatever failed between two captures.
+func (r *run) keepFilmed(res recorder.Result) {
+	r.filmedResults = append(r.filmedResults, res)
+	r.nextSeq, r.nextDocument = res.NextSeq, res.NextDocument
 }
 
 // tabStep opens, switches to or closes a named tab.
