@@ -69,6 +69,7 @@ type faultPoint string
 
 const (
 	faultFreeze faultPoint = "hold: after the animations stopped"
+	faultPaused faultPoint = "hold: after the pause was asked for"
 	faultAck    faultPoint = "resume: after the debugger let go"
 )
 
@@ -122,6 +123,13 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 	rate := animation.GetPlaybackRateResult{PlaybackRate: 1}
 	var stage holdStage
 	var err error
+	if r.virt == nil {
+		// Read before anything changes: a failure leaves the tab as it was.
+		rate, err = chromedp.Call(c, animation.GetPlaybackRate, cdp.Empty{})
+		if err != nil {
+			return undispatched(fmt.Errorf("hold %s: read playback rate: %w", name, err))
+		}
+	}
 	// No screencast is started anew from here on (its first picture would
 	// be a frame inside the hold); one under way is waited for.
 	t.frozen.Store(true)
@@ -131,10 +139,6 @@ func (r *run) hold(ctx context.Context, name string, max time.Duration, rec *tim
 	if r.virt != nil {
 		stage, err = r.freezeStudio(c)
 	} else {
-		rate, err = chromedp.Call(c, animation.GetPlaybackRate, cdp.Empty{})
-		if err != nil {
-			return undispatched(fmt.Errorf("hold %s: read playback rate: %w", name, err))
-		}
 		stage, err = r.freeze(c, t)
 		if err == nil {
 			r.drain(c, t)
@@ -214,7 +218,16 @@ func (r *run) freeze(c context.Context, t *Tab) (holdStage, error) {
 	_ = poll(pc, "the debugger to pause", 5*time.Millisecond, func(context.Context) (bool, string, error) {
 		return t.events.isPaused(), "", nil
 	})
-	return stageNothing, c.Err()
+	err := c.Err() // the step's time ran out, or the run was stopped
+	if ferr := r.fault(faultPaused); ferr != nil {
+		err = ferr
+	}
+	if err != nil {
+		// The pause was asked for: the page may be paused, whatever the
+		// wait saw. Not "nothing changed".
+		return stagePartial, err
+	}
+	return stageNothing, nil
 }
 
 // drain waits, when t is filmed, until its frames on their way have come:

@@ -363,7 +363,10 @@ func testFencedTabFailsRun(t *testing.T, header string) {
 		name  string
 		point faultPoint
 		step  int
-	}{{"freeze", faultFreeze, 1}, {"resume", faultAck, 3}} {
+	}{{"freeze", faultFreeze, 1}, {"paused", faultPaused, 1}, {"resume", faultAck, 3}} {
+		if c.point == faultPaused && header == studioHeader {
+			continue // a studio hold holds the page's clock: no debugger pause
+		}
 		t.Run(c.name, func(t *testing.T) {
 			res, _ := runHolds(t, header, `  - goto: ${serve.url}/hold.html
   - hold: stage
