@@ -1,11 +1,15 @@
 // Package ownerlock names the owner of a folder in a lock file: a run's
-// output folder, a browser profile. The file is made exclusively, so two
-// claims cannot both win; it names the owner's process (pid and start
-// time, so a reused pid is not mistaken for it), host and start. A lock
-// whose owner is gone may be taken over; a live owner's never is.
+// output folder, a browser profile. The file is linked into place whole
+// and exclusively, so two claims cannot both win and none reads it half
+// written; it names the owner's process (pid and start time, so a reused
+// pid is not mistaken for it), host and start. A lock whose owner is gone
+// may be taken over, by one claimant of those that find it (the file is
+// removed under an flock on its folder, and only while it still names the
+// dead owner); a live owner's never is.
 package ownerlock
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/clapper-dev/clapper/internal/procfs"
 )
@@ -82,45 +88,115 @@ func Acquire(path, label string) (*Lock, *Owner, error) {
 	}
 	var stale *Owner
 	for range 3 {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if err == nil {
-			_, werr := f.Write(append(b, '\n'))
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				os.Remove(path)
-				return nil, nil, fmt.Errorf("write lock %s: %w", path, werr)
-			}
-			return &Lock{path: path, owner: me}, stale, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
+		made, err := create(path, append(b, '\n'))
+		if err != nil {
 			return nil, nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		o, rerr := Read(path)
+		if made {
+			return &Lock{path: path, owner: me}, stale, nil
+		}
+		raw, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // released meanwhile
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read lock %s: %w", path, err)
+		}
+		o, rerr := parse(path, raw)
 		if rerr != nil {
 			return nil, nil, rerr
 		}
 		if o.Alive() {
 			return nil, nil, &HeldError{Path: path, Owner: o}
 		}
-		// Gone: take it over (another claimant may win the race; then
-		// the next round sees it alive).
+		// Gone: take it over. Another claimant may have found the same
+		// dead owner: only one removes its file (takeOver), and the
+		// other finds the first's lock in its place next round.
 		stale = &o
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := takeOver(path, raw); err != nil {
 			return nil, nil, fmt.Errorf("take over lock %s: %w", path, err)
 		}
 	}
 	return nil, nil, fmt.Errorf("lock %s: taken and released by others while claiming it; try again", path)
 }
 
+// create makes the lock file at path holding b, unless it exists: b is
+// written beside it and linked into place, so that the file is never seen
+// empty or half written by another claimant reading it. Where hard links
+// are not supported, the file is made exclusively and then written.
+func create(path string, b []byte) (bool, error) {
+	tmp := fmt.Sprintf("%s.%d-%d.new", path, os.Getpid(), rand.Uint64())
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp)
+	err := os.Link(tmp, path)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, os.ErrExist):
+		return false, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+		return false, werr
+	}
+	return true, nil
+}
+
+// takeOver removes the lock file at path if it still holds was, the dead
+// owner's record, under an flock on the lock's folder: of two claimants
+// that found the same dead owner, the second finds the file gone or
+// another's, and leaves it.
+func takeOver(path string, was []byte) error {
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := unix.Flock(int(d.Fd()), unix.LOCK_EX); err != nil {
+		return err
+	}
+	defer unix.Flock(int(d.Fd()), unix.LOCK_UN)
+	now, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(now, was) {
+		return nil // another claimant's lock now
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // Read reads who holds the lock at path.
 func Read(path string) (Owner, error) {
-	var o Owner
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return o, fmt.Errorf("read lock %s: %w", path, err)
+		return Owner{}, fmt.Errorf("read lock %s: %w", path, err)
 	}
+	return parse(path, b)
+}
+
+// parse reads the owner in lock file path's contents b.
+func parse(path string, b []byte) (Owner, error) {
+	var o Owner
 	if err := json.Unmarshal(b, &o); err != nil || o.Pid <= 0 {
 		return o, fmt.Errorf("lock %s is unreadable (%v): remove it only if no run is using this folder", path, err)
 	}

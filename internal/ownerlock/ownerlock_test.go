@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -156,5 +157,54 @@ func TestMkdirOwned(t *testing.T) {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was swept: %v", d, err)
 		}
+	}
+}
+
+// Of many claimants that find the same dead owner at once, exactly one
+// takes the lock over; the others find it held. (A takeover removes the
+// dead owner's file only if it still names that owner.)
+func TestTakeOverRaceHasOneWinner(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := Self("dead run")
+	dead.Pid = cmd.Process.Pid
+	b, err := json.Marshal(dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for round := range 300 {
+		path := filepath.Join(dir, "lock"+strconv.Itoa(round))
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		const claimants = 6
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		wins := make(chan *Lock, claimants)
+		for range claimants {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				l, _, err := Acquire(path, "claimant")
+				var held *HeldError
+				switch {
+				case err == nil:
+					wins <- l
+				case !errors.As(err, &held) && !strings.Contains(err.Error(), "taken and released by others"):
+					t.Errorf("round %d: %v", round, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		close(wins)
+		if n := len(wins); n != 1 {
+			t.Fatalf("round %d: %d claimants took the lock over, want 1", round, n)
+		}
+		(<-wins).Release()
 	}
 }
