@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // Every decision that ends in closing a tab is made again under the
@@ -85,11 +86,26 @@ func (s *Store) ReapIf(tab, nonce string, closeTab func() error) (bool, error) {
 	return true, nil
 }
 
+// sweepingLease is the lease SweepIf holds on a page without one while it
+// closes it: this process's, for a minute.
+func (s *Store) sweepingLease(tab string) (Lease, error) {
+	me, now := Self(""), s.Now().UTC()
+	n, err := nonce()
+	if err != nil {
+		return Lease{}, err
+	}
+	return Lease{Tab: tab, Label: "clapper browser host: closing an idle tab", Pid: me.Pid, Start: me.Start, Nonce: n,
+		Tier: Automatic, Created: now, LastUsed: now, TTLMs: time.Minute.Milliseconds()}, nil
+}
+
 // SweepIf closes a page of an idle host unless, under the lock, its lease
 // says someone may be coming back to it: an unreadable lease, or one whose
 // holder lives (expired or not). A stale lease of a dead holder goes after
-// the close, with the origin record. It reports whether the page was
-// closed.
+// the close, with the origin record. A page without a lease gets one of
+// this process's while it is closed (sweepingLease), so that a claim on
+// the lock-free path, which takes a tab with no lease file, cannot take it
+// meanwhile; when a claim came first, the page is left. It reports whether
+// the page was closed.
 func (s *Store) SweepIf(tab string, closeTab func() error) (bool, error) {
 	unlock, err := s.lock()
 	if err != nil {
@@ -106,6 +122,19 @@ func (s *Store) SweepIf(tab string, closeTab func() error) (bool, error) {
 	}
 	if cur != nil && s.Alive(cur.Pid, cur.Start) {
 		return false, nil
+	}
+	if cur == nil {
+		ph, err := s.sweepingLease(tab)
+		if err != nil {
+			return false, err
+		}
+		switch err := s.create(ph); {
+		case errors.Is(err, os.ErrExist):
+			return false, nil // claimed since it was read
+		case err != nil:
+			return false, err
+		}
+		defer os.Remove(s.path(tab))
 	}
 	if err := closeTab(); err != nil {
 		return false, err

@@ -150,7 +150,15 @@ func TestSweepIf(t *testing.T) {
 	s.Now = func() time.Time { return start.Add(time.Hour) } // LIVE has expired, its holder lives
 	closed := map[string]bool{}
 	for _, tab := range []string{"LIVE", "DEAD", "BAD", "NONE"} {
-		ok, err := s.SweepIf(tab, func() error { closed[tab] = true; return nil })
+		ok, err := s.SweepIf(tab, func() error {
+			closed[tab] = true
+			// While it closes, a claim's lock-free path finds a lease
+			// file and cannot take the page.
+			if err := s.create(claimArgs(tab, Automatic)); !errors.Is(err, os.ErrExist) {
+				t.Errorf("SweepIf %s: a lock-free claim made a lease while the page closed: %v", tab, err)
+			}
+			return nil
+		})
 		if err != nil || ok != closed[tab] {
 			t.Errorf("SweepIf %s = %v, %v", tab, ok, err)
 		}
@@ -160,5 +168,13 @@ func TestSweepIf(t *testing.T) {
 	}
 	if l, err := s.read("DEAD"); err != nil || l != nil {
 		t.Error("the dead holder's lease outlived its swept tab")
+	}
+	if l, err := s.read("NONE"); err != nil || l != nil {
+		t.Errorf("the sweep's own lease outlived the page: %+v %v", l, err)
+	}
+	// A page claimed between the listing and the sweep is left.
+	s.Claim(claimArgs("NEW", Automatic), Caller{Pid: 1, Start: 1})
+	if ok, err := s.SweepIf("NEW", func() error { t.Error("closed a claimed page"); return nil }); ok || err != nil {
+		t.Errorf("SweepIf NEW = %v, %v", ok, err)
 	}
 }

@@ -58,8 +58,10 @@ func (s *Store) Forget(tab string) {
 }
 
 // PruneOrigins drops the records of browser's tabs that are no longer
-// open (open holds the ids of its pages), and returns how many went.
-func (s *Store) PruneOrigins(browser string, open map[string]bool) int {
+// open (open holds the ids of its pages, listed at listed), and returns
+// how many went. A record made since the listing is left: its tab may
+// have been opened after it.
+func (s *Store) PruneOrigins(browser string, open map[string]bool, listed time.Time) int {
 	ents, _ := os.ReadDir(filepath.Join(s.dir, "origins"))
 	n := 0
 	for _, e := range ents {
@@ -71,6 +73,9 @@ func (s *Store) PruneOrigins(browser string, open map[string]bool) int {
 		var o Origin
 		if err != nil || json.Unmarshal(b, &o) != nil || o.Browser != browser {
 			continue // another browser's, or unreadable: left alone
+		}
+		if !o.Created.Before(listed) {
+			continue // opened since the listing, perhaps
 		}
 		if err := os.Remove(s.originPath(tab)); err == nil || errors.Is(err, os.ErrNotExist) {
 			n++

@@ -323,18 +323,37 @@ func (s *Store) temp(l Lease) (string, error) {
 }
 
 // lock serialises the read-decide-write of leases between processes
-// (flock on DIR/leases/.lock).
+// (flock on DIR/leases/.lock). A holder lets go within milliseconds; one
+// that has not after lockWait is stopped or hung (a clapper suspended
+// with Ctrl-Z while it held it), and the caller gets an error saying so
+// rather than waiting with it, so that a run can still end.
 func (s *Store) lock() (func(), error) {
-	f, err := os.OpenFile(filepath.Join(s.dir, "leases", ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	path := filepath.Join(s.dir, "leases", ".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock leases: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock leases: %w", err)
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock leases: %w", err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("lock leases: %s has been locked by another process for %v: a clapper stopped while it held it (Ctrl-Z)? Let it go on, or end it", path, lockWait)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
+
+// lockWait is how long lock waits for another holder of the store's lock.
+var lockWait = 30 * time.Second
 
 func nonce() (string, error) {
 	b := make([]byte, 16)

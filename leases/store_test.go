@@ -341,11 +341,17 @@ func TestOrigins(t *testing.T) {
 	if !s.Opened("A", "X") {
 		t.Error("release dropped the origin record")
 	}
-	// Pruning drops only this browser's gone tabs.
-	if n := s.PruneOrigins("X", map[string]bool{"A": true}); n != 1 {
+	// Pruning drops only this browser's gone tabs, and not one recorded
+	// since the pages were listed (its tab may be missing from the list
+	// because it was opened after it).
+	listed := time.Now()
+	if err := s.RecordOrigin(Origin{Tab: "E", Browser: "X", Created: listed.Add(time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.PruneOrigins("X", map[string]bool{"A": true}, listed); n != 1 {
 		t.Errorf("pruned %d, want 1", n)
 	}
-	if !s.Opened("A", "X") || s.Opened("B", "X") || !s.Opened("C", "Y") {
+	if !s.Opened("A", "X") || s.Opened("B", "X") || !s.Opened("C", "Y") || !s.Opened("E", "X") {
 		t.Error("pruning dropped the wrong records")
 	}
 	if err := os.WriteFile(filepath.Join(s.Dir(), "origins", "D.json"), []byte("x"), 0o600); err != nil {
@@ -390,4 +396,29 @@ func TestDrop(t *testing.T) {
 	if strings.Join(left, ",") != "HEALTHY,OTHERLIVE" {
 		t.Errorf("left %v", left)
 	}
+}
+
+// The store's lock waits for another holder, and gives up with an error
+// naming the lock when that holder does not let go (a stopped process).
+func TestLockGivesUpOnAStuckHolder(t *testing.T) {
+	s := store(t)
+	defer func(was time.Duration) { lockWait = was }(lockWait)
+	lockWait = 200 * time.Millisecond
+	unlock, err := s.lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another holder (another open file: flock is per open file) waits,
+	// then gives up.
+	if _, err := s.lock(); err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		t.Fatalf("second lock: %v, want it to give up", err)
+	}
+	// Let go during the wait: the waiter gets it.
+	lockWait = time.Minute
+	go func() { time.Sleep(50 * time.Millisecond); unlock() }()
+	u2, err := s.lock()
+	if err != nil {
+		t.Fatalf("lock after the holder let go: %v", err)
+	}
+	u2()
 }

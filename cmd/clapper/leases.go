@@ -130,6 +130,7 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 	open := map[string]bool{}
 	urls := map[string]string{}
 	bid := ""
+	listed := time.Now()
 	if b != nil {
 		bid = b.ID()
 		if pages, err = b.Pages(ctx); err != nil {
@@ -148,7 +149,7 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 	var reaped []reapedTab
 	if b != nil {
 		reaped = reap(st, rows, bid, open, urls, opened, func(id string) error { return b.ClosePage(ctx, id) })
-		st.PruneOrigins(bid, open)
+		st.PruneOrigins(bid, open, listed)
 	}
 	isReaped := map[string]bool{}
 	for _, r := range reaped {
