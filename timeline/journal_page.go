@@ -1,8 +1,10 @@
 package timeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // Journal records of the page log. A request changes after it is sent
@@ -58,7 +60,9 @@ func replayPage(t *Timeline, kind string, v json.RawMessage) (Time, error) {
 var errBadPageIndex = errors.New("page event out of bounds")
 
 // closePage drops the places of page events whose records were lost
-// (an unreadable line), keeping the rest in order.
+// (an unreadable line), and puts the rest in time order, as a run's own
+// log is: a late request is journaled when it ends, after events that
+// came later than its start.
 func closePage(t *Timeline) {
 	if t.Page == nil {
 		return
@@ -69,5 +73,6 @@ func closePage(t *Timeline) {
 			kept = append(kept, e)
 		}
 	}
+	slices.SortStableFunc(kept, func(a, b PageEvent) int { return cmp.Compare(a.At, b.At) })
 	t.Page.Events = kept
 }

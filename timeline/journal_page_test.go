@@ -33,6 +33,7 @@ func TestReplayPageLog(t *testing.T) {
 		JournalPageCounts, PageCounts{Truncated: 1},
 		JournalPage, JournalPageEvent{I: 1, PageEvent: PageEvent{Kind: PageRequest, URL: "http://x/", At: 20, End: 900, Status: 404}},
 		JournalPage, JournalPageEvent{I: 3, PageEvent: PageEvent{Kind: PageException, Text: "late", At: 50}}, // 2 was lost
+		JournalPage, JournalPageEvent{I: 4, PageEvent: PageEvent{Kind: PageRequest, URL: "http://x/slow", At: 15, End: 70}}, // a late request, journaled when it ended
 		JournalPage, JournalPageEvent{I: MaxPageEvents, PageEvent: PageEvent{Kind: PageConsole, At: 60}},
 		JournalPageCounts, PageCounts{Dropped: 4, Truncated: 1},
 		JournalPageCounts, PageCounts{Dropped: 2},
@@ -42,8 +43,8 @@ func TestReplayPageLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := tl.Page.Events
-	if len(ev) != 3 || ev[0].Text != "boom" || ev[1].Status != 404 || ev[1].End != 900 || ev[2].Text != "late" {
-		t.Errorf("events %+v", ev)
+	if len(ev) != 4 || ev[0].Text != "boom" || ev[1].URL != "http://x/slow" || ev[2].Status != 404 || ev[2].End != 900 || ev[3].Text != "late" {
+		t.Errorf("events %+v, want them in time order", ev)
 	}
 	if tl.Page.Dropped != 4 || tl.Page.Truncated != 1 {
 		t.Errorf("counts %d dropped, %d truncated", tl.Page.Dropped, tl.Page.Truncated)
