@@ -1,6 +1,7 @@
 package compositor
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,12 +24,22 @@ const (
 const defaultCaption = 3 * time.Second
 
 // hiddenCuts returns the intervals of hidden steps, and of steps whose
-// kind is cut (a human handoff), cut from the video.
+// kind is cut (a human handoff), cut from the video. Such a step still
+// running when the take was read (a killed run's, recovered: its end is
+// only the journal's last record, up to a flush behind its frames) is cut
+// to the take's end.
 func hiddenCuts(tl *timeline.Timeline) []Segment {
 	var cs []Segment
 	for _, st := range tl.Steps {
-		if (st.Hidden || st.Traits.Cut) && st.End > st.Start {
-			cs = append(cs, Segment{Start: st.Start, End: st.End})
+		if !st.Hidden && !st.Traits.Cut {
+			continue
+		}
+		end := st.End
+		if tl.Recovered != nil && slices.Contains(tl.Recovered.Open, st.Index) {
+			end = max(end, tl.End, st.Start+1)
+		}
+		if end > st.Start {
+			cs = append(cs, Segment{Start: st.Start, End: end})
 		}
 	}
 	return cs

@@ -3,6 +3,7 @@ package compositor
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,15 @@ func TestStory(t *testing.T) {
 	}
 	if got := hiddenCuts(tl); len(got) != 1 || got[0] != (Segment{Start: msT(1000), End: msT(2000)}) {
 		t.Errorf("cuts = %v", got)
+	}
+	// A hidden step still running in a killed run's recovered take is cut
+	// to the take's end, even one whose start was its last record.
+	rec := *tl
+	rec.End = msT(6000)
+	rec.Steps = append(slices.Clone(tl.Steps), timeline.Step{Index: 90, Kind: "type", Hidden: true, Start: msT(5000), End: msT(5000)})
+	rec.Recovered = &timeline.Recovery{Open: []int{90}}
+	if got := hiddenCuts(&rec); len(got) != 2 || got[1] != (Segment{Start: msT(5000), End: msT(6000)}) {
+		t.Errorf("recovered cuts = %v", got)
 	}
 	cs := captions(tl, false)
 	if len(cs) != 2 || cs[0] != (Caption{msT(200), msT(700), "Hello"}) || cs[1] != (Caption{msT(900), msT(900) + timeline.FromDuration(defaultCaption), "No duration"}) {
