@@ -213,6 +213,38 @@ func TestUnpackRefusesHostileBundles(t *testing.T) {
 	}
 }
 
+// A bundle of endless PAX headers (tar reads through them within one
+// Next) is refused by the stream's ratio bound, quickly, and leaves
+// nothing.
+func TestUnpackRefusesAMetaHeaderFlood(t *testing.T) {
+	var one bytes.Buffer
+	tw := tar.NewWriter(&one)
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "x", Format: tar.FormatPAX, PAXRecords: map[string]string{"comment": "flood"}}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Flush()
+	// The PAX header's blocks, before the file's own header.
+	meta := one.Bytes()[:len(one.Bytes())-512]
+	var zb bytes.Buffer
+	zw, _ := zstd.NewWriter(&zb)
+	for range 200000 { // 200 MB of meta headers
+		zw.Write(meta)
+	}
+	zw.Close()
+	src := filepath.Join(t.TempDir(), "flood.clap")
+	if err := os.WriteFile(src, zb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	_, err := Unpack(src, filepath.Join(parent, "take"), Limits{MaxBytes: 1 << 30, MaxFiles: 1 << 20, MaxRatio: 50, Slack: 1 << 20})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "times its compressed size") {
+		t.Fatalf("want a refusal of the ratio, got %v", err)
+	}
+	if left, _ := os.ReadDir(parent); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
 func TestUnpackRefusesNotABundle(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.clap")
 	os.WriteFile(p, []byte("PK\x03\x04 not zstd"), 0o644)

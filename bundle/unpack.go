@@ -62,6 +62,35 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// streamReader bounds the decompressed stream as tar reads it, headers
+// and padding included, by the size and ratio bounds: tar reads through
+// meta headers (PAX records, GNU long names) within one Next, with no
+// bound of its own, before any entry can be checked, so a bundle of
+// endless repeated meta headers, which compress to almost nothing, would
+// keep it reading for hours.
+type streamReader struct {
+	r   io.Reader
+	cr  *countingReader
+	lim Limits
+	n   int64
+}
+
+// streamPerEntry is the most a legitimate entry adds to the stream beside
+// its bytes: its header, a PAX header for a long name, and padding.
+const streamPerEntry = 4 << 10
+
+func (s *streamReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if s.n > s.lim.MaxBytes+int64(s.lim.MaxFiles)*streamPerEntry {
+		return n, refuse("more than %d bytes unpacked", s.lim.MaxBytes)
+	}
+	if s.n > s.lim.Slack && s.n > s.lim.MaxRatio*s.cr.n {
+		return n, refuse("the bundle unpacks to more than %d times its compressed size", s.lim.MaxRatio)
+	}
+	return n, err
+}
+
 // Unpack unpacks the bundle src into the folder dest, which must not exist.
 // It writes into a temporary folder beside dest and renames it into place
 // only when every entry passed, so a refused bundle leaves nothing behind.
@@ -101,7 +130,7 @@ func unpackInto(src, dir string, lim Limits) (*timeline.Manifest, error) {
 		return nil, refuse("not a zstd stream: %v", err)
 	}
 	defer zr.Close()
-	tr := tar.NewReader(zr)
+	tr := tar.NewReader(&streamReader{r: zr, cr: cr, lim: lim})
 	var m *timeline.Manifest
 	want := map[string]timeline.Entry{}
 	seen := map[string]bool{}
