@@ -34,7 +34,9 @@ func TestPublisher(t *testing.T) {
 		return tmp
 	}
 	write(filepath.Join(shots, "keep.txt"), "mine")
+	write(filepath.Join(shots, "notes.png"), "mine too")
 	write(filepath.Join(shots, "000001.png"), "old")
+	write(filepath.Join(shots, "000002.png"), "an earlier, longer render's")
 	write(filepath.Join(dir, "a.mp4"), "old video")
 
 	p := &publisher{}
@@ -49,10 +51,13 @@ func TestPublisher(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.abort() // after commit: nothing to remove
-	for f, want := range map[string]string{"a.mp4": "new video", "shots/000001.png": "new", "shots/keep.txt": "mine"} {
+	for f, want := range map[string]string{"a.mp4": "new video", "shots/000001.png": "new", "shots/keep.txt": "mine", "shots/notes.png": "mine too"} {
 		if b, err := os.ReadFile(filepath.Join(dir, f)); string(b) != want {
 			t.Errorf("%s = %q (%v), want %q", f, b, err, want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(shots, "000002.png")); !os.IsNotExist(err) {
+		t.Errorf("an earlier render's frame is left among this render's: %v", err)
 	}
 	if st, err := os.Stat(filepath.Join(dir, "a.mp4")); err != nil || st.Mode().Perm() != 0o644 {
 		t.Errorf("published video: %v, %v; want mode 0644", st, err)
@@ -77,5 +82,30 @@ func TestPublisher(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.mp4")); string(b) != "new video" {
 		t.Errorf("abort touched a published file: %q", b)
+	}
+}
+
+func TestFramePatternRE(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		yes, no []string
+	}{
+		{"%06d.png", []string{"000001.png", "1234567.png"}, []string{"notes.png", "000001.png.bak", "a000001.png", ".png", "000001.PNG"}},
+		{"f%04d.png", []string{"f0001.png", "f12.png"}, []string{"0001.png", "f0001xpng", "g0001.png"}},
+		{"shot-%d.png", []string{"shot-1.png", "shot-123.png"}, []string{"shot-.png", "shot-a.png"}},
+		{"100%%-%03d.png", []string{"100%-001.png"}, []string{"100%%-001.png", "100-001.png"}},
+		{"a.b%d.png", []string{"a.b1.png"}, []string{"axb1.png"}},
+	} {
+		re := framePatternRE(c.pattern)
+		for _, n := range c.yes {
+			if !re.MatchString(n) {
+				t.Errorf("%s does not match %s", c.pattern, n)
+			}
+		}
+		for _, n := range c.no {
+			if re.MatchString(n) {
+				t.Errorf("%s matches %s", c.pattern, n)
+			}
+		}
 	}
 }
