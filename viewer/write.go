@@ -149,6 +149,10 @@ func Write(tk *timeline.Take, out string, o Options) (*Result, error) {
 		if err := copyFrames(tk, files, d.Frames, dir, o.Progress); err != nil {
 			return nil, err
 		}
+		// Staged beside the folder until the page is written too: a
+		// report that fails leaves the old report and its frames as
+		// they were.
+		defer os.RemoveAll(dir + ".tmp")
 	}
 	tmp := out + ".tmp"
 	f, err := os.Create(tmp)
@@ -166,6 +170,11 @@ func Write(tk *timeline.Take, out string, o Options) (*Result, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write report: %w", err)
+	}
+	if mode == ModeFolder {
+		if err := swapFrames(res.FramesDir); err != nil {
+			return nil, fmt.Errorf("write report's frames: %w", err)
+		}
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		return nil, fmt.Errorf("write report: %w", err)
@@ -259,6 +268,8 @@ func writeB64(w io.Writer, b []byte) {
 // copyFrames writes the frames into a fresh folder beside the report
 // (a temporary one renamed into place) and points each frame at its file.
 func copyFrames(tk *timeline.Take, files []timeline.Frame, frames []Frame, dir string, progress func(int, int)) error {
+	// The frames go to dir.tmp; swapFrames puts them in place once the
+	// page is written.
 	tmp := dir + ".tmp"
 	for _, d := range []string{dir, tmp} {
 		if err := replaceable(d); err != nil {
@@ -285,10 +296,15 @@ func copyFrames(tk *timeline.Take, files []timeline.Frame, frames []Frame, dir s
 			progress(i+1, len(frames))
 		}
 	}
+	return nil
+}
+
+// swapFrames puts the frames copyFrames staged in dir.tmp in dir's place.
+func swapFrames(dir string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	return os.Rename(tmp, dir)
+	return os.Rename(dir+".tmp", dir)
 }
 
 // frameName is how copyFrames names a frame.

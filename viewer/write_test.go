@@ -39,6 +39,36 @@ func TestFolderModeReplacesOnlyItsOwnFolder(t *testing.T) {
 	}
 }
 
+// A report that fails to write its page leaves the report and the frames
+// folder it had: the new frames are staged, and put in place only with
+// the page.
+func TestFailedReportKeepsTheOldFrames(t *testing.T) {
+	tk, err := timeline.Open("../timeline/testdata/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report.html")
+	frames := FramesDirFor(out)
+	os.MkdirAll(frames, 0o755)
+	old := filepath.Join(frames, "000099.jpg")
+	os.WriteFile(old, []byte("old"), 0o644)
+	os.WriteFile(out, []byte("old report"), 0o644)
+	os.MkdirAll(out+".tmp", 0o755) // the page cannot be written
+	if _, err := Write(tk, out, Options{Frames: ModeFolder}); err == nil {
+		t.Fatal("the report was written")
+	}
+	if b, err := os.ReadFile(old); err != nil || string(b) != "old" {
+		t.Errorf("the old report's frames were replaced: %v", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old report" {
+		t.Errorf("the old report was replaced: %q", b)
+	}
+	if _, err := os.Stat(frames + ".tmp"); !os.IsNotExist(err) {
+		t.Errorf("the staged frames are left: %v", err)
+	}
+}
+
 func TestReplaceable(t *testing.T) {
 	dir := t.TempDir()
 	if err := replaceable(filepath.Join(dir, "none")); err != nil {
