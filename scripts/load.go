@@ -41,7 +41,38 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 	if len(l.errs) > 0 {
 		return nil, l.finish()
 	}
+	if s != nil {
+		// The render options are presentation, written into the take
+		// (render.json) and named in errors: a secret in them is masked,
+		// as in captions, and the video shows the mask.
+		s.Output.Options = maskValues(s.Output.Options, s.Mask).(map[string]any)
+	}
 	return s, err
+}
+
+// maskValues returns v with mask applied to every string in it, through
+// maps and lists; a nil map stays nil.
+func maskValues(v any, mask func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return mask(x)
+	case map[string]any:
+		if x == nil {
+			return x
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = maskValues(e, mask)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = maskValues(e, mask)
+		}
+		return out
+	}
+	return v
 }
 
 // loader is the state of one Load.
@@ -63,7 +94,7 @@ func (l *loader) load(path string) (*Script, error) {
 		l.errs = append(l.errs, &Error{Pos: Pos{File: path}, Msg: "cannot read script: " + err.Error()})
 		return nil, nil
 	}
-	src, err := os.ReadFile(path)
+	src, err := readScript(path)
 	if err != nil {
 		l.errs = append(l.errs, &Error{Pos: Pos{File: path}, Msg: "cannot read script: " + reason(err)})
 		return nil, nil
@@ -170,6 +201,11 @@ var dupKeyRE = regexp.MustCompile(`^mapping key "(.*)" already defined at \[(\d+
 // parse parses one file into its top-level map, reporting YAML errors.
 func (l *loader) parse(file string, src []byte) *ast.MappingNode {
 	l.files[file] = strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	if line, col := tooDeep(src, maxFlowDepth); line > 0 {
+		l.errs = append(l.errs, &Error{Pos: Pos{File: file, Line: line, Col: col},
+			Msg: fmt.Sprintf("flow collections ([ ] and { }) nest more than %d deep here: write it in block style, one item a line", maxFlowDepth)})
+		return nil
+	}
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		e := &Error{Pos: Pos{File: file}, Msg: "YAML: " + err.Error()}

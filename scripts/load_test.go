@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -188,6 +189,13 @@ steps:
 	}
 	if got := s.Steps[1].String(); strings.Contains(got, "s3cr3t") {
 		t.Errorf("String leaks: %q", got)
+	}
+	// Render options are written into the take and named in errors: a
+	// secret in them is masked, through maps and lists.
+	s = loadSrc(t, "secrets: [TOKEN]\noutput: {captions: \"${TOKEN}\", frame: {host: \"${TOKEN}.example\"}, extra: [\"${TOKEN}\", 3]}\nsteps: [reload]\n",
+		LoadOptions{LookupEnv: fakeEnv(map[string]string{"TOKEN": "s3cr3t"})}, nil)
+	if got := fmt.Sprint(s.Output.Options); strings.Contains(got, "s3cr3t") || !strings.Contains(got, "•••.example") {
+		t.Errorf("output options %v", got)
 	}
 }
 

@@ -331,7 +331,7 @@ func (d *decoder) include(v vals, at Pos) []item {
 			return nil
 		}
 	}
-	src, err := os.ReadFile(abs)
+	src, err := readScript(abs)
 	if err != nil {
 		d.errorf(fv.at, "cannot read %q: %s", file, reason(err))
 		return nil

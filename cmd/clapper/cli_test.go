@@ -166,6 +166,34 @@ func TestRenderRefusesNonPositiveFlags(t *testing.T) {
 	}
 }
 
+// An argument that is no command is a usage error (exit 2), naming it.
+func TestUnknownCommandIsAUsageError(t *testing.T) {
+	_, stderr, code := runCLI(t, "frobnicate")
+	if code != exitUsage || !strings.Contains(stderr, `no command "frobnicate"`) {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
+
+// validate masks a secret in a render option's error, and checks a
+// handoff script as run --headed would run it when told so.
+func TestValidateMasksAndTakesHeaded(t *testing.T) {
+	dir := t.TempDir()
+	sec := filepath.Join(dir, "sec.yaml")
+	os.WriteFile(sec, []byte("secrets: [TOKEN]\noutput: {captions: \"${TOKEN}\"}\nsteps:\n  - goto: about:blank\n"), 0o644)
+	_, stderr, code := runCLIEnv(t, []string{"TOKEN=hunter2-supersecret"}, "validate", sec)
+	if code != exitUsage || strings.Contains(stderr, "hunter2") || !strings.Contains(stderr, sec+":2:10: output.captions: \"•••\"") {
+		t.Errorf("a secret in an output option: exit %d, %q", code, stderr)
+	}
+	ho := filepath.Join(dir, "handoff.yaml")
+	os.WriteFile(ho, []byte("steps:\n  - goto: about:blank\n  - handoff: {until: {url: \"*/dashboard\"}, message: sign in}\n"), 0o644)
+	if _, stderr, code := runCLI(t, "validate", ho); code != exitUsage || !strings.Contains(stderr, "--headed") {
+		t.Errorf("a handoff, headless: exit %d, %q", code, stderr)
+	}
+	if out, stderr, code := runCLI(t, "validate", ho, "--headed"); code != 0 || !strings.Contains(out, "ok") {
+		t.Errorf("a handoff, --headed: exit %d, %q %q", code, out, stderr)
+	}
+}
+
 // --render-while-capturing is on unless given false, in clapper run and in
 // bench run alike.
 func TestRenderWhileCapturingFlag(t *testing.T) {

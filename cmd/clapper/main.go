@@ -51,8 +51,15 @@ func newApp() *cli.App {
 			verifyCommand(), packCommand(), unpackCommand(), viewCommand(),
 		},
 		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {}, // main maps errors to codes
-		OnUsageError:    usageError,
+		// An argument that is no command is a usage error (exit 2).
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr("no command %q: see clapper --help", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // main maps errors to codes
+		OnUsageError:   usageError,
 	}
 	// urfave/cli asks each command, not the app, about its own flags.
 	var each func([]*cli.Command)

@@ -216,15 +216,16 @@ func renderOutputsCached(ctx context.Context, takeDir, outDir string, outs []str
 // option it concerns, as file:line:col with the line and a caret, like every
 // other script error. path is the script as the user named it.
 func outputError(path string, s *scripts.Script, err error) error {
+	msg := s.Mask(err.Error())
 	var oe *compositor.OptionError
 	if !errors.As(err, &oe) {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %s", path, msg)
 	}
 	pos, ok := s.Output.OptionPos[oe.Key]
 	if !ok {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %s", path, msg)
 	}
-	e := &scripts.Error{Pos: scripts.Pos{File: path, Line: pos.Line, Col: pos.Col}, Msg: err.Error()}
+	e := &scripts.Error{Pos: scripts.Pos{File: path, Line: pos.Line, Col: pos.Col}, Msg: msg}
 	if b, rerr := os.ReadFile(pos.File); rerr == nil {
 		if lines := strings.Split(string(b), "\n"); pos.Line >= 1 && pos.Line <= len(lines) {
 			e.Source = strings.TrimRight(lines[pos.Line-1], "\r")

@@ -17,6 +17,7 @@ func validateCommand() *cli.Command {
 		ArgsUsage: "FILE...",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable)"},
+			&cli.BoolFlag{Name: "headed", Usage: "check the scripts as clapper run --headed runs them (a handoff step needs a window)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -28,7 +29,7 @@ func validateCommand() *cli.Command {
 			}
 			bad := 0
 			for _, f := range c.Args().Slice() {
-				s, err := scripts.Load(f, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv})
+				s, err := scripts.Load(f, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv, Headed: c.Bool("headed")})
 				if err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					bad++

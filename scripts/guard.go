@@ -1,0 +1,113 @@
+package scripts
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// maxScriptBytes bounds a script file (and each file it includes): the
+// longest sample is a few kilobytes.
+const maxScriptBytes = 4 << 20
+
+// maxFlowDepth bounds how deep flow collections ([ ] and { }) nest in a
+// script. The YAML parser's memory grows steeply with that depth (a 200 KB
+// file of nested brackets took it past 6 GB); a script needs a handful.
+const maxFlowDepth = 64
+
+// readScript reads a script file: a regular file of at most
+// maxScriptBytes (a device such as /dev/zero, or a pipe, is refused before
+// it is read), without a UTF-8 byte order mark.
+func readScript(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s): a script is a YAML file", st.Mode().Type())
+	}
+	if st.Size() > maxScriptBytes {
+		return nil, fmt.Errorf("%d bytes: a script is at most %d", st.Size(), maxScriptBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxScriptBytes {
+		return nil, fmt.Errorf("more than %d bytes: a script is at most %d", maxScriptBytes, maxScriptBytes)
+	}
+	return bytes.TrimPrefix(b, []byte("\ufeff")), nil
+}
+
+// tooDeep returns where src's flow collections first nest deeper than max
+// (line and column from 1), or 0, 0. It reads as YAML does, well enough to
+// bound it: a [ or { opens a collection inside one, or where a value
+// starts (after a key's colon, a list's dash, at a line's start); quoted
+// scalars and comments are skipped. Pure.
+func tooDeep(src []byte, max int) (line, col int) {
+	depth := 0
+	line, col = 1, 0
+	var quote byte     // ' or " inside a quoted scalar
+	prev := byte('\n') // the last byte not a blank on this line; '\n' at its start
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		col++
+		if c == '\n' {
+			line, col = line+1, 0
+			if quote == 0 {
+				prev = '\n'
+			}
+			continue
+		}
+		if quote != 0 {
+			switch {
+			case quote == '"' && c == '\\':
+				i++
+				col++
+			case c == quote && quote == '\'' && i+1 < len(src) && src[i+1] == '\'':
+				i++
+				col++
+			case c == quote:
+				quote = 0
+			}
+			continue
+		}
+		// In block context a value starts at a line's start, after a
+		// key's colon or a dash; inside a flow collection anywhere.
+		opens := depth > 0 || bytes.IndexByte([]byte("\n:-?"), prev) >= 0
+		switch c {
+		case ' ', '\t', '\r':
+			continue
+		case '#':
+			if prev == '\n' || i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+				for i+1 < len(src) && src[i+1] != '\n' {
+					i++
+				}
+				continue
+			}
+		case '\'', '"':
+			if opens {
+				quote = c
+			}
+		case '[', '{':
+			if opens {
+				depth++
+				if depth > max {
+					return line, col
+				}
+			}
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+		prev = c
+	}
+	return 0, 0
+}

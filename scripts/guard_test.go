@@ -1,0 +1,78 @@
+package scripts
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTooDeep(t *testing.T) {
+	nest := func(n int) string { return strings.Repeat("[", n) + "1" + strings.Repeat("]", n) }
+	for _, c := range []struct {
+		src       string
+		line, col int
+	}{
+		{"steps:\n  - eval: " + nest(64) + "\n", 0, 0},
+		{"steps:\n  - eval: " + nest(65) + "\n", 2, 75},
+		{"a: {b: " + nest(64) + "}\n", 1, 71},
+		// Not flow collections: in quotes, in a comment, inside a plain
+		// scalar.
+		{"a: '" + strings.Repeat("[", 100) + "'\n", 0, 0},
+		{"a: \"\\\"" + strings.Repeat("{", 100) + "\"\n", 0, 0},
+		{"# " + strings.Repeat("[", 100) + "\n", 0, 0},
+		{"a: x" + strings.Repeat("[", 100) + "\n", 0, 0},
+		{"a: 'it''s " + strings.Repeat("[", 100) + "'\n", 0, 0},
+		// Inside a flow collection a bracket opens one, after a comma too.
+		{"a: [1, " + nest(64) + "]\n", 1, 71},
+		// A list's dash and a line's start open a value.
+		{"- " + nest(65) + "\n", 1, 67},
+		{nest(65) + "\n", 1, 65},
+	} {
+		if line, col := tooDeep([]byte(c.src), maxFlowDepth); line != c.line || col != c.col {
+			t.Errorf("%.40q: %d:%d, want %d:%d", c.src, line, col, c.line, c.col)
+		}
+	}
+}
+
+// A script nested too deep is refused with its place, before the YAML
+// parser sees it (100 000 levels once took it past 6 GB).
+func TestLoadRefusesDeepNesting(t *testing.T) {
+	n := 100000
+	src := "steps:\n  - eval: " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n"
+	dir := t.TempDir()
+	path := filepath.Join(dir, "deep.yaml")
+	os.WriteFile(path, []byte(src), 0o644)
+	_, err := Load(path, LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), path+":2:75: flow collections") {
+		t.Fatalf("deep nesting: %.300v", err)
+	}
+}
+
+// A script is a regular file of bounded size; a device or a huge file is
+// refused before it is read, an include too. A byte order mark is no key.
+func TestReadScriptGuards(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := Load("/dev/zero", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	inc := write("inc.yaml", "steps:\n  - run: /dev/zero\n")
+	if _, err := Load(inc, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("run: /dev/zero: %v", err)
+	}
+	big := write("big.yaml", "steps: [reload]\n#"+strings.Repeat("x", maxScriptBytes)+"\n")
+	if _, err := Load(big, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "a script is at most") {
+		t.Errorf("huge script: %v", err)
+	}
+	bom := write("bom.yaml", "\ufeffsteps:\n  - reload\n")
+	if s, err := Load(bom, LoadOptions{}); err != nil || len(s.Steps) != 1 {
+		t.Errorf("a script with a byte order mark: %v", err)
+	}
+}
