@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/goccy/go-yaml/ast"
 )
 
 // maxScriptBytes bounds a script file (and each file it includes): the
@@ -110,4 +112,65 @@ func tooDeep(src []byte, max int) (line, col int) {
 		prev = c
 	}
 	return 0, 0
+}
+
+// maxExpandedNodes bounds a file's YAML nodes with every alias counted as
+// the nodes it stands for: aliases of lists of aliases multiply (six
+// levels of ten made validate take 40 s), and a script of hundreds of
+// steps has a few thousand nodes.
+const maxExpandedNodes = 200_000
+
+// expandedSize counts n's nodes with each alias counted as its anchor's,
+// memoized per node; past limit it returns limit+1. A node met again while
+// it is being counted (an alias inside its own anchor) counts as past the
+// limit.
+func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int {
+	if n == nil {
+		return 0
+	}
+	if v, ok := memo[n]; ok {
+		return v
+	}
+	memo[n] = limit + 1 // in progress
+	sum := 1
+	add := func(k int) { sum = min(sum+k, limit+1) }
+	switch v := n.(type) {
+	case *ast.DocumentNode:
+		add(d.expandedSize(v.Body, memo, limit))
+	case *ast.MappingNode:
+		for _, mv := range v.Values {
+			add(d.expandedSize(mv, memo, limit))
+		}
+	case *ast.MappingValueNode:
+		add(d.expandedSize(v.Key, memo, limit))
+		add(d.expandedSize(v.Value, memo, limit))
+	case *ast.MappingKeyNode:
+		add(d.expandedSize(v.Value, memo, limit))
+	case *ast.SequenceNode:
+		for _, e := range v.Values {
+			add(d.expandedSize(e, memo, limit))
+		}
+	case *ast.AnchorNode:
+		add(d.expandedSize(v.Value, memo, limit))
+	case *ast.TagNode:
+		add(d.expandedSize(v.Value, memo, limit))
+	case *ast.AliasNode:
+		if v.Value != nil {
+			if target, ok := d.anchors[v.Value.GetToken().Value]; ok {
+				add(d.expandedSize(target, memo, limit))
+			}
+		}
+	}
+	memo[n] = sum
+	return sum
+}
+
+// tooLarge says, as an error at the file's start, when root expands past
+// maxExpandedNodes through its aliases.
+func (d *decoder) tooLarge(root ast.Node) bool {
+	if d.expandedSize(root, map[ast.Node]int{}, maxExpandedNodes) <= maxExpandedNodes {
+		return false
+	}
+	d.errorf(Pos{File: d.file, Line: 1, Col: 1}, "this file stands for more than %d YAML nodes once its aliases are expanded: use fewer aliases of lists of aliases", maxExpandedNodes)
+	return true
 }

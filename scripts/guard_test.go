@@ -1,6 +1,7 @@
 package scripts
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +75,57 @@ func TestReadScriptGuards(t *testing.T) {
 	bom := write("bom.yaml", "\ufeffsteps:\n  - reload\n")
 	if s, err := Load(bom, LoadOptions{}); err != nil || len(s.Steps) != 1 {
 		t.Errorf("a script with a byte order mark: %v", err)
+	}
+}
+
+// Aliases of lists of aliases are refused once they stand for too many
+// nodes, quickly, in the script and in an include; ordinary aliases pass.
+func TestAliasExpansionBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("output:\n  a0: &a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n")
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&b, "  a%d: &a%d [", i, i)
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	b.WriteString("steps: [reload]\n")
+	dir := t.TempDir()
+	bomb := filepath.Join(dir, "bomb.yaml")
+	os.WriteFile(bomb, []byte(b.String()), 0o644)
+	if _, err := Load(bomb, LoadOptions{}); err == nil || !strings.Contains(err.Error(), bomb+":1:1: this file stands for more than") {
+		t.Errorf("alias bomb: %v", err)
+	}
+	inc := filepath.Join(dir, "inc.yaml")
+	os.WriteFile(inc, []byte("steps:\n  - run: bomb.yaml\n"), 0o644)
+	if _, err := Load(inc, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "stands for more than") {
+		t.Errorf("alias bomb included: %v", err)
+	}
+	// repeat over aliases of repeats: each level ten of the one before.
+	var r strings.Builder
+	r.WriteString("steps:\n  - repeat: &r0 {times: 1, steps: [reload, reload, reload, reload, reload, reload, reload, reload, reload, reload]}\n")
+	for i := 1; i <= 7; i++ {
+		fmt.Fprintf(&r, "  - repeat: &r%d {times: 1, steps: [", i)
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				r.WriteString(", ")
+			}
+			fmt.Fprintf(&r, "{repeat: *r%d}", i-1)
+		}
+		r.WriteString("]}\n")
+	}
+	rep := filepath.Join(dir, "repeat.yaml")
+	os.WriteFile(rep, []byte(r.String()), 0o644)
+	if _, err := Load(rep, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "stands for more than") {
+		t.Errorf("repeat bomb: %.300v", err)
+	}
+	ok := filepath.Join(dir, "ok.yaml")
+	os.WriteFile(ok, []byte("steps:\n  - &next {click: \"#next\"}\n  - *next\n  - *next\n"), 0o644)
+	if s, err := Load(ok, LoadOptions{}); err != nil || len(s.Steps) != 3 {
+		t.Errorf("ordinary aliases: %v", err)
 	}
 }

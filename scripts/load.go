@@ -105,6 +105,9 @@ func (l *loader) load(path string) (*Script, error) {
 	}
 	d := &decoder{l: l, file: path, dir: filepath.Dir(abs), anchors: map[string]ast.Node{}, sc: &scope{}}
 	d.collectAnchors(root)
+	if d.tooLarge(root) {
+		return nil, nil
+	}
 	l.stack, l.shown = []string{abs}, []string{path}
 
 	s := &Script{File: abs}

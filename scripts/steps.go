@@ -342,6 +342,9 @@ func (d *decoder) include(v vals, at Pos) []item {
 	}
 	nd := &decoder{l: l, file: shown, dir: filepath.Dir(abs), anchors: map[string]ast.Node{}}
 	nd.collectAnchors(root)
+	if nd.tooLarge(root) {
+		return nil
+	}
 	var call map[string]*envVar
 	if ev := v["env"]; ev != nil {
 		call = ev.v.(map[string]*envVar)
