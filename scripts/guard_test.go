@@ -129,3 +129,22 @@ func TestAliasExpansionBounded(t *testing.T) {
 		t.Errorf("ordinary aliases: %v", err)
 	}
 }
+
+// A secret split by a chord's + shows no part of itself in the press
+// error, and a secret set by an include's env is held to the shortest
+// length a secret may have, as one the script declares is.
+func TestSecretsInChordsAndIncludes(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "press.yaml")
+	os.WriteFile(p, []byte("secrets: [PIN]\nsteps:\n  - press: \"${PIN}\"\n"), 0o644)
+	_, err := Load(p, LoadOptions{LookupEnv: func(k string) (string, bool) { return "hunter2+secretpart", k == "PIN" }})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "secretpart") || !strings.Contains(err.Error(), "is not shown") {
+		t.Errorf("a chord from a secret: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "part.yaml"), []byte("secrets: [TOKEN]\nsteps:\n  - type: {text: \"${TOKEN}\"}\n"), 0o644)
+	main := filepath.Join(dir, "main.yaml")
+	os.WriteFile(main, []byte("steps:\n  - run: {file: part.yaml, env: {TOKEN: \"ab\"}}\n"), 0o644)
+	if _, err := Load(main, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "secret TOKEN is 2 characters long") {
+		t.Errorf("a short secret from an include's env: %v", err)
+	}
+}

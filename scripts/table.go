@@ -73,7 +73,14 @@ func stepTable() []*stepSpec {
 			build: func(c *bctx) Action {
 				k := c.str("key")
 				chord, msg := parseChord(k)
-				if msg != "" && c.has("key") {
+				switch {
+				case msg == "" || !c.has("key"):
+				case hasSecret(k, c.d.l.secrets):
+					// Its parts would show in the message, which masks
+					// only the whole value.
+					c.errorf(c.pos("key"), "press: the secret's value is not a key or a chord like Control+A, and is not shown (keys: a single character, %s, with modifiers %s)",
+						strings.Join(NamedKeys, ", "), quoteList(Modifiers, "and"))
+				default:
 					c.errorf(c.pos("key"), "press: %s", msg)
 				}
 				return Press{Key: k, Chord: chord, Into: c.target("into")}

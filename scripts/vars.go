@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -180,7 +181,13 @@ func (d *decoder) interpolate(s string, n ast.Node) string {
 			continue
 		}
 		if d.l.secretNames[name] {
-			d.l.addSecret(v)
+			if k := utf8.RuneCountInString(v); k < MinSecret {
+				// Set by an include's env: masking it would hide ordinary
+				// text too, and it is no secret kept.
+				d.errorf(d.refPos(n, ref, seen[ref]), "secret %s is %d characters long: masking a value shorter than %d would hide ordinary text too; use a longer value, or make it no secret", name, k, MinSecret)
+			} else {
+				d.l.addSecret(v)
+			}
 		}
 		b.WriteString(v)
 	}
