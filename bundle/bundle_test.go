@@ -3,6 +3,7 @@ package bundle
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -275,5 +276,30 @@ func TestDefaultName(t *testing.T) {
 		if got := DefaultName(in); got != want {
 			t.Errorf("DefaultName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Packing and unpacking stop when their context ends (Ctrl-C), and leave
+// nothing: no bundle, no take folder, no temporary beside them.
+func TestPackUnpackStopWithTheirContext(t *testing.T) {
+	tmp := t.TempDir()
+	clap := filepath.Join(tmp, "x.clap")
+	if _, err := Pack(keptTake, clap); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := t.TempDir()
+	if _, err := PackContext(ctx, keptTake, filepath.Join(out, "y.clap")); !errors.Is(err, context.Canceled) {
+		t.Errorf("pack: %v, want it stopped", err)
+	}
+	if _, err := UnpackContext(ctx, clap, filepath.Join(out, "take"), DefaultLimits); !errors.Is(err, context.Canceled) {
+		t.Errorf("unpack: %v, want it stopped", err)
+	}
+	if _, _, err := OpenTempContext(ctx, clap); !errors.Is(err, context.Canceled) {
+		t.Errorf("open: %v, want it stopped", err)
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }

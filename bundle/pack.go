@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +49,12 @@ func DefaultName(takeDir string) string {
 // bundle of a broken take would only carry the breakage along); it is
 // written to a temporary file renamed into place.
 func Pack(dir, out string) (*timeline.Manifest, error) {
+	return PackContext(context.Background(), dir, out)
+}
+
+// PackContext is Pack that stops, removing what it wrote, when ctx ends
+// (Ctrl-C).
+func PackContext(ctx context.Context, dir, out string) (*timeline.Manifest, error) {
 	v := timeline.Verify(dir)
 	if err := v.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
@@ -102,7 +109,10 @@ func Pack(dir, out string) (*timeline.Manifest, error) {
 				return nil, err
 			}
 		}
-		if err := addFile(tw, dir, e.Path, mtime); err != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := addFile(ctx, tw, dir, e.Path, mtime); err != nil {
 			return nil, err
 		}
 	}
@@ -125,7 +135,7 @@ func Pack(dir, out string) (*timeline.Manifest, error) {
 	return m, nil
 }
 
-func addFile(tw *tar.Writer, dir, rel string, mtime time.Time) error {
+func addFile(ctx context.Context, tw *tar.Writer, dir, rel string, mtime time.Time) error {
 	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return fmt.Errorf("pack %s: %w", rel, err)
@@ -141,7 +151,7 @@ func addFile(tw *tar.Writer, dir, rel string, mtime time.Time) error {
 	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Size: st.Size(), Mode: 0o644, ModTime: mtime, Format: tar.FormatPAX}); err != nil {
 		return err
 	}
-	n, err := io.Copy(tw, f)
+	n, err := io.Copy(tw, ctxReader{ctx, f})
 	if err == nil && n != st.Size() {
 		err = errors.New("file changed while packing")
 	}

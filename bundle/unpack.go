@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -51,6 +52,19 @@ func refuse(format string, args ...any) error {
 }
 
 // countingReader counts the compressed bytes read.
+// ctxReader fails its reads once ctx has ended.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 type countingReader struct {
 	r io.Reader
 	n int64
@@ -95,6 +109,12 @@ func (s *streamReader) Read(p []byte) (int, error) {
 // It writes into a temporary folder beside dest and renames it into place
 // only when every entry passed, so a refused bundle leaves nothing behind.
 func Unpack(src, dest string, lim Limits) (*timeline.Manifest, error) {
+	return UnpackContext(context.Background(), src, dest, lim)
+}
+
+// UnpackContext is Unpack that stops, removing what it wrote, when ctx
+// ends (Ctrl-C).
+func UnpackContext(ctx context.Context, src, dest string, lim Limits) (*timeline.Manifest, error) {
 	if _, err := os.Lstat(dest); err == nil {
 		return nil, fmt.Errorf("%s already exists: pass another -o, or remove it", dest)
 	}
@@ -106,7 +126,7 @@ func Unpack(src, dest string, lim Limits) (*timeline.Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unpack: %w", err)
 	}
-	m, err := unpackInto(src, tmp, lim)
+	m, err := unpackInto(ctx, src, tmp, lim)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("%s: %w", src, err)
@@ -118,13 +138,13 @@ func Unpack(src, dest string, lim Limits) (*timeline.Manifest, error) {
 	return m, nil
 }
 
-func unpackInto(src, dir string, lim Limits) (*timeline.Manifest, error) {
+func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Manifest, error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	cr := &countingReader{r: f}
+	cr := &countingReader{r: ctxReader{ctx, f}}
 	zr, err := zstd.NewReader(cr, zstd.WithDecoderMaxMemory(256<<20), zstd.WithDecoderMaxWindow(64<<20), zstd.WithDecoderConcurrency(1))
 	if err != nil {
 		return nil, refuse("not a zstd stream: %v", err)
@@ -140,6 +160,9 @@ func unpackInto(src, dir string, lim Limits) (*timeline.Manifest, error) {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
 		}
 		if err != nil {
 			return nil, refuse("not a .clap (zstd-compressed tar): %v", err)
@@ -218,6 +241,9 @@ func unpackInto(src, dir string, lim Limits) (*timeline.Manifest, error) {
 			return nil, refuse("%s has %d bytes, %s says %d", name, h.Size, timeline.ManifestFile, e.Size)
 		}
 		if err := writeEntry(dir, name, tr, e, cr, total, lim); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, cerr
+			}
 			return nil, err
 		}
 		delete(want, name)
@@ -347,13 +373,19 @@ func parseManifest(b []byte) (*timeline.Manifest, error) {
 // reads the take and is done with it, and returns the take's folder and the
 // function that removes it.
 func OpenTemp(src string) (string, func(), error) {
+	return OpenTempContext(context.Background(), src)
+}
+
+// OpenTempContext is OpenTemp that stops, removing what it wrote, when
+// ctx ends.
+func OpenTempContext(ctx context.Context, src string) (string, func(), error) {
 	base, err := os.MkdirTemp("", "clapper-clap-")
 	if err != nil {
 		return "", nil, err
 	}
 	cleanup := func() { os.RemoveAll(base) }
 	dir := filepath.Join(base, "take")
-	if _, err := Unpack(src, dir, DefaultLimits); err != nil {
+	if _, err := UnpackContext(ctx, src, dir, DefaultLimits); err != nil {
 		cleanup()
 		return "", nil, err
 	}

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -53,7 +54,13 @@ type Options struct {
 	Verified string
 	// Progress, when set, is told how many frames are done.
 	Progress func(done, total int)
+	// Context, when set, stops the report when it ends (Ctrl-C): what
+	// was written goes, and an old report stays as it was.
+	Context context.Context
 }
+
+// frameReader reads a frame's picture as the index gives it.
+type frameReader func(timeline.Frame) ([]byte, error)
 
 // Result says what was written.
 type Result struct {
@@ -111,6 +118,17 @@ func FramesDirFor(out string) string {
 // Write writes the take's report to out (a temporary file renamed into
 // place). Memory stays bounded by one frame at a time plus the index.
 func Write(tk *timeline.Take, out string, o Options) (*Result, error) {
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// Every frame is read through read, which stops once ctx ends.
+	read := func(fr timeline.Frame) ([]byte, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return tk.ReadFrame(fr)
+	}
 	d := Model(tk.Timeline)
 	if m := o.Manifest; m != nil {
 		d.Chromium, d.Revision = m.Chromium, m.Revision
@@ -146,7 +164,7 @@ func Write(tk *timeline.Take, out string, o Options) (*Result, error) {
 		dir := FramesDirFor(out)
 		res.FramesDir = dir
 		d.FramesDir = filepath.Base(dir)
-		if err := copyFrames(tk, files, d.Frames, dir, o.Progress); err != nil {
+		if err := copyFrames(read, files, d.Frames, dir, o.Progress); err != nil {
 			return nil, err
 		}
 		// Staged beside the folder until the page is written too: a
@@ -161,7 +179,7 @@ func Write(tk *timeline.Take, out string, o Options) (*Result, error) {
 	}
 	defer os.Remove(tmp)
 	w := bufio.NewWriterSize(f, 256<<10)
-	err = writePage(w, tk, d, files, thumbs, o.Progress)
+	err = writePage(w, read, d, files, thumbs, o.Progress)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
@@ -198,7 +216,7 @@ func CSP(js, css string) string {
 
 // writePage streams the report: the page, the take's data as JSON, the
 // filmstrip and (embedded mode) the frames, then the script.
-func writePage(w io.Writer, tk *timeline.Take, d Data, files []timeline.Frame, thumbs []int, progress func(int, int)) error {
+func writePage(w io.Writer, read frameReader, d Data, files []timeline.Frame, thumbs []int, progress func(int, int)) error {
 	head, tail, ok := strings.Cut(pageHTML, "<!--DATA-->")
 	if !ok {
 		return fmt.Errorf("report template has no data marker")
@@ -219,7 +237,7 @@ func writePage(w io.Writer, tk *timeline.Take, d Data, files []timeline.Frame, t
 	fmt.Fprintf(w, `<script type="application/json" id="take">%s</script>`+"\n", b)
 	io.WriteString(w, `<script type="application/json" id="thumbs">[`)
 	for k, i := range thumbs {
-		fr, err := tk.ReadFrame(files[i])
+		fr, err := read(files[i])
 		if err != nil {
 			return err
 		}
@@ -239,7 +257,7 @@ func writePage(w io.Writer, tk *timeline.Take, d Data, files []timeline.Frame, t
 	if d.Mode == ModeEmbedded {
 		io.WriteString(w, `<script type="application/json" id="full">[`)
 		for i := range d.Frames {
-			fr, err := tk.ReadFrame(files[i])
+			fr, err := read(files[i])
 			if err != nil {
 				return err
 			}
@@ -267,7 +285,7 @@ func writeB64(w io.Writer, b []byte) {
 
 // copyFrames writes the frames into a fresh folder beside the report
 // (a temporary one renamed into place) and points each frame at its file.
-func copyFrames(tk *timeline.Take, files []timeline.Frame, frames []Frame, dir string, progress func(int, int)) error {
+func copyFrames(read frameReader, files []timeline.Frame, frames []Frame, dir string, progress func(int, int)) error {
 	// The frames go to dir.tmp; swapFrames puts them in place once the
 	// page is written.
 	tmp := dir + ".tmp"
@@ -281,7 +299,7 @@ func copyFrames(tk *timeline.Take, files []timeline.Frame, frames []Frame, dir s
 		return err
 	}
 	for i := range frames {
-		b, err := tk.ReadFrame(files[i])
+		b, err := read(files[i])
 		if err != nil {
 			os.RemoveAll(tmp)
 			return err

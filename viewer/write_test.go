@@ -1,6 +1,8 @@
 package viewer
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,5 +90,29 @@ func TestReplaceable(t *testing.T) {
 		if err := replaceable(d); err == nil {
 			t.Errorf("a folder holding %s would be removed", name)
 		}
+	}
+}
+
+// A report stops when its context ends, and leaves the old one as it was.
+func TestReportStopsWithItsContext(t *testing.T) {
+	tk, err := timeline.Open("../timeline/testdata/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report.html")
+	os.WriteFile(out, []byte("old report"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, mode := range []string{ModeEmbedded, ModeFolder} {
+		if _, err := Write(tk, out, Options{Frames: mode, Context: ctx}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want it stopped", mode, err)
+		}
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old report" {
+		t.Errorf("the old report was replaced: %q", b)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 1 {
+		t.Errorf("left behind: %v", left)
 	}
 }

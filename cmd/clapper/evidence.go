@@ -23,7 +23,7 @@ func verifyCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("verify takes one take, e.g. clapper verify out/quickstart/take or clapper verify x.clap")
 			}
-			dir, done, err := takeArg(c.Args().First())
+			dir, done, err := takeArg(c.Context, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -76,7 +76,7 @@ func packCommand() *cli.Command {
 			if out == "" {
 				out = bundle.DefaultName(dir)
 			}
-			m, err := bundle.Pack(dir, out)
+			m, err := bundle.PackContext(c.Context, dir, out)
 			if err != nil {
 				return err
 			}
@@ -118,7 +118,7 @@ func unpackCommand() *cli.Command {
 					return usageErr("%s does not end in .clap: pass -o DIR", src)
 				}
 			}
-			m, err := bundle.Unpack(src, out, bundle.DefaultLimits)
+			m, err := bundle.UnpackContext(c.Context, src, out, bundle.DefaultLimits)
 			if err != nil {
 				return err
 			}

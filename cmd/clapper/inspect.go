@@ -28,7 +28,7 @@ func inspectCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("inspect takes one take (folder or .clap), e.g. clapper inspect out/quickstart/take")
 			}
-			tk, done, err := openTakeArg(c.Args().First())
+			tk, done, err := openTakeArg(c.Context, c.Args().First())
 			if err != nil {
 				return err
 			}

@@ -73,7 +73,7 @@ func renderCommand() *cli.Command {
 			}
 			// Videos go beside the take, or beside the bundle it came in.
 			outDir := filepath.Dir(filepath.Clean(c.Args().First()))
-			takeDir, _, done, err := checkedTakeArg(c.Args().First())
+			takeDir, _, done, err := checkedTakeArg(c.Context, c.Args().First())
 			if err != nil {
 				return err
 			}

@@ -224,7 +224,7 @@ func runScript(ctx context.Context, o runOptions) error {
 			early.used()
 		}
 	}
-	viewErr := afterRun(takeDir, out, o.view, ui)
+	viewErr := afterRun(ctx, takeDir, out, o.view, ui)
 	switch {
 	case res.Failed != nil:
 		fmt.Fprintln(os.Stderr, res.Failed.Error())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,9 +14,9 @@ import (
 // bundle: a bundle is unpacked (checked entry by entry against its
 // manifest) into a temporary folder that done removes. A folder without a
 // manifest opens with a warning.
-func takeArg(path string) (dir string, done func(), err error) {
+func takeArg(ctx context.Context, path string) (dir string, done func(), err error) {
 	if bundle.IsBundle(path) {
-		return bundle.OpenTemp(path)
+		return bundle.OpenTempContext(ctx, path)
 	}
 	if _, err := os.Stat(path); err != nil {
 		return "", nil, fmt.Errorf("%s: %w (pass a take folder such as out/quickstart/take, or a .clap bundle)", path, err)
@@ -34,8 +35,8 @@ func takeArg(path string) (dir string, done func(), err error) {
 // altered take is not evidence of the run that wrote it. A take without a
 // manifest (older than manifests, or killed before it was sealed) opens
 // as before, with the warning takeArg printed.
-func checkedTakeArg(path string) (string, *timeline.Verification, func(), error) {
-	dir, done, err := takeArg(path)
+func checkedTakeArg(ctx context.Context, path string) (string, *timeline.Verification, func(), error) {
+	dir, done, err := takeArg(ctx, path)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -61,8 +62,8 @@ func refuseUnverified(path string, v *timeline.Verification) error {
 
 // openTakeArg opens the take a command was given (folder or bundle),
 // checked as checkedTakeArg does.
-func openTakeArg(path string) (*timeline.Take, func(), error) {
-	dir, _, done, err := checkedTakeArg(path)
+func openTakeArg(ctx context.Context, path string) (*timeline.Take, func(), error) {
+	dir, _, done, err := checkedTakeArg(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,7 +35,7 @@ func viewCommand() *cli.Command {
 			if out == "" {
 				out = defaultReport(c.Args().First())
 			}
-			res, err := writeReport(c.Args().First(), out, c.String("frames"), newUI(c.Bool("quiet")))
+			res, err := writeReport(c.Context, c.Args().First(), out, c.String("frames"), newUI(c.Bool("quiet")))
 			if err != nil {
 				return err
 			}
@@ -62,11 +63,11 @@ func defaultReport(arg string) string {
 
 // writeReport verifies the take (folder or bundle) and writes its report,
 // saying where, how big, and where its frames are.
-func writeReport(arg, out, frames string, ui *ui) (*viewer.Result, error) {
+func writeReport(ctx context.Context, arg, out, frames string, ui *ui) (*viewer.Result, error) {
 	if _, err := os.Stat(filepath.Dir(out)); err != nil {
 		return nil, usageErr("cannot write %s: %v", out, err)
 	}
-	tk, done, err := openTakeArg(arg)
+	tk, done, err := openTakeArg(ctx, arg)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func writeReport(arg, out, frames string, ui *ui) (*viewer.Result, error) {
 	case v.Manifest != nil:
 		verified = fmt.Sprintf("verified: %d files match the manifest", len(v.Manifest.Files))
 	}
-	res, err := viewer.Write(tk, out, viewer.Options{Frames: frames, Manifest: v.Manifest, Verified: verified})
+	res, err := viewer.Write(tk, out, viewer.Options{Frames: frames, Manifest: v.Manifest, Verified: verified, Context: ctx})
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +114,11 @@ func openInBrowser(path string) error {
 }
 
 // afterRun writes the take's report when asked (--view).
-func afterRun(takeDir, out string, view bool, ui *ui) error {
+func afterRun(ctx context.Context, takeDir, out string, view bool, ui *ui) error {
 	if !view {
 		return nil
 	}
-	if _, err := writeReport(takeDir, filepath.Join(out, "report.html"), "auto", ui); err != nil {
+	if _, err := writeReport(ctx, takeDir, filepath.Join(out, "report.html"), "auto", ui); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
 	return nil
