@@ -3,6 +3,7 @@ package scripts
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -108,8 +109,12 @@ func typeName(n ast.Node) string {
 		return "a map"
 	case *ast.SequenceNode:
 		return "a list"
-	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+	case *ast.IntegerNode, *ast.FloatNode:
 		return "a number"
+	case *ast.InfinityNode:
+		return "infinity"
+	case *ast.NanNode:
+		return "NaN (.nan)"
 	case *ast.BoolNode:
 		return "a boolean"
 	case *ast.NullNode, nil:
@@ -359,11 +364,17 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// wholeRE is a whole number as YAML writes one: the parser gives one too
+// large for 64 bits as a string.
+var wholeRE = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
 func (d *decoder) integer(f *field, n ast.Node, path string) (any, bool) {
 	v, ok := n.(*ast.IntegerNode)
 	if !ok {
 		if fl, isFloat := n.(*ast.FloatNode); isFloat {
 			d.errorf(d.pos(n), "%s must be a whole number, not %s", path, fl.GetToken().Value)
+		} else if st, isStr := n.(*ast.StringNode); isStr && wholeRE.MatchString(st.Value) {
+			d.errorf(d.pos(n), "%s: %s is too large a number", path, st.Value)
 		} else {
 			d.errorf(d.pos(n), "%s must be a whole number, not %s", path, typeName(n))
 		}

@@ -148,3 +148,16 @@ func TestSecretsInChordsAndIncludes(t *testing.T) {
 		t.Errorf("a short secret from an include's env: %v", err)
 	}
 }
+
+// Numbers YAML cannot give as numbers are named as they are written.
+func TestOddNumbersNamed(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "n.yaml")
+	os.WriteFile(p, []byte("steps:\n  - zoom: {target: \"#a\", scale: .nan}\n  - zoom: {target: \"#a\", scale: .inf}\n  - repeat: {times: 99999999999999999999, steps: [reload]}\n"), 0o644)
+	_, err := Load(p, LoadOptions{})
+	for _, want := range []string{p + ":2:33: zoom.scale must be a number, not NaN (.nan)", p + ":3:33: zoom.scale must be a number, not infinity", p + ":4:21: repeat.times: 99999999999999999999 is too large a number"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q in %v", want, err)
+		}
+	}
+}
