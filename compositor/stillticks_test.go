@@ -283,33 +283,48 @@ func stillTake(t *testing.T) *timeline.Take {
 
 // A chunked render zooms only the ticks that can change, and its video is
 // the one zooming every tick makes, decoded frame for frame the same.
-func TestStillTicksSameVideo(t *testing.T) {
+// graphLoggingFFmpeg writes into dir an ffmpeg that notes each run's
+// filter graph, inline or in a script, in the file graphs, and runs
+// ffmpeg.
+func graphLoggingFFmpeg(t *testing.T, dir string) (wrapper, graphs string) {
+	t.Helper()
 	ff := requireTool(t, "ffmpeg")
-	tk := stillTake(t)
-	dir := t.TempDir()
-	// An ffmpeg that notes each run's filter graph, inline or in a script.
-	graphs := filepath.Join(dir, "graphs")
-	wrapper := filepath.Join(dir, "ffmpeg")
+	graphs = filepath.Join(dir, "graphs")
+	wrapper = filepath.Join(dir, "ffmpeg")
 	script := "#!/bin/sh\nprev=\nfor a in \"$@\"; do\n  case \"$prev\" in\n    -filter_complex) printf '%s\\n' \"$a\" >> '" + graphs + "';;\n    -filter_complex_script) cat \"$a\" >> '" + graphs + "'; echo >> '" + graphs + "';;\n  esac\n  prev=$a\ndone\nexec '" + ff + "' \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return wrapper, graphs
+}
+
+// renderFlagged renders tk to out with s (whose ffmpeg is a
+// graphLoggingFFmpeg writing graphs) and *flag set to on, restored after,
+// and returns the decoded frames and the graphs of its ffmpeg runs.
+func renderFlagged(t *testing.T, tk *timeline.Take, s Settings, flag *bool, on bool, out, graphs string) ([]byte, string) {
+	t.Helper()
+	defer func(was bool) { *flag = was }(*flag)
+	*flag = on
+	os.Remove(graphs)
+	if err := Render(context.Background(), tk, out, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.ReadFile(graphs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decodeAll(t, out), string(g)
+}
+
+func TestStillTicksSameVideo(t *testing.T) {
+	tk := stillTake(t)
+	dir := t.TempDir()
+	wrapper, graphs := graphLoggingFFmpeg(t, dir)
 	s := DefaultSettings()
 	s.FPS, s.Width, s.Height = 60, 640, 360
 	s.FFmpeg = wrapper
 	render := func(still bool) ([]byte, string) {
-		defer func(was bool) { zoomStillTicks = was }(zoomStillTicks)
-		zoomStillTicks = still
-		os.Remove(graphs)
-		out := filepath.Join(dir, fmt.Sprintf("still-%v.mp4", still))
-		if err := Render(context.Background(), tk, out, s, nil); err != nil {
-			t.Fatal(err)
-		}
-		g, err := os.ReadFile(graphs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return decodeAll(t, out), string(g)
+		return renderFlagged(t, tk, s, &zoomStillTicks, still, filepath.Join(dir, fmt.Sprintf("still-%v.mp4", still)), graphs)
 	}
 	every, everyGraphs := render(false)
 	still, stillGraphs := render(true)

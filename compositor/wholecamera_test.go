@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,33 +76,16 @@ func TestZoomTrackWhole(t *testing.T) {
 // capture's size, shrunk and enlarged. Those chunks' graphs have no
 // zoompan.
 func TestWholeCameraChunksSameVideo(t *testing.T) {
-	ff := requireTool(t, "ffmpeg")
 	tk := liveTake(t, timeline.FromDuration(ms(8000)))
 	dir := t.TempDir()
-	graphs := filepath.Join(dir, "graphs")
-	wrapper := filepath.Join(dir, "ffmpeg")
-	script := "#!/bin/sh\nprev=\nfor a in \"$@\"; do\n  case \"$prev\" in\n    -filter_complex) printf '%s\\n' \"$a\" >> '" + graphs + "';;\n  esac\n  prev=$a\ndone\nexec '" + ff + "' \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	wrapper, graphs := graphLoggingFFmpeg(t, dir)
 	for _, size := range [][2]int{{640, 360}, {320, 180}, {960, 540}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			s := DefaultSettings()
 			s.FPS, s.Width, s.Height = 30, size[0], size[1]
 			s.FFmpeg = wrapper
 			render := func(unzoom bool) ([]byte, string) {
-				defer func(was bool) { unzoomWholeChunks = was }(unzoomWholeChunks)
-				unzoomWholeChunks = unzoom
-				os.Remove(graphs)
-				out := filepath.Join(dir, fmt.Sprintf("%dx%d-%v.mp4", size[0], size[1], unzoom))
-				if err := Render(context.Background(), tk, out, s, nil); err != nil {
-					t.Fatal(err)
-				}
-				g, err := os.ReadFile(graphs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return decodeAll(t, out), string(g)
+				return renderFlagged(t, tk, s, &unzoomWholeChunks, unzoom, filepath.Join(dir, fmt.Sprintf("%dx%d-%v.mp4", size[0], size[1], unzoom)), graphs)
 			}
 			zoomed, zoomedGraphs := render(false)
 			unzoomed, unzoomedGraphs := render(true)

@@ -133,31 +133,31 @@ func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int
 	}
 	memo[n] = limit + 1 // in progress
 	sum := 1
-	add := func(k int) { sum = min(sum+k, limit+1) }
+	count := func(x ast.Node) { sum = min(sum+d.expandedSize(x, memo, limit), limit+1) }
 	switch v := n.(type) {
 	case *ast.DocumentNode:
-		add(d.expandedSize(v.Body, memo, limit))
+		count(v.Body)
 	case *ast.MappingNode:
 		for _, mv := range v.Values {
-			add(d.expandedSize(mv, memo, limit))
+			count(mv)
 		}
 	case *ast.MappingValueNode:
-		add(d.expandedSize(v.Key, memo, limit))
-		add(d.expandedSize(v.Value, memo, limit))
+		count(v.Key)
+		count(v.Value)
 	case *ast.MappingKeyNode:
-		add(d.expandedSize(v.Value, memo, limit))
+		count(v.Value)
 	case *ast.SequenceNode:
 		for _, e := range v.Values {
-			add(d.expandedSize(e, memo, limit))
+			count(e)
 		}
 	case *ast.AnchorNode:
-		add(d.expandedSize(v.Value, memo, limit))
+		count(v.Value)
 	case *ast.TagNode:
-		add(d.expandedSize(v.Value, memo, limit))
+		count(v.Value)
 	case *ast.AliasNode:
 		if v.Value != nil {
 			if target, ok := d.anchors[v.Value.GetToken().Value]; ok {
-				add(d.expandedSize(target, memo, limit))
+				count(target)
 			}
 		}
 	}

@@ -13,15 +13,23 @@ import (
 
 // Folder mode replaces a frames folder it wrote before, and refuses to
 // remove one holding anything else.
-func TestFolderModeReplacesOnlyItsOwnFolder(t *testing.T) {
+// reportPlace opens the test take and makes a folder for its report, with
+// the report's frames folder made.
+func reportPlace(t *testing.T) (tk *timeline.Take, dir, out, frames string) {
+	t.Helper()
 	tk, err := timeline.Open("../timeline/testdata/v2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "report.html")
-	frames := FramesDirFor(out)
+	dir = t.TempDir()
+	out = filepath.Join(dir, "report.html")
+	frames = FramesDirFor(out)
 	os.MkdirAll(frames, 0o755)
+	return tk, dir, out, frames
+}
+
+func TestFolderModeReplacesOnlyItsOwnFolder(t *testing.T) {
+	tk, _, out, frames := reportPlace(t)
 	mine := filepath.Join(frames, "notes.txt")
 	os.WriteFile(mine, []byte("mine"), 0o644)
 	if _, err := Write(tk, out, Options{Frames: ModeFolder}); err == nil || !strings.Contains(err.Error(), "notes.txt") {
@@ -45,14 +53,7 @@ func TestFolderModeReplacesOnlyItsOwnFolder(t *testing.T) {
 // folder it had: the new frames are staged, and put in place only with
 // the page.
 func TestFailedReportKeepsTheOldFrames(t *testing.T) {
-	tk, err := timeline.Open("../timeline/testdata/v2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "report.html")
-	frames := FramesDirFor(out)
-	os.MkdirAll(frames, 0o755)
+	tk, _, out, frames := reportPlace(t)
 	old := filepath.Join(frames, "000099.jpg")
 	os.WriteFile(old, []byte("old"), 0o644)
 	os.WriteFile(out, []byte("old report"), 0o644)
@@ -95,12 +96,8 @@ func TestReplaceable(t *testing.T) {
 
 // A report stops when its context ends, and leaves the old one as it was.
 func TestReportStopsWithItsContext(t *testing.T) {
-	tk, err := timeline.Open("../timeline/testdata/v2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "report.html")
+	tk, dir, out, frames := reportPlace(t)
+	os.Remove(frames)
 	os.WriteFile(out, []byte("old report"), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
