@@ -109,9 +109,6 @@ func PackContext(ctx context.Context, dir, out string) (*timeline.Manifest, erro
 				return nil, err
 			}
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		if err := addFile(ctx, tw, dir, e.Path, mtime); err != nil {
 			return nil, err
 		}

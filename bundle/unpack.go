@@ -51,7 +51,6 @@ func refuse(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
 }
 
-// countingReader counts the compressed bytes read.
 // ctxReader fails its reads once ctx has ended.
 type ctxReader struct {
 	ctx context.Context
@@ -65,6 +64,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
+// countingReader counts the compressed bytes read.
 type countingReader struct {
 	r io.Reader
 	n int64
@@ -163,6 +163,9 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 		}
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
+		}
+		if errors.Is(err, ErrRefused) {
+			return nil, err // the stream's bound, as tar read it
 		}
 		if err != nil {
 			return nil, refuse("not a .clap (zstd-compressed tar): %v", err)

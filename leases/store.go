@@ -323,10 +323,12 @@ func (s *Store) temp(l Lease) (string, error) {
 }
 
 // lock serialises the read-decide-write of leases between processes
-// (flock on DIR/leases/.lock). A holder lets go within milliseconds; one
-// that has not after lockWait is stopped or hung (a clapper suspended
-// with Ctrl-Z while it held it), and the caller gets an error saying so
-// rather than waiting with it, so that a run can still end.
+// (flock on DIR/leases/.lock). A holder lets go within milliseconds, or
+// within a tab's close (up to 15 s, a browser slow to answer) when it
+// closes one under the lock; one that has not after lockWait is stopped or
+// hung (a clapper suspended with Ctrl-Z while it held it), and the caller
+// gets an error saying so rather than waiting with it, so that a run can
+// still end.
 func (s *Store) lock() (func(), error) {
 	path := filepath.Join(s.dir, "leases", ".lock")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
@@ -345,7 +347,7 @@ func (s *Store) lock() (func(), error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("lock leases: %s has been locked by another process for %v: a clapper stopped while it held it (Ctrl-Z)? Let it go on, or end it", path, lockWait)
+			return nil, fmt.Errorf("lock leases: %s has been locked by another process for %v: a clapper stopped while it held it (Ctrl-Z), or a browser that no longer answers? Let it go on, or end it", path, lockWait)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -353,7 +355,7 @@ func (s *Store) lock() (func(), error) {
 }
 
 // lockWait is how long lock waits for another holder of the store's lock.
-var lockWait = 30 * time.Second
+var lockWait = 2 * time.Minute
 
 func nonce() (string, error) {
 	b := make([]byte, 16)

@@ -1,14 +1,15 @@
 package scripts
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
 )
 
 // decoder decodes the nodes of one file. Every problem becomes an *Error
@@ -364,16 +365,22 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// wholeRE is a whole number as YAML writes one: the parser gives one too
-// large for 64 bits as a string.
-var wholeRE = regexp.MustCompile(`^[-+]?[0-9]+$`)
+// tooLargeWhole reports whether st is a whole number written plainly (not
+// quoted) that is too large for 64 bits: the parser gives it as a string.
+func tooLargeWhole(st *ast.StringNode) bool {
+	if tk := st.GetToken(); tk == nil || tk.Type != token.StringType {
+		return false
+	}
+	_, err := strconv.ParseInt(st.Value, 10, 64)
+	return errors.Is(err, strconv.ErrRange)
+}
 
 func (d *decoder) integer(f *field, n ast.Node, path string) (any, bool) {
 	v, ok := n.(*ast.IntegerNode)
 	if !ok {
 		if fl, isFloat := n.(*ast.FloatNode); isFloat {
 			d.errorf(d.pos(n), "%s must be a whole number, not %s", path, fl.GetToken().Value)
-		} else if st, isStr := n.(*ast.StringNode); isStr && wholeRE.MatchString(st.Value) {
+		} else if st, isStr := n.(*ast.StringNode); isStr && tooLargeWhole(st) {
 			d.errorf(d.pos(n), "%s: %s is too large a number", path, st.Value)
 		} else {
 			d.errorf(d.pos(n), "%s must be a whole number, not %s", path, typeName(n))

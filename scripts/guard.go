@@ -13,11 +13,6 @@ import (
 // longest sample is a few kilobytes.
 const maxScriptBytes = 4 << 20
 
-// maxFlowDepth bounds how deep flow collections ([ ] and { }) nest in a
-// script. The YAML parser's memory grows steeply with that depth (a 200 KB
-// file of nested brackets took it past 6 GB); a script needs a handful.
-const maxFlowDepth = 64
-
 // readScript reads a script file: a regular file of at most
 // maxScriptBytes (a device such as /dev/zero, or a pipe, is refused before
 // it is read), without a UTF-8 byte order mark.
@@ -51,7 +46,10 @@ func readScript(path string) ([]byte, error) {
 // (line and column from 1), or 0, 0. It reads as YAML does, well enough to
 // bound it: a [ or { opens a collection inside one, or where a value
 // starts (after a key's colon, a list's dash, at a line's start); quoted
-// scalars and comments are skipped. Pure.
+// scalars and comments are skipped. The YAML parser's memory grows
+// steeply with that depth (a 200 KB file of nested brackets took it past
+// 6 GB), so Load refuses a script deeper than maxDepth, the decoder's own
+// bound, before the parser sees it. Pure.
 func tooDeep(src []byte, max int) (line, col int) {
 	depth := 0
 	line, col = 1, 0
@@ -81,8 +79,11 @@ func tooDeep(src []byte, max int) (line, col int) {
 			continue
 		}
 		// In block context a value starts at a line's start, after a
-		// key's colon or a dash; inside a flow collection anywhere.
-		opens := depth > 0 || bytes.IndexByte([]byte("\n:-?"), prev) >= 0
+		// key's colon or a dash; in a flow collection after its bracket or
+		// brace or a comma too. A bracket inside a flow collection opens
+		// one wherever it stands; a quote only where a value starts
+		// (it's is a plain word).
+		starts := bytes.IndexByte([]byte("\n:-?"), prev) >= 0 || depth > 0 && bytes.IndexByte([]byte("[{,"), prev) >= 0
 		switch c {
 		case ' ', '\t', '\r':
 			continue
@@ -94,11 +95,11 @@ func tooDeep(src []byte, max int) (line, col int) {
 				continue
 			}
 		case '\'', '"':
-			if opens {
+			if starts {
 				quote = c
 			}
 		case '[', '{':
-			if opens {
+			if starts || depth > 0 {
 				depth++
 				if depth > max {
 					return line, col

@@ -24,13 +24,16 @@ func TestTooDeep(t *testing.T) {
 		{"# " + strings.Repeat("[", 100) + "\n", 0, 0},
 		{"a: x" + strings.Repeat("[", 100) + "\n", 0, 0},
 		{"a: 'it''s " + strings.Repeat("[", 100) + "'\n", 0, 0},
+		// A quote inside a plain word in a flow collection is no quote.
+		{"steps: [it's, " + nest(65) + "]\n", 1, 78},
+		{"a: {k: don't, b: " + nest(65) + "}\n", 1, 81},
 		// Inside a flow collection a bracket opens one, after a comma too.
 		{"a: [1, " + nest(64) + "]\n", 1, 71},
 		// A list's dash and a line's start open a value.
 		{"- " + nest(65) + "\n", 1, 67},
 		{nest(65) + "\n", 1, 65},
 	} {
-		if line, col := tooDeep([]byte(c.src), maxFlowDepth); line != c.line || col != c.col {
+		if line, col := tooDeep([]byte(c.src), 64); line != c.line || col != c.col {
 			t.Errorf("%.40q: %d:%d, want %d:%d", c.src, line, col, c.line, c.col)
 		}
 	}
@@ -45,7 +48,7 @@ func TestLoadRefusesDeepNesting(t *testing.T) {
 	path := filepath.Join(dir, "deep.yaml")
 	os.WriteFile(path, []byte(src), 0o644)
 	_, err := Load(path, LoadOptions{})
-	if err == nil || !strings.Contains(err.Error(), path+":2:75: flow collections") {
+	if err == nil || !strings.Contains(err.Error(), path+":2:61: flow collections") {
 		t.Fatalf("deep nesting: %.300v", err)
 	}
 }
@@ -141,11 +144,20 @@ func TestSecretsInChordsAndIncludes(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "secretpart") || !strings.Contains(err.Error(), "is not shown") {
 		t.Errorf("a chord from a secret: %v", err)
 	}
-	os.WriteFile(filepath.Join(dir, "part.yaml"), []byte("secrets: [TOKEN]\nsteps:\n  - type: {text: \"${TOKEN}\"}\n"), 0o644)
+	// The script makes TOKEN a secret; an include is given a short value
+	// for it, and uses it twice: one error, where it is first used.
+	os.WriteFile(filepath.Join(dir, "part.yaml"), []byte("steps:\n  - type: {text: \"${TOKEN}\"}\n  - type: {text: \"${TOKEN}\"}\n"), 0o644)
 	main := filepath.Join(dir, "main.yaml")
-	os.WriteFile(main, []byte("steps:\n  - run: {file: part.yaml, env: {TOKEN: \"ab\"}}\n"), 0o644)
-	if _, err := Load(main, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "secret TOKEN is 2 characters long") {
+	os.WriteFile(main, []byte("env: {TOKEN: longenough}\nsecrets: [TOKEN]\nsteps:\n  - run: {file: part.yaml, env: {TOKEN: \"ab\"}}\n"), 0o644)
+	_, err = Load(main, LoadOptions{})
+	if err == nil || strings.Count(err.Error(), "secret TOKEN is 2 characters long") != 1 {
 		t.Errorf("a short secret from an include's env: %v", err)
+	}
+	// A short secret the script sets itself is reported once, where it is
+	// declared, however often it is used.
+	os.WriteFile(main, []byte("env: {PW: abc}\nsecrets: [PW]\nsteps:\n  - type: {text: \"${PW}\"}\n  - type: {text: \"${PW}\"}\n"), 0o644)
+	if _, err := Load(main, LoadOptions{}); err == nil || strings.Count(err.Error(), "characters long") != 1 {
+		t.Errorf("a short secret used twice: %v", err)
 	}
 }
 
@@ -153,9 +165,9 @@ func TestSecretsInChordsAndIncludes(t *testing.T) {
 func TestOddNumbersNamed(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "n.yaml")
-	os.WriteFile(p, []byte("steps:\n  - zoom: {target: \"#a\", scale: .nan}\n  - zoom: {target: \"#a\", scale: .inf}\n  - repeat: {times: 99999999999999999999, steps: [reload]}\n"), 0o644)
+	os.WriteFile(p, []byte("steps:\n  - zoom: {target: \"#a\", scale: .nan}\n  - zoom: {target: \"#a\", scale: .inf}\n  - repeat: {times: 99999999999999999999, steps: [reload]}\n  - repeat: {times: \"3\", steps: [reload]}\n"), 0o644)
 	_, err := Load(p, LoadOptions{})
-	for _, want := range []string{p + ":2:33: zoom.scale must be a number, not NaN (.nan)", p + ":3:33: zoom.scale must be a number, not infinity", p + ":4:21: repeat.times: 99999999999999999999 is too large a number"} {
+	for _, want := range []string{p + ":2:33: zoom.scale must be a number, not NaN (.nan)", p + ":3:33: zoom.scale must be a number, not infinity", p + ":4:21: repeat.times: 99999999999999999999 is too large a number", p + ":5:21: repeat.times must be a whole number, not a string"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("want %q in %v", want, err)
 		}

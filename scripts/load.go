@@ -84,8 +84,9 @@ type loader struct {
 	shown       []string            // and as displayed
 	serve       bool                // the main script has serve:
 	secretNames map[string]bool
-	secrets     []string // secret values, longest first
-	includes    int      // run steps expanded so far, against maxIncludes
+	secrets     []string        // secret values, longest first
+	judged      map[string]bool // secret name and value pairs whose length was judged (judge)
+	includes    int             // run steps expanded so far, against maxIncludes
 }
 
 func (l *loader) load(path string) (*Script, error) {
@@ -204,9 +205,9 @@ var dupKeyRE = regexp.MustCompile(`^mapping key "(.*)" already defined at \[(\d+
 // parse parses one file into its top-level map, reporting YAML errors.
 func (l *loader) parse(file string, src []byte) *ast.MappingNode {
 	l.files[file] = strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
-	if line, col := tooDeep(src, maxFlowDepth); line > 0 {
+	if line, col := tooDeep(src, maxDepth); line > 0 {
 		l.errs = append(l.errs, &Error{Pos: Pos{File: file, Line: line, Col: col},
-			Msg: fmt.Sprintf("flow collections ([ ] and { }) nest more than %d deep here: write it in block style, one item a line", maxFlowDepth)})
+			Msg: fmt.Sprintf("flow collections ([ ] and { }) nest more than %d deep here: write it in block style, one item a line", maxDepth)})
 		return nil
 	}
 	f, err := parser.ParseBytes(src, 0)
@@ -286,6 +287,9 @@ func (d *decoder) secrets(e entry) {
 	}
 	for i, name := range list.s {
 		v, ok := d.l.lookup(d.sc, name)
+		if ok {
+			d.l.judge(name, v)
+		}
 		switch {
 		case !ok:
 			d.errorf(list.at[i], "secret %s has no value: set it in the environment or pass -e %s=VALUE", name, name)

@@ -181,7 +181,7 @@ func (d *decoder) interpolate(s string, n ast.Node) string {
 			continue
 		}
 		if d.l.secretNames[name] {
-			if k := utf8.RuneCountInString(v); k < MinSecret {
+			if k := utf8.RuneCountInString(v); k < MinSecret && v != "" && d.l.judge(name, v) {
 				// Set by an include's env: masking it would hide ordinary
 				// text too, and it is no secret kept.
 				d.errorf(d.refPos(n, ref, seen[ref]), "secret %s is %d characters long: masking a value shorter than %d would hide ordinary text too; use a longer value, or make it no secret", name, k, MinSecret)
@@ -220,6 +220,21 @@ func (d *decoder) refPos(n ast.Node, ref string, k int) Pos {
 		}
 	}
 	return at
+}
+
+// judge reports whether the length of secret name's value v is yet to be
+// judged, and notes it judged: a value too short is reported once, where
+// it is first met.
+func (l *loader) judge(name, v string) bool {
+	k := name + "\x00" + v
+	if l.judged[k] {
+		return false
+	}
+	if l.judged == nil {
+		l.judged = map[string]bool{}
+	}
+	l.judged[k] = true
+	return true
 }
 
 func (l *loader) addSecret(v string) {

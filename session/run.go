@@ -120,12 +120,9 @@ type run struct {
 	current *Tab
 	capture *recorder.Capture
 	// filmed is the tab the capture follows; filmedResults are the
-	// captures of tabs filmed before it, and nextSeq and nextDocument the
-	// numbers the next capture starts at (keepFilmed).
+	// captures of tabs filmed before it (keepFilmed).
 	filmed        *Tab
 	filmedResults []recorder.Result
-	nextSeq       int64
-	nextDocument  int
 	log           *timeline.FrameLog
 	// jr is the take's journal: what the timeline will hold, as it
 	// happens, so a killed run leaves a take that can be recovered.

@@ -219,7 +219,10 @@ func (r *run) film(tab *Tab, url string) error {
 			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
 		}
 	}
-	co.FirstSeq, co.FirstDocument = r.nextSeq, r.nextDocument
+	if n := len(r.filmedResults); n > 0 {
+		// Numbering on from the last capture kept.
+		co.FirstSeq, co.FirstDocument = r.filmedResults[n-1].NextSeq, r.filmedResults[n-1].NextDocument
+	}
 	c, err := r.startCapture(tab.ctx, co)
 	if err != nil {
 		var se *recorder.StartError
@@ -233,12 +236,11 @@ func (r *run) film(tab *Tab, url string) error {
 }
 
 // keepFilmed keeps the result of a capture that ended (stopped, or failed
-// to start after it began its part of the take), and numbers the next
-// capture's frames and documents on from it: one numbering per take,
-// whatever failed between two captures.
+// to start after it began its part of the take): the next capture numbers
+// its frames and documents on from the last one kept, one numbering per
+// take whatever failed between two captures.
 func (r *run) keepFilmed(res recorder.Result) {
 	r.filmedResults = append(r.filmedResults, res)
-	r.nextSeq, r.nextDocument = res.NextSeq, res.NextDocument
 }
 
 // tabStep opens, switches to or closes a named tab.

@@ -190,11 +190,11 @@ func Write(tk *timeline.Take, out string, o Options) (*Result, error) {
 		return nil, fmt.Errorf("write report: %w", err)
 	}
 	if mode == ModeFolder {
-		if err := swapFrames(res.FramesDir); err != nil {
-			return nil, fmt.Errorf("write report's frames: %w", err)
-		}
+		err = publishWithFrames(tmp, out, res.FramesDir)
+	} else {
+		err = os.Rename(tmp, out)
 	}
-	if err := os.Rename(tmp, out); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("write report: %w", err)
 	}
 	if st, err := os.Stat(out); err == nil {
@@ -286,10 +286,10 @@ func writeB64(w io.Writer, b []byte) {
 // copyFrames writes the frames into a fresh folder beside the report
 // (a temporary one renamed into place) and points each frame at its file.
 func copyFrames(read frameReader, files []timeline.Frame, frames []Frame, dir string, progress func(int, int)) error {
-	// The frames go to dir.tmp; swapFrames puts them in place once the
-	// page is written.
+	// The frames go to dir.tmp; publishWithFrames puts them in place with
+	// the page.
 	tmp := dir + ".tmp"
-	for _, d := range []string{dir, tmp} {
+	for _, d := range []string{dir, tmp, dir + ".old"} {
 		if err := replaceable(d); err != nil {
 			return err
 		}
@@ -317,12 +317,31 @@ func copyFrames(read frameReader, files []timeline.Frame, frames []Frame, dir st
 	return nil
 }
 
-// swapFrames puts the frames copyFrames staged in dir.tmp in dir's place.
-func swapFrames(dir string) error {
-	if err := os.RemoveAll(dir); err != nil {
+// publishWithFrames puts the page written to tmp at out and the frames
+// copyFrames staged in dir.tmp at dir, together: the old frames are moved
+// aside (dir.old) and come back if either rename fails, so a report never
+// points at another take's frames.
+func publishWithFrames(tmp, out, dir string) error {
+	old := dir + ".old"
+	if err := os.RemoveAll(old); err != nil {
 		return err
 	}
-	return os.Rename(dir+".tmp", dir)
+	hadOld := os.Rename(dir, old) == nil
+	restore := func() {
+		if hadOld {
+			os.RemoveAll(dir)
+			os.Rename(old, dir)
+		}
+	}
+	if err := os.Rename(dir+".tmp", dir); err != nil {
+		restore()
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		restore()
+		return err
+	}
+	return os.RemoveAll(old)
 }
 
 // frameName is how copyFrames names a frame.

@@ -94,6 +94,25 @@ func TestReplaceable(t *testing.T) {
 	}
 }
 
+// When the page cannot be put in place, the old frames come back.
+func TestReportPageNotPlacedKeepsTheOldFrames(t *testing.T) {
+	tk, _, out, frames := reportPlace(t)
+	old := filepath.Join(frames, "000099.jpg")
+	os.WriteFile(old, []byte("old"), 0o644)
+	os.MkdirAll(filepath.Join(out, "in the way"), 0o755) // out is a folder: the page's rename fails
+	if _, err := Write(tk, out, Options{Frames: ModeFolder}); err == nil {
+		t.Fatal("the report was written")
+	}
+	if b, err := os.ReadFile(old); err != nil || string(b) != "old" {
+		t.Errorf("the old frames did not come back: %v", err)
+	}
+	for _, p := range []string{frames + ".tmp", frames + ".old"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is left: %v", p, err)
+		}
+	}
+}
+
 // A report stops when its context ends, and leaves the old one as it was.
 func TestReportStopsWithItsContext(t *testing.T) {
 	tk, dir, out, frames := reportPlace(t)

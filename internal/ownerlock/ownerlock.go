@@ -165,10 +165,17 @@ func takeOver(path string, was []byte) error {
 		return err
 	}
 	defer d.Close()
-	if err := unix.Flock(int(d.Fd()), unix.LOCK_EX); err != nil {
+	switch err := unix.Flock(int(d.Fd()), unix.LOCK_EX); {
+	case err == nil:
+		defer unix.Flock(int(d.Fd()), unix.LOCK_UN)
+	case errors.Is(err, unix.EBADF), errors.Is(err, unix.ENOLCK), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.EINVAL):
+		// A file system that cannot lock a folder (NFS emulates flock
+		// with byte-range locks, which a folder opened to read cannot
+		// take): the check below still leaves a lock that names another
+		// owner, and only the race between two takeovers is open.
+	default:
 		return err
 	}
-	defer unix.Flock(int(d.Fd()), unix.LOCK_UN)
 	now, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
