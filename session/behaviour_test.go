@@ -20,6 +20,13 @@ import (
 // and returns its result. The script's steps follow "steps:".
 func runSite(t *testing.T, steps string, env map[string]string) *Result {
 	t.Helper()
+	res, _ := runSiteTake(t, steps, env)
+	return res
+}
+
+// runSiteTake is runSite that also returns the take's folder.
+func runSiteTake(t *testing.T, steps string, env map[string]string) (*Result, string) {
+	t.Helper()
 	testenv.Need(t, "chromium")
 	dir := t.TempDir()
 	site, _ := filepath.Abs("testdata/site")
@@ -33,11 +40,12 @@ func runSite(t *testing.T, steps string, env map[string]string) *Result {
 		t.Fatal(err)
 	}
 	s.Browser.NoSandbox = testenv.NoSandbox()
-	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(dir, "take")})
+	take := filepath.Join(dir, "take")
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: take})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return res, take
 }
 
 func mustPass(t *testing.T, res *Result) {

@@ -3,13 +3,9 @@ package session
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/recorder"
-	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -19,7 +15,6 @@ import (
 // and no picture is written over. Here the capture of a tab opened by an
 // optional step fails so, and switching to that tab films it again.
 func TestFailedCaptureStartKeepsOneNumbering(t *testing.T) {
-	testenv.Need(t, "chromium")
 	calls := 0
 	startCaptureHook = func(start func() (*recorder.Capture, error)) (*recorder.Capture, error) {
 		calls++
@@ -30,27 +25,10 @@ func TestFailedCaptureStartKeepsOneNumbering(t *testing.T) {
 		return c, err
 	}
 	defer func() { startCaptureHook = nil }()
-	dir := t.TempDir()
-	site, _ := filepath.Abs("testdata/site")
-	path := filepath.Join(dir, "s.yaml")
-	body := "name: numbering\nserve: " + site + "\ndefaults: {timeout: 20s}\nsteps:\n" +
-		"  - goto: ${serve.url}/index.html\n" +
-		"  - tab: {open: side, url: \"${serve.url}/second.html\"}\n    optional: true\n" +
-		"  - tab: {switch: side}\n" +
-		"  - pause: 300ms\n"
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := scripts.Load(path, scripts.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Browser.NoSandbox = testenv.NoSandbox()
-	takeDir := filepath.Join(dir, "take")
-	res, err := Run(context.Background(), s, RunOptions{TakeDir: takeDir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, takeDir := runSiteTake(t, "  - goto: ${serve.url}/index.html\n"+
+		"  - tab: {open: side, url: \"${serve.url}/second.html\"}\n    optional: true\n"+
+		"  - tab: {switch: side}\n"+
+		"  - pause: 300ms\n", nil)
 	mustPass(t, res)
 	if calls != 3 {
 		t.Fatalf("%d captures started, want 3 (main, the failed one, side again)", calls)

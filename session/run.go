@@ -364,7 +364,7 @@ func (r *run) finish() {
 	r.endHolds()
 	now := r.clock.Now()
 	if r.capture != nil {
-		r.filmedResults = append(r.filmedResults, r.capture.Stop(context.Background()))
+		r.keepFilmed(r.capture.Stop(context.Background()))
 	}
 	if len(r.filmedResults) > 0 {
 		res := recorder.Join(r.filmedResults...)

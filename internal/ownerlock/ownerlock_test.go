@@ -39,12 +39,7 @@ func TestAcquireRelease(t *testing.T) {
 // one whose pid was reused by another process (another start time) too.
 func TestTakeOverFromTheDead(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := Self("dead run")
-	dead.Pid = cmd.Process.Pid
+	dead := deadOwner(t, "dead run")
 	reused := Self("a run whose pid was reused")
 	reused.Start++ // this process's pid, another start
 	for name, o := range map[string]Owner{"dead": dead, "reused": reused} {
@@ -131,12 +126,7 @@ func TestMkdirOwned(t *testing.T) {
 		t.Errorf("staging folders left: %v", staged)
 	}
 
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := Self("dead")
-	dead.Pid = cmd.Process.Pid
+	dead := deadOwner(t, "dead")
 	b, _ := json.Marshal(dead)
 	deadStage := filepath.Join(tmp, stagePrefix+"w-1")
 	os.MkdirAll(deadStage, 0o755)
@@ -164,12 +154,7 @@ func TestMkdirOwned(t *testing.T) {
 // takes the lock over; the others find it held. (A takeover removes the
 // dead owner's file only if it still names that owner.)
 func TestTakeOverRaceHasOneWinner(t *testing.T) {
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := Self("dead run")
-	dead.Pid = cmd.Process.Pid
+	dead := deadOwner(t, "dead run")
 	b, err := json.Marshal(dead)
 	if err != nil {
 		t.Fatal(err)
@@ -207,4 +192,17 @@ func TestTakeOverRaceHasOneWinner(t *testing.T) {
 		}
 		(<-wins).Release()
 	}
+}
+
+// deadOwner is an owner whose process has exited: this host's, a child's
+// pid that is gone.
+func deadOwner(t *testing.T, label string) Owner {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	o := Self(label)
+	o.Pid = cmd.Process.Pid
+	return o
 }
