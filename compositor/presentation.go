@@ -171,7 +171,7 @@ func keyPresses(tl *timeline.Timeline) []KeyPress {
 		if r.Kind != timeline.InputKey || r.Error != "" {
 			continue
 		}
-		if r.Type != "" && r.Type != "keyDown" && r.Type != "rawKeyDown" {
+		if r.Type != "" && r.Type != "keyDown" && r.Type != "rawKeyDown" && r.Type != "insertText" {
 			continue
 		}
 		if tab := tl.Capture.Tab; tab != "" && r.Tab != "" && r.Tab != tab {

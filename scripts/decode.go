@@ -281,6 +281,8 @@ func (d *decoder) value(f *field, n ast.Node, path string) (any, bool) {
 		return d.target(n, path)
 	case kPlace:
 		return d.place(n, path)
+	case kFrames:
+		return d.frames(n, path)
 	case kPoint:
 		return d.point(n, path)
 	case kRegion:

@@ -6,34 +6,20 @@ import (
 	"strings"
 )
 
-// Modifiers are the modifier keys, as chords and click modifiers spell
-// them. The session maps each to its input bit.
-var Modifiers = []string{"Control", "Shift", "Alt", "Meta"}
-
-// NamedKeys are the keys press accepts by name, besides single printable
-// characters and the modifiers. The session maps each to a key event.
-var NamedKeys = func() []string {
-	k := []string{
-		"Enter", "Tab", "Escape", "Backspace", "Delete", "Space",
-		"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight",
-		"Home", "End", "PageUp", "PageDown", "Insert",
-	}
-	for i := 1; i <= 12; i++ {
-		k = append(k, fmt.Sprintf("F%d", i))
-	}
-	return k
-}()
-
-// Chord is a key with the modifiers held while it is pressed: "Control+A"
-// is {Modifiers: [Control], Key: "A"}; a modifier alone ("Shift") is a
-// key with no modifiers.
+// Chord is a key with the keys held while it is pressed: "Control+A" is
+// {Modifiers: [Control], Key: "A"}. As in Playwright, every part is a key
+// of the layout (LookupKey) and the parts before the last are held down in
+// order while the last is pressed, then released in reverse; usually they
+// are modifiers (Shift, Control, Alt, Meta, ControlOrMeta), and with Shift
+// held a key gives its shifted value (Shift+a types "A").
 type Chord struct {
-	Modifiers []string // from Modifiers, in the order written
-	Key       string   // a NamedKeys name, a modifier, or one printable character
+	Modifiers []string // the keys held, in the order written
+	Key       string   // the key pressed
 }
 
 // ParseChord parses a key or chord such as "Enter", "Control+A",
-// "Shift+Tab" or "Control++" (the plus key with Control).
+// "Shift+Tab", "KeyA", "NumpadEnter" or "Control++" (the plus key with
+// Control).
 func ParseChord(s string) (Chord, error) {
 	c, msg := parseChord(s)
 	if msg != "" {
@@ -49,12 +35,19 @@ var keyAliases = map[string]string{
 	"esc": "Escape", "return": "Enter", "del": "Delete", "ins": "Insert",
 	"up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
 	"pgup": "PageUp", "pgdn": "PageDown", "pagedown": "PageDown", "pageup": "PageUp",
-	"space": "Space", "spacebar": "Space", "bksp": "Backspace",
+	"space": "Space", "spacebar": "Space", "bksp": "Backspace", "enter": "Enter",
+	"shift": "Shift", "alt": "Alt", "meta": "Meta", "tab": "Tab", "escape": "Escape",
+	"backspace": "Backspace", "delete": "Delete", "controlormeta": "ControlOrMeta",
 }
 
-// isPrintable reports a single printable ASCII character other than space.
-func isPrintable(s string) bool {
-	return len(s) == 1 && s[0] > ' ' && s[0] < 0x7f
+// IsKey reports whether name is a key press and keydown accept: a key of
+// the layout by code or value, or ControlOrMeta.
+func IsKey(name string) bool {
+	if name == ControlOrMeta {
+		return true
+	}
+	_, ok := LookupKey(name)
+	return ok
 }
 
 // parseChord parses a key or chord. It returns what is wrong, or "".
@@ -70,27 +63,18 @@ func parseChord(s string) (Chord, string) {
 		if p == "" {
 			return Chord{}, fmt.Sprintf("key %q has an empty part; write chords like Control+A", s)
 		}
-		if contains(Modifiers, p) {
-			if seen[p] {
-				return Chord{}, fmt.Sprintf("key %q repeats %s", s, p)
-			}
-			seen[p] = true
-			if last {
-				c.Key = p
-			} else {
-				c.Modifiers = append(c.Modifiers, p)
-			}
-			continue
+		if !IsKey(p) {
+			return Chord{}, fmt.Sprintf("unknown key name %q%s", p, keyHint(p))
 		}
-		if !last {
-			return Chord{}, fmt.Sprintf("key %q: only the modifiers %s can come before the key, not %q",
-				s, quoteList(Modifiers, "and"), p)
+		if seen[p] {
+			return Chord{}, fmt.Sprintf("key %q repeats %s", s, p)
 		}
-		if isPrintable(p) || contains(NamedKeys, p) {
+		seen[p] = true
+		if last {
 			c.Key = p
-			continue
+		} else {
+			c.Modifiers = append(c.Modifiers, p)
 		}
-		return Chord{}, fmt.Sprintf("unknown key name %q%s", p, keyHint(p))
 	}
 	return c, ""
 }
@@ -108,13 +92,11 @@ func splitChord(s string) []string {
 
 // keyHint suggests the spelling of a misspelt key.
 func keyHint(k string) string {
-	if a, ok := keyAliases[strings.ToLower(k)]; ok {
+	if a, ok := keyAliases[strings.ToLower(k)]; ok && a != k {
 		return fmt.Sprintf("; did you mean %q?", a)
 	}
-	all := append(append([]string{}, NamedKeys...), Modifiers...)
-	if h := didYouMean(k, all); h != "" {
+	if h := didYouMean(k, append(KeyNames(), ControlOrMeta)); h != "" {
 		return h
 	}
-	return " (keys: a single character, " + strings.Join(NamedKeys, ", ") +
-		", with modifiers " + quoteList(Modifiers, "and") + ")"
+	return " (keys: a character of the US keyboard, a key name like Enter, ArrowDown, Shift or F5, or a code like KeyA, Digit3 or NumpadEnter)"
 }

@@ -442,10 +442,13 @@ func (d *decoder) output(x *val, slug string) Output {
 }
 
 func defaults(x *val) Defaults {
-	df := Defaults{Timeout: 10 * time.Second, TypeDelay: 60 * time.Millisecond, PointerSpeed: 1400}
+	df := Defaults{Timeout: 10 * time.Second, TypeDelay: 60 * time.Millisecond, PointerSpeed: 1400, Beat: DefaultBeat}
 	v := sub(x)
 	if y := v["timeout"]; y != nil {
 		df.Timeout = y.v.(time.Duration)
+	}
+	if y := v["beat"]; y != nil {
+		df.Beat = y.v.(time.Duration)
 	}
 	if y := v["type_delay"]; y != nil {
 		df.TypeDelay = y.v.(time.Duration)

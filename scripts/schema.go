@@ -154,6 +154,8 @@ func fieldSchema(f field) obj {
 		o = ref("target")
 	case kPlace:
 		o = ref("place")
+	case kFrames:
+		o = obj{"anyOf": []any{ref("target"), obj{"type": "array", "minItems": 1, "items": ref("target")}}}
 	case kPoint:
 		o = ref("point")
 	case kRegion:
@@ -209,8 +211,14 @@ func stepValueSchema(s *stepSpec) obj {
 		for _, f := range targetFields {
 			props[f.name] = fieldSchema(f)
 		}
-		all = append(all, obj{"oneOf": requiredEach(append([]string{s.inline}, selectorKeys...))})
-		m["dependentRequired"] = obj{"name": []any{"role"}}
+		ways := append([]string{s.inline}, selectorKeys...)
+		deps := obj{"name": []any{"role"}}
+		if s.orPoint {
+			ways = append(ways, "x")
+			deps["x"], deps["y"] = []any{"y"}, []any{"x"}
+		}
+		all = append(all, obj{"oneOf": requiredEach(ways)})
+		m["dependentRequired"] = deps
 	}
 	for _, g := range s.groups {
 		switch g.mode {

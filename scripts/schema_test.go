@@ -396,7 +396,7 @@ func TestInvalidRejectedByBoth(t *testing.T) {
 		"negative duration":    "steps:\n  - pause: -1s\n",
 		"duration no unit":     "steps:\n  - pause: 5\n",
 		"bad timeout":          "steps:\n  - reload\n  - click: '#a'\n    timeout: soon\n",
-		"count range":          "steps:\n  - click: {target: '#a', count: 3}\n",
+		"count range":          "steps:\n  - click: {target: '#a', count: 4}\n",
 		"count type":           "steps:\n  - click: {target: '#a', count: two}\n",
 		"button enum":          "steps:\n  - click: {target: '#a', button: lfet}\n",
 		"modifier enum":        "steps:\n  - click: {target: '#a', modifiers: [Cmd]}\n",

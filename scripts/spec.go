@@ -32,6 +32,7 @@ const (
 	kScrollTo             // top, bottom, a target or {x, y}
 	kObject               // a map of the sub fields
 	kAny                  // any YAML, kept as plain Go values
+	kFrames               // a target, or a list of targets (iframes, outermost first)
 )
 
 // field is one key of a map.
@@ -134,15 +135,18 @@ type stepSpec struct {
 	// inline, when set, lets a target's keys (css, text, role...) sit in
 	// the step's map directly; they fill that field.
 	inline string
-	fields []field
-	groups []group
+	// orPoint lets x and y stand for the inline target: a point of the
+	// viewport instead of an element.
+	orPoint bool
+	fields  []field
+	groups  []group
 	// build makes the Action once fields are decoded; nil for the control
 	// steps (run, repeat), which the decoder expands inline.
 	build func(c *bctx) Action
 }
 
 // selectorKeys are the ways a target map selects, exactly one per target.
-var selectorKeys = []string{"css", "xpath", "text", "role", "label", "placeholder", "testid"}
+var selectorKeys = []string{"css", "xpath", "text", "role", "label", "placeholder", "alt", "title", "testid"}
 
 var targetFields = []field{
 	fStr("css", "CSS selector"),
@@ -152,8 +156,13 @@ var targetFields = []field{
 	fStr("name", "accessible name, with role"),
 	fStr("label", "text of the form field's label"),
 	fStr("placeholder", "placeholder of the form field"),
+	fStr("alt", "alt text of the image"),
+	fStr("title", "title attribute of the element"),
 	fStr("testid", "data-testid attribute"),
 	fInt("nth", 0, 0, "pick one of several matches, 0-based").noMax(),
+	fBool("exact", "text, name, label and placeholder match the whole text, case-sensitively (default: a case-insensitive substring, white space folded, as Playwright)"),
+	fBool("visible", "keep only the matches that are visible"),
+	fOf("frame", kFrames, "the iframe the element is in: a target, or a list of targets from the outermost frame in"),
 }
 
 var pointFields = []field{
@@ -210,6 +219,7 @@ var scriptFields = []field{
 	fObj("defaults", "step defaults",
 		fDur("timeout", time.Millisecond, time.Hour, false, "default 10s"),
 		fDur("type_delay", 0, 5*time.Second, false, "delay between typed keys, default 60ms"),
+		fDur("beat", 0, 5*time.Second, false, "least time between the last input of a step and the first of the next, as a person takes, default 100ms; 0 for raw speed (the page still gets its turn)"),
 		fNum("pointer_speed", 50, 20000, "CSS pixels per second, default 1400"),
 	),
 	fOf("steps", kSteps, "what to do").req(),

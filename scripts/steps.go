@@ -214,6 +214,7 @@ func (d *decoder) actionMap(spec *stepSpec, e entry, m *ast.MappingNode) (vals, 
 			if t, ok := d.targetMap(inline, path, inline[0].keyPos); ok {
 				v[spec.inline] = &val{key: inline[0].keyPos, at: inline[0].keyPos, v: t}
 			}
+		case spec.orPoint && (hasEntry(es, "x") || hasEntry(es, "y")):
 		case !hasEntry(es, spec.inline):
 			d.errorf(e.keyPos, "%s needs a target: write %s: \"#css\" or %s: {text: ...}", path, path, path)
 		}

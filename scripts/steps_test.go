@@ -84,8 +84,24 @@ var stepCases = []struct {
 	{`press: Control++`, Press{Key: "Control++", Chord: Chord{Modifiers: []string{"Control"}, Key: "+"}}},
 	{`press: "7"`, Press{Key: "7", Chord: Chord{Key: "7"}}},
 	{`press: F12`, Press{Key: "F12", Chord: Chord{Key: "F12"}}},
-	{`select: {into: "#country", label: France}`, Select{Into: *css("#country"), Label: "France"}},
-	{`select: {target: {label: Size}, value: xl}`, Select{Into: Target{Label: "Size"}, Value: "xl"}},
+	{`select: {into: "#country", label: France}`, Select{Into: *css("#country"), Labels: []string{"France"}}},
+	{`select: {target: {label: Size}, value: xl}`, Select{Into: Target{Label: "Size"}, Values: []string{"xl"}}},
+	{`select: {into: "#tags", label: [Red, Blue]}`, Select{Into: *css("#tags"), Labels: []string{"Red", "Blue"}}},
+	{`select: {into: "#tags", index: 2}`, Select{Into: *css("#tags"), Index: intp(2)}},
+	{`click: {x: 10, y: 20.5}`, Click{Point: &Point{X: 10, Y: 20.5}, Button: "left", Count: 1}},
+	{`click: {target: "#p", at: {x: 5, y: 6}, count: 3, modifiers: [Shift]}`, Click{Target: *css("#p"), At: &Point{X: 5, Y: 6}, Button: "left", Count: 3, Modifiers: []string{"Shift"}}},
+	{`click: {text: Save, exact: true}`, Click{Target: Target{Text: "Save", Exact: true}, Button: "left", Count: 1}},
+	{`click: {css: "#pay", frame: "iframe#checkout"}`, Click{Target: Target{CSS: "#pay", Frames: []Target{{CSS: "iframe#checkout"}}}, Button: "left", Count: 1}},
+	{`click: {css: "#pay", frame: ["#outer", {css: "#inner"}]}`, Click{Target: Target{CSS: "#pay", Frames: []Target{{CSS: "#outer"}, {CSS: "#inner"}}}, Button: "left", Count: 1}},
+	{`click: {css: li, visible: true, nth: 1}`, Click{Target: Target{CSS: "li", Visible: true, Nth: intp(1)}, Button: "left", Count: 1}},
+	{`keydown: Shift`, KeyDown{Key: "Shift"}},
+	{`keyup: {key: ShiftLeft}`, KeyUp{Key: "ShiftLeft"}},
+	{`press: Shift+a`, Press{Key: "Shift+a", Chord: Chord{Modifiers: []string{"Shift"}, Key: "a"}}},
+	{`expect: {checked: "#terms"}`, Expect{What: "checked", Target: css("#terms")}},
+	{`expect: {attribute: {name: href, value: /docs}, target: a}`, Expect{What: "attribute", Target: css("a"), Attribute: "href", Want: "/docs", HasValue: true}},
+	{`expect: {attribute: {name: disabled}, target: button}`, Expect{What: "attribute", Target: css("button"), Attribute: "disabled"}},
+	{`expect: {js: "window.done === true"}`, Expect{What: "js", Want: "window.done === true"}},
+	{`expect: {text: Walk the dog, in: li, exact: true}`, Expect{What: "text", Want: "Walk the dog", Target: css("li"), Exact: true}},
 	{`check: "#terms"`, Check{Target: *css("#terms")}},
 	{`uncheck: {label: Newsletter}`, Uncheck{Target: Target{Label: "Newsletter"}}},
 	{`scroll: {by: 600}`, Scroll{By: &Point{Y: 600}}},
@@ -247,7 +263,7 @@ func TestHeaderDefaults(t *testing.T) {
 	if want := (Output{Video: []string{"demo.mp4"}}); !reflect.DeepEqual(s.Output, want) {
 		t.Errorf("Output = %+v", s.Output)
 	}
-	if want := (Defaults{Timeout: 10 * time.Second, TypeDelay: 60 * time.Millisecond, PointerSpeed: 1400}); s.Defaults != want {
+	if want := (Defaults{Timeout: 10 * time.Second, TypeDelay: 60 * time.Millisecond, PointerSpeed: 1400, Beat: DefaultBeat}); s.Defaults != want {
 		t.Errorf("Defaults = %+v", s.Defaults)
 	}
 	if !filepath.IsAbs(s.File) || s.Serve != "" {
@@ -272,7 +288,7 @@ output:
   cursor: {size: 2, color: "${COLOR}"}
   frame: true
   keys: [overlay]
-defaults: {timeout: 5s, type_delay: 0s, pointer_speed: 900}
+defaults: {timeout: 5s, type_delay: 0s, pointer_speed: 900, beat: 0s}
 env: {COLOR: red}
 steps:
   - goto: ${serve.url}/
@@ -294,7 +310,7 @@ steps:
 	if !reflect.DeepEqual(s.Output, wantO) {
 		t.Errorf("Output = %#v", s.Output)
 	}
-	if s.Defaults != (Defaults{Timeout: 5 * time.Second, PointerSpeed: 900}) {
+	if s.Defaults != (Defaults{Timeout: 5 * time.Second, PointerSpeed: 900}) { // beat: 0s is kept
 		t.Errorf("Defaults = %+v", s.Defaults)
 	}
 	if s.Serve != filepath.Join(filepath.Dir(s.File), "site") || s.Name != "Checkout demo" {
@@ -337,7 +353,10 @@ func TestKeys(t *testing.T) {
 		{"Control+Shift+Z", []string{"Control", "Shift"}, "Z"}, {"Meta+ArrowLeft", []string{"Meta"}, "ArrowLeft"},
 		{"Alt+F4", []string{"Alt"}, "F4"}, {"Shift", nil, "Shift"}, {"Control+Shift", []string{"Control"}, "Shift"},
 		{"Insert", nil, "Insert"}, {"PageDown", nil, "PageDown"}, {"Space", nil, "Space"}, {"F1", nil, "F1"}, {"F12", nil, "F12"},
-		{"Alt++", []string{"Alt"}, "+"},
+		{"Alt++", []string{"Alt"}, "+"}, {"KeyA", nil, "KeyA"}, {"Digit3", nil, "Digit3"}, {"NumpadEnter", nil, "NumpadEnter"},
+		{"AudioVolumeMute", nil, "AudioVolumeMute"}, {"MediaPlayPause", nil, "MediaPlayPause"}, {"ShiftLeft", nil, "ShiftLeft"},
+		{"ControlOrMeta+A", []string{"ControlOrMeta"}, "A"}, {"Shift+a", []string{"Shift"}, "a"}, {"F13", nil, "F13"},
+		{"A+B", []string{"A"}, "B"}, {" ", nil, " "}, {"#", nil, "#"},
 	} {
 		c, err := ParseChord(tt.in)
 		if err != nil {
@@ -348,7 +367,7 @@ func TestKeys(t *testing.T) {
 			t.Errorf("%q parsed as %+v, want modifiers %v and key %q", tt.in, c, tt.mods, tt.key)
 		}
 	}
-	for _, bad := range []string{"", "enter", "Ctrl+A", "Control+", "A+B", "F13", "ab", "Shift+Shift+A", "é", " ", "+A", "Control+++"} {
+	for _, bad := range []string{"", "enter", "Ctrl+A", "Control+", "F25", "ab", "Shift+Shift+A", "é", "+A", "Control+++", "Hyper", "Control+é", "keya"} {
 		if c, err := ParseChord(bad); err == nil {
 			t.Errorf("%q accepted as %+v", bad, c)
 		}
@@ -401,7 +420,7 @@ func TestTraits(t *testing.T) {
 		"click": {ChangesPage: true, Focus: true}, "type": {ChangesPage: true, Focus: true}, "fill": {ChangesPage: true, Focus: true},
 		"hover": {}, "move": {}, "screenshot": {},
 		"drag": {ChangesPage: true}, "press": {ChangesPage: true}, "select": {ChangesPage: true}, "check": {ChangesPage: true},
-		"uncheck": {ChangesPage: true}, "scroll": {ChangesPage: true}, "upload": {ChangesPage: true}, "eval": {ChangesPage: true},
+		"uncheck": {ChangesPage: true}, "keydown": {ChangesPage: true}, "keyup": {ChangesPage: true}, "scroll": {ChangesPage: true}, "upload": {ChangesPage: true}, "eval": {ChangesPage: true},
 		"wait": {Waits: true}, "expect": {Waits: true, Expectation: true},
 		"pause": {Presentation: true}, "chapter": {Presentation: true}, "caption": {Presentation: true}, "cursor": {Presentation: true},
 		"zoom": {Presentation: true}, "hold": {Presentation: true}, "resume": {Presentation: true},

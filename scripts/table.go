@@ -26,22 +26,16 @@ func stepTable() []*stepSpec {
 		{name: "reload", traits: Traits{ChangesPage: true, Waits: true}, doc: "reload the page", noArg: true, build: func(*bctx) Action { return Reload{} }},
 
 		// Input.
-		{name: "click", traits: Traits{ChangesPage: true, Focus: true}, doc: "move the pointer to an element and click it", short: "target", inline: "target",
+		{name: "click", traits: Traits{ChangesPage: true, Focus: true}, doc: "move the pointer to an element (or a point of the viewport) and click it", short: "target", inline: "target", orPoint: true,
 			fields: []field{target,
+				fOf("at", kPoint, "the point to click, relative to the element's top-left corner (default: a point inside it)"),
+				fOf("x", kNumber, "with y, instead of a target: a point of the viewport, CSS pixels"),
+				fOf("y", kNumber, "with x: a point of the viewport, CSS pixels"),
 				fStr("button", "mouse button, default left").oneOf("left", "right", "middle"),
-				fInt("count", 1, 2, "2 for a double click"),
+				fInt("count", 1, 3, "2 for a double click, 3 for a triple click"),
 				fOf("modifiers", kStrings, "keys held while clicking").oneOf(Modifiers...),
 			},
-			build: func(c *bctx) Action {
-				a := Click{Target: c.targetVal("target"), Button: "left", Count: 1, Modifiers: c.strs("modifiers")}
-				if c.has("button") {
-					a.Button = c.str("button")
-				}
-				if c.has("count") {
-					a.Count = c.integer("count")
-				}
-				return a
-			}},
+			build: buildClick},
 		{name: "hover", doc: "move the pointer onto an element", short: "target", inline: "target",
 			fields: []field{target},
 			build:  func(c *bctx) Action { return Hover{Target: c.targetVal("target")} }},
@@ -78,23 +72,42 @@ func stepTable() []*stepSpec {
 				case hasSecret(k, c.d.l.secrets):
 					// Its parts would show in the message, which masks
 					// only the whole value.
-					c.errorf(c.pos("key"), "press: the secret's value is not a key or a chord like Control+A, and is not shown (keys: a single character, %s, with modifiers %s)",
-						strings.Join(NamedKeys, ", "), quoteList(Modifiers, "and"))
+					c.errorf(c.pos("key"), "press: the secret's value is not a key or a chord like Control+A, and is not shown (keys: a character of the US keyboard, a key name like Enter or a code like KeyA, with modifiers %s)",
+						quoteList(Modifiers, "and"))
 				default:
 					c.errorf(c.pos("key"), "press: %s", msg)
 				}
 				return Press{Key: k, Chord: chord, Into: c.target("into")}
 			}},
-		{name: "select", traits: Traits{ChangesPage: true}, doc: "pick an option of a <select>",
+		{name: "select", traits: Traits{ChangesPage: true}, doc: "pick options of a <select>, waiting for them to be there",
 			fields: []field{into, target,
-				fStr("label", "the option's text"), fStr("value", "the option's value").empty()},
-			groups: []group{{exactlyOne, []string{"into", "target"}}, {exactlyOne, []string{"label", "value"}}},
+				fOf("label", kStrings, "the option's text, or a list of texts for a <select multiple>"),
+				fOf("value", kStrings, "the option's value, or a list of values").empty(),
+				fInt("index", 0, 0, "the option's index, 0-based").noMax()},
+			groups: []group{{exactlyOne, []string{"into", "target"}}, {exactlyOne, []string{"label", "value", "index"}}},
 			build: func(c *bctx) Action {
 				t := c.targetVal("into")
 				if c.has("target") {
 					t = c.targetVal("target")
 				}
-				return Select{Into: t, Label: c.str("label"), Value: c.str("value")}
+				a := Select{Into: t, Labels: c.strs("label"), Values: c.strs("value")}
+				if c.has("index") {
+					i := c.integer("index")
+					a.Index = &i
+				}
+				return a
+			}},
+		{name: "keydown", traits: Traits{ChangesPage: true}, doc: "press a key and keep it down until keyup (Shift held while clicking several items)", short: "key",
+			fields: []field{fStr("key", "Shift, Control, a, KeyA...").req()},
+			build: func(c *bctx) Action {
+				c.checkKey("keydown")
+				return KeyDown{Key: c.str("key")}
+			}},
+		{name: "keyup", traits: Traits{ChangesPage: true}, doc: "release a key keydown pressed", short: "key",
+			fields: []field{fStr("key", "the key keydown pressed").req()},
+			build: func(c *bctx) Action {
+				c.checkKey("keyup")
+				return KeyUp{Key: c.str("key")}
 			}},
 		{name: "check", traits: Traits{ChangesPage: true}, doc: "tick a checkbox or radio button", short: "target", inline: "target",
 			fields: []field{target},
@@ -241,13 +254,23 @@ func stepTable() []*stepSpec {
 				fOf("hidden", kTarget, "this element is hidden or absent"),
 				fStr("text", "this text is on the page (or in in:)"),
 				fOf("in", kTarget, "with text: the element to search"),
+				fBool("exact", "with text and in: the element's whole text is this (white space folded)"),
 				fStr("value", "the form field target: has this value").empty(),
 				fStr("url", "the URL matches this glob"),
 				fStr("title", "the page title is this"),
-				fInt("count", 0, 0, "target: matches this many elements").noMax(),
-				fOf("target", kTarget, "with value or count: the element(s)"),
+				fInt("count", 0, 0, "target: matches this many elements (add visible: true to the target to count only those visible)").noMax(),
+				fOf("checked", kTarget, "this checkbox or radio (native, or role checkbox, radio, switch with aria-checked) is checked"),
+				fOf("unchecked", kTarget, "this checkbox or radio is not checked"),
+				fOf("enabled", kTarget, "this element is enabled"),
+				fOf("disabled", kTarget, "this element is disabled"),
+				fOf("editable", kTarget, "this element is enabled and not read-only"),
+				fOf("focused", kTarget, "this element has the focus"),
+				fObj("attribute", "target: has this attribute, with this value if given",
+					fStr("name", "the attribute's name").req(), fStr("value", "its value, exactly").empty()),
+				fStr("js", "this JavaScript expression is truthy in the page"),
+				fOf("target", kTarget, "with value, count or attribute: the element(s)"),
 			},
-			groups: []group{{exactlyOne, []string{"visible", "hidden", "text", "value", "url", "title", "count"}}},
+			groups: []group{{exactlyOne, ExpectConditions}},
 			build:  buildExpect},
 		{name: "screenshot", doc: "save a PNG of the viewport or an element", short: "file",
 			fields: []field{
@@ -271,6 +294,44 @@ func stepTable() []*stepSpec {
 }
 
 var urlSchemes = []string{"http", "https", "file", "about", "data"}
+
+func buildClick(c *bctx) Action {
+	a := Click{Button: "left", Count: 1, Modifiers: c.strs("modifiers")}
+	if c.has("x") || c.has("y") {
+		if c.has("target") {
+			c.errorf(c.at, "click: give a target or a point {x, y} of the viewport, not both")
+		}
+		if !c.has("x") || !c.has("y") {
+			c.errorf(c.at, "click: a point of the viewport needs both x and y, like click: {x: 100, y: 200}")
+		} else {
+			a.Point = &Point{X: c.num("x"), Y: c.num("y")}
+		}
+		if c.has("at") {
+			c.errorf(c.keyPos("at"), "click: at goes with a target (a point inside it); with x and y the point is already given")
+		}
+	} else {
+		a.Target = c.targetVal("target")
+		a.At = c.point("at")
+	}
+	if c.has("button") {
+		a.Button = c.str("button")
+	}
+	if c.has("count") {
+		a.Count = c.integer("count")
+	}
+	return a
+}
+
+// checkKey reports a key name keydown or keyup does not know.
+func (c *bctx) checkKey(step string) {
+	if k := c.str("key"); c.has("key") && !IsKey(k) {
+		if hasSecret(k, c.d.l.secrets) {
+			c.errorf(c.pos("key"), "%s: the secret's value is not a key, and is not shown", step)
+			return
+		}
+		c.errorf(c.pos("key"), "%s: unknown key name %q%s", step, k, keyHint(k))
+	}
+}
 
 func buildGoto(c *bctx) Action {
 	u := c.str("url")
@@ -393,24 +454,38 @@ func buildTab(c *bctx) Action {
 
 func buildExpect(c *bctx) Action {
 	var a Expect
-	for _, w := range []string{ExpectVisible, ExpectHidden, ExpectText, ExpectValue, ExpectURL, ExpectTitle, ExpectCount} {
+	for _, w := range ExpectConditions {
 		if c.has(w) {
 			a.What = w
 		}
 	}
 	switch a.What {
-	case ExpectVisible, ExpectHidden:
+	case ExpectVisible, ExpectHidden, ExpectChecked, ExpectUnchecked, ExpectEnabled, ExpectDisabled, ExpectEditable, ExpectFocused:
 		a.Target = c.target(a.What)
 	case ExpectText:
-		a.Want, a.Target = c.str("text"), c.target("in")
+		a.Want, a.Target, a.Exact = c.str("text"), c.target("in"), c.boolean("exact")
 	case ExpectValue:
 		a.Want, a.Target = c.str("value"), c.target("target")
-	case ExpectURL, ExpectTitle:
+	case ExpectURL, ExpectTitle, ExpectJS:
 		a.Want = c.str(a.What)
 	case ExpectCount:
 		a.Count, a.Target = c.integer("count"), c.target("target")
+	case ExpectAttribute:
+		a.Target = c.target("target")
+		if x := c.v["attribute"]; x != nil {
+			at := x.v.(vals)
+			if y := at["name"]; y != nil {
+				a.Attribute = y.v.(string)
+			}
+			if y := at["value"]; y != nil {
+				a.Want, a.HasValue = y.v.(string), true
+			}
+		}
 	}
-	needsTarget := a.What == ExpectValue || a.What == ExpectCount
+	if c.has("exact") && a.What != ExpectText && a.What != "" {
+		c.errorf(c.keyPos("exact"), "expect: exact goes with text, like expect: {text: Saved, in: \"#status\", exact: true}")
+	}
+	needsTarget := a.What == ExpectValue || a.What == ExpectCount || a.What == ExpectAttribute
 	switch {
 	case c.has("in") && a.What != ExpectText && a.What != "":
 		c.errorf(c.keyPos("in"), "expect: in goes with text, like expect: {text: Saved, in: \"#status\"}")
@@ -455,6 +530,10 @@ func (st Step) String() string {
 		s += " " + a.Key
 	case Select:
 		s += " " + a.Into.String()
+	case KeyDown:
+		s += " " + a.Key
+	case KeyUp:
+		s += " " + a.Key
 	case Upload:
 		s += " " + a.Into.String()
 	case Wait:

@@ -1,6 +1,10 @@
 package scripts
 
-import "github.com/goccy/go-yaml/ast"
+import (
+	"fmt"
+
+	"github.com/goccy/go-yaml/ast"
+)
 
 // target decodes a CSS string or a target map.
 func (d *decoder) target(n ast.Node, path string) (any, bool) {
@@ -58,9 +62,22 @@ func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
 	t.CSS, t.XPath, t.Text = get("css"), get("xpath"), get("text")
 	t.Role, t.Name, t.Label = get("role"), get("name"), get("label")
 	t.Placeholder, t.TestID = get("placeholder"), get("testid")
+	t.Alt, t.Title = get("alt"), get("title")
 	if x := v["nth"]; x != nil {
 		nth := x.v.(int)
 		t.Nth = &nth
+	}
+	if x := v["exact"]; x != nil {
+		t.Exact = x.v.(bool)
+		if t.Exact && t.Text == "" && t.Name == "" && t.Label == "" && t.Placeholder == "" && t.Alt == "" && t.Title == "" {
+			d.errorf(x.key, "%s: exact goes with text, name, label, placeholder, alt or title (CSS, XPath and test ids always match exactly)", path)
+		}
+	}
+	if x := v["visible"]; x != nil {
+		t.Visible = x.v.(bool)
+	}
+	if x := v["frame"]; x != nil {
+		t.Frames = x.v.([]Target)
 	}
 	if x := v["name"]; x != nil && t.Role == "" {
 		d.errorf(x.key, "%s: name goes with role, like {role: button, name: Save}", path)
@@ -164,4 +181,35 @@ func (d *decoder) scrollTo(n ast.Node, path string) (any, bool) {
 		return d.point(n, path)
 	}
 	return d.target(n, path)
+}
+
+// frames decodes the iframes a target lives in: one target, or a list of
+// them from the outermost frame in. A frame's own frame: comes before it.
+func (d *decoder) frames(n ast.Node, path string) (any, bool) {
+	var items []ast.Node
+	if l, ok := n.(*ast.SequenceNode); ok {
+		items = l.Values
+		if len(items) == 0 {
+			d.errorf(d.pos(n), "%s must name at least one iframe", path)
+			return nil, false
+		}
+	} else {
+		items = []ast.Node{n}
+	}
+	var out []Target
+	for i, it := range items {
+		p := path
+		if len(items) > 1 {
+			p = fmt.Sprintf("%s[%d]", path, i)
+		}
+		x, ok := d.target(d.unwrap(it), p)
+		if !ok {
+			return nil, false
+		}
+		t := *x.(*Target)
+		out = append(out, t.Frames...)
+		t.Frames = nil
+		out = append(out, t)
+	}
+	return out, true
 }

@@ -74,7 +74,14 @@ type Defaults struct {
 	Timeout      time.Duration // default 10s
 	TypeDelay    time.Duration // per key, default 60ms
 	PointerSpeed float64       // CSS pixels per second, default 1400
+	// Beat is the least time between the last input of a step and the
+	// first of the next (DefaultBeat); 0 for none.
+	Beat time.Duration
 }
+
+// DefaultBeat is Defaults.Beat when the script does not set it: a
+// person's pause between two actions, short enough not to slow a video.
+const DefaultBeat = 100 * time.Millisecond
 
 // Step is one step of the script.
 type Step struct {
@@ -135,10 +142,22 @@ type Target struct {
 	Name        string // accessible name, with Role
 	Label       string
 	Placeholder string
+	Alt         string // an image's alt text
+	Title       string // the title attribute
 	TestID      string
 	// Nth picks one of several matches (0-based); nil means exactly one
 	// must match.
 	Nth *int
+	// Exact makes text, a role's name, a label and a placeholder match
+	// the whole text, case-sensitively, instead of Playwright's default:
+	// a case-insensitive substring, white space folded.
+	Exact bool
+	// Visible keeps only the matches that are visible (Playwright's
+	// filter({visible: true})).
+	Visible bool
+	// Frames are the iframes the element lives in, outermost first (none:
+	// the tab's own document).
+	Frames []Target
 }
 
 // String renders the target for people: `#save`, `text="Sign in"`.
@@ -160,11 +179,24 @@ func (t Target) String() string {
 		s = `label="` + t.Label + `"`
 	case t.Placeholder != "":
 		s = `placeholder="` + t.Placeholder + `"`
+	case t.Alt != "":
+		s = `alt="` + t.Alt + `"`
+	case t.Title != "":
+		s = `title="` + t.Title + `"`
 	case t.TestID != "":
 		s = "testid=" + t.TestID
 	}
+	if t.Exact {
+		s += " >> exact"
+	}
+	if t.Visible {
+		s += " >> visible=true"
+	}
 	if t.Nth != nil {
 		s += " >> nth=" + itoa(*t.Nth)
+	}
+	for i := len(t.Frames) - 1; i >= 0; i-- {
+		s = t.Frames[i].String() + " >> frame >> " + s
 	}
 	return s
 }
@@ -194,9 +226,15 @@ type Point struct{ X, Y float64 }
 type (
 	Goto  struct{ URL string }
 	Click struct {
-		Target    Target
+		Target Target
+		// At is the point to click, relative to the element's top-left
+		// corner (nil: a point inside the element, as Playwright aims).
+		At *Point
+		// Point, when set, is a point of the viewport to click instead of
+		// an element.
+		Point     *Point
 		Button    string // left (default), right, middle
-		Count     int    // 1 (default) or 2 for a double click
+		Count     int    // 1 (default), 2 for a double click, 3 for a triple
 		Modifiers []string
 	}
 	Type struct {
@@ -249,14 +287,28 @@ const (
 
 // Expect conditions.
 const (
-	ExpectVisible = "visible"
-	ExpectHidden  = "hidden"
-	ExpectText    = "text"
-	ExpectValue   = "value"
-	ExpectURL     = "url"
-	ExpectTitle   = "title"
-	ExpectCount   = "count"
+	ExpectVisible   = "visible"
+	ExpectHidden    = "hidden"
+	ExpectText      = "text"
+	ExpectValue     = "value"
+	ExpectURL       = "url"
+	ExpectTitle     = "title"
+	ExpectCount     = "count"
+	ExpectChecked   = "checked"
+	ExpectUnchecked = "unchecked"
+	ExpectEnabled   = "enabled"
+	ExpectDisabled  = "disabled"
+	ExpectEditable  = "editable"
+	ExpectFocused   = "focused"
+	ExpectAttribute = "attribute"
+	ExpectJS        = "js"
 )
+
+// ExpectConditions are the conditions of expect, in the order the docs
+// list them.
+var ExpectConditions = []string{ExpectVisible, ExpectHidden, ExpectText, ExpectValue, ExpectURL, ExpectTitle,
+	ExpectCount, ExpectChecked, ExpectUnchecked, ExpectEnabled, ExpectDisabled, ExpectEditable, ExpectFocused,
+	ExpectAttribute, ExpectJS}
 
 // The remaining step actions.
 type (
@@ -280,12 +332,14 @@ type (
 		// Secret is true when Value holds a secret's value.
 		Secret bool
 	}
-	// Select picks an option of a <select>; exactly one of Label and Value
-	// is set.
+	// Select picks options of a <select>, by their labels, their values
+	// or one index: exactly one of the three is given; several labels or
+	// values select several options of a <select multiple>.
 	Select struct {
-		Into  Target
-		Label string // the option's visible text
-		Value string // the option's value attribute
+		Into   Target
+		Labels []string // the options' visible texts
+		Values []string // the options' value attributes
+		Index  *int     // the option's index among all the options
 	}
 	// Check ticks a checkbox or radio button (no-op when already ticked).
 	Check struct{ Target Target }
@@ -302,6 +356,11 @@ type (
 		Duration time.Duration
 		In       *Target // nil: the page
 	}
+	// KeyDown presses a key and keeps it down until KeyUp (or the run's
+	// end): its modifier applies to the steps between.
+	KeyDown struct{ Key string }
+	// KeyUp releases a key KeyDown pressed.
+	KeyUp struct{ Key string }
 	// Upload sets the files of a file input.
 	Upload struct {
 		Into  Target
@@ -361,13 +420,21 @@ type (
 	// Expect asserts what the page shows, polling until the step's timeout.
 	Expect struct {
 		What string // one of the Expect* conditions
-		// Target is the element of visible, hidden, value and count; for
-		// text, the element to search (nil: the whole page).
+		// Target is the element of the conditions on one element, and
+		// the elements count counts; for text, the element to search
+		// (nil: the whole page).
 		Target *Target
-		// Want is the expected text (substring), value (exact), url (glob)
-		// or title (exact).
-		Want  string
-		Count int // for count
+		// Want is the expected text (substring, or the whole text with
+		// Exact), value (exact), url (glob), title (exact), the
+		// attribute's value, or the JavaScript expression of js.
+		Want string
+		// Exact makes text match the element's whole text.
+		Exact bool
+		// Attribute is the attribute's name; HasValue says whether Want
+		// is its value (else only its presence is asserted).
+		Attribute string
+		HasValue  bool
+		Count     int // for count
 	}
 	// Screenshot saves a PNG of the viewport, or of Target only.
 	Screenshot struct {
@@ -394,6 +461,8 @@ func (Check) Kind() string      { return "check" }
 func (Uncheck) Kind() string    { return "uncheck" }
 func (Scroll) Kind() string     { return "scroll" }
 func (Upload) Kind() string     { return "upload" }
+func (KeyDown) Kind() string    { return "keydown" }
+func (KeyUp) Kind() string      { return "keyup" }
 func (Chapter) Kind() string    { return "chapter" }
 func (Caption) Kind() string    { return "caption" }
 func (Cursor) Kind() string     { return "cursor" }

@@ -48,6 +48,9 @@ type Browser struct {
 
 	closeOnce sync.Once
 	cleanup   timeline.Cleanup
+	// mac is true when the browser runs on macOS (ControlOrMeta is Meta
+	// there), read from its user agent when connected.
+	mac bool
 }
 
 var devtoolsRE = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
@@ -185,7 +188,10 @@ func (b *Browser) connect(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, b.cancel)
 	defer stop()
 	err := bounded(connectLimit, b.cancel, func() error {
-		_, err := chromedp.CallBrowser(b.ctx, browser.GetVersion, cdp.Empty{})
+		v, err := chromedp.CallBrowser(b.ctx, browser.GetVersion, cdp.Empty{})
+		if err == nil {
+			b.mac = strings.Contains(v.UserAgent, "Macintosh")
+		}
 		return err
 	})
 	if err != nil {

@@ -151,7 +151,7 @@ func TestHoldFreezesStageWhileScoutWorks(t *testing.T) {
     tab: scout
   - resume: stage
   - pause: 1s
-  - expect: {text: "clicks 0", in: "p"}
+  - expect: {text: "clicks 0", in: {css: p, visible: true}}
     tab: stage
 `, RunOptions{resumeWithJump: os.Getenv("CLAPPER_TEST_RESUME_WITHOUT_FRAME") != "", beforeStep: func(i int, r *run) {
 		switch i {
@@ -318,7 +318,7 @@ func testBoundedHoldResumesItself(t *testing.T, header string) {
   - hold: stage
     optional: true
   - pause: 2s
-  - expect: {text: "clicks 0", in: "p"}
+  - expect: {text: "clicks 0", in: {css: p, visible: true}}
   - resume: stage
 `, RunOptions{})
 	mustPass(t, res)

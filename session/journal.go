@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"sync"
 
 	"github.com/clapper-dev/clapper/recorder"
@@ -32,11 +33,16 @@ func (j *Journal) Receipts() []timeline.Receipt {
 func (j *Journal) setStep(i int) { j.mu.Lock(); j.step = i; j.mu.Unlock() }
 
 // send runs one input command, stamping the receipt with the interval
-// [sent, acked] and the step that sent it. It returns a classified error.
-func (j *Journal) send(r timeline.Receipt, do func() error) error {
+// [sent, acked] and the step that sent it, after p (the tab's pace, or
+// nil) has given the page its time. It returns a classified error.
+func (j *Journal) send(ctx context.Context, p *pace, r timeline.Receipt, do func() error) error {
 	j.mu.Lock()
 	r.Step = j.step
 	j.mu.Unlock()
+	if err := p.before(ctx, r.Step); err != nil {
+		return undispatched(err)
+	}
+	defer p.after(ctx, r.Step)
 	r.Sent = j.clock.Now()
 	done := func() {}
 	if v := j.clock.Virtual; v != nil {

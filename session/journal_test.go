@@ -14,13 +14,13 @@ import (
 func TestJournalReceipts(t *testing.T) {
 	j := NewJournal(recorder.NewClock())
 	j.setStep(3)
-	if err := j.send(timeline.Receipt{Kind: timeline.InputMove, X: 10, Y: 20}, func() error { return nil }); err != nil {
+	if err := j.send(t.Context(), nil, timeline.Receipt{Kind: timeline.InputMove, X: 10, Y: 20}, func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	refused := j.send(timeline.Receipt{Kind: timeline.InputKey, Key: "a"}, func() error {
+	refused := j.send(t.Context(), nil, timeline.Receipt{Kind: timeline.InputKey, Key: "a"}, func() error {
 		return fmt.Errorf("call: %w", &cdproto.Error{Code: -32602, Message: "bad params"})
 	})
-	lost := j.send(timeline.Receipt{Kind: timeline.InputDown}, func() error { return errors.New("websocket closed") })
+	lost := j.send(t.Context(), nil, timeline.Receipt{Kind: timeline.InputDown}, func() error { return errors.New("websocket closed") })
 	rs := j.Receipts()
 	if len(rs) != 3 {
 		t.Fatalf("%d receipts", len(rs))

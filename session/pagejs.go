@@ -87,56 +87,121 @@ const worldName = "clapper"
 // dropped as empty), and a JSON text keeps each exactly.
 const callHelperJS = `function(name, args) { return clapper[name](...JSON.parse(args)); }`
 
-// helpers is one tab's access to the page helpers: the isolated world of
-// its current document, made on first use and again for each new
-// document. Worlds are named by their system-unique context id, so a call
-// can never land in another document's context. Safe for concurrent use;
-// the tab's listener reports contexts made and destroyed.
-type helpers struct {
+// worldIndex records clapper's worlds in one CDP session (a tab's, or an
+// out-of-process frame's), from the session's listener, for the helpers
+// of every document in it. Safe for concurrent use.
+type worldIndex struct {
 	mu     sync.Mutex
-	world  string           // unique context id of the current world, "" for none
-	gen    int              // counts forgets, so a world made meanwhile is not kept
-	unique map[int64]string // clapper's worlds by context id, from the listener
+	unique map[int64]string // clapper's worlds by context id
+	docs   []*helpers       // the helpers of the session's documents
 }
 
-// contextCreated, contextDestroyed and contextsCleared are called by the
-// tab's listener, on the tab's read loop; they only record.
-func (h *helpers) contextCreated(c *runtime.ExecutionContextDescription) {
+// add returns new helpers for frame id in the session.
+func (w *worldIndex) add(id cdp.FrameID) *helpers {
+	h := &helpers{frame: id, index: w}
+	w.mu.Lock()
+	w.docs = append(w.docs, h)
+	w.mu.Unlock()
+	return h
+}
+
+// remove forgets the helpers of frame id (its iframe went away).
+func (w *worldIndex) remove(id cdp.FrameID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, h := range w.docs {
+		if h.frame == id && id != "" {
+			w.docs = append(w.docs[:i], w.docs[i+1:]...)
+			return
+		}
+	}
+}
+
+func (w *worldIndex) all() []*helpers {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]*helpers(nil), w.docs...)
+}
+
+// contextCreated, contextDestroyed, contextsCleared and navigated are
+// called by the session's listener, on its read loop; they only record.
+func (w *worldIndex) contextCreated(c *runtime.ExecutionContextDescription) {
 	if c == nil || c.Name != worldName {
 		return
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.unique == nil {
-		h.unique = map[int64]string{}
+	w.mu.Lock()
+	if w.unique == nil {
+		w.unique = map[int64]string{}
 	}
-	h.unique[int64(c.ID)] = c.UniqueID
+	w.unique[int64(c.ID)] = c.UniqueID
+	w.mu.Unlock()
 }
 
-func (h *helpers) contextDestroyed(uniqueID string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for id, u := range h.unique {
+func (w *worldIndex) contextDestroyed(uniqueID string) {
+	w.mu.Lock()
+	for id, u := range w.unique {
 		if u == uniqueID {
-			delete(h.unique, id)
+			delete(w.unique, id)
 		}
 	}
+	w.mu.Unlock()
+	for _, h := range w.all() {
+		h.drop(uniqueID)
+	}
+}
+
+func (w *worldIndex) contextsCleared() {
+	w.mu.Lock()
+	clear(w.unique)
+	w.mu.Unlock()
+	for _, h := range w.all() {
+		h.forget()
+	}
+}
+
+// navigated drops the world of the document a frame replaced: main is
+// true for the session's main frame.
+func (w *worldIndex) navigated(id cdp.FrameID, main bool) {
+	for _, h := range w.all() {
+		if (main && h.frame == "") || (h.frame != "" && h.frame == id) {
+			h.forget()
+		}
+	}
+}
+
+func (w *worldIndex) lookup(contextID runtime.ExecutionContextID) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.unique[int64(contextID)]
+}
+
+// helpers is one document's access to the page helpers: the isolated
+// world of the document now in its frame (the session's main frame, or
+// the iframe frame names), made on first use and again for each new
+// document. Worlds are named by their system-unique context id, so a call
+// can never land in another document's context. Safe for concurrent use.
+type helpers struct {
+	mu    sync.Mutex
+	world string // unique context id of the current world, "" for none
+	gen   int    // counts forgets, so a world made meanwhile is not kept
+	// frame is the iframe whose document this is ("": the main frame of
+	// the session); index the session's record of worlds.
+	frame cdp.FrameID
+	index *worldIndex
+}
+
+// drop forgets the world if it is uniqueID (its context was destroyed).
+func (h *helpers) drop(uniqueID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.world == uniqueID {
 		h.world = ""
 		h.gen++
 	}
 }
 
-func (h *helpers) contextsCleared() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	clear(h.unique)
-	h.world = ""
-	h.gen++
-}
-
-// forget drops the world: the main frame has a new document, or a call on
-// the world failed.
+// forget drops the world: the frame has a new document, or a call on the
+// world failed.
 func (h *helpers) forget() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -144,9 +209,9 @@ func (h *helpers) forget() {
 	h.gen++
 }
 
-// ensure returns the world of the tab's current document, making it and
-// installing the helpers when there is none. fresh is true when it was
-// made by this call.
+// ensure returns the world of the document now in the frame, making it
+// and installing the helpers when there is none. fresh is true when it
+// was made by this call.
 func (h *helpers) ensure(ctx context.Context) (world string, fresh bool, err error) {
 	h.mu.Lock()
 	w, gen := h.world, h.gen
@@ -154,19 +219,21 @@ func (h *helpers) ensure(ctx context.Context) (world string, fresh bool, err err
 	if w != "" {
 		return w, false, nil
 	}
-	tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
-	if err != nil {
-		return "", false, fmt.Errorf("read the frame tree: %w", err)
+	frame := h.frame
+	if frame == "" {
+		tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return "", false, fmt.Errorf("read the frame tree: %w", err)
+		}
+		frame = tree.FrameTree.Frame.ID
 	}
-	made, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: worldName})
+	made, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: worldName})
 	if err != nil {
 		return "", false, fmt.Errorf("make clapper's world in the page: %w", err)
 	}
 	// The context's creation event comes before the command's reply, and
 	// the listener has recorded it.
-	h.mu.Lock()
-	w = h.unique[int64(made.ExecutionContextID)]
-	h.mu.Unlock()
+	w = h.index.lookup(made.ExecutionContextID)
 	if w == "" {
 		return "", false, errors.New("make clapper's world in the page: its context was not announced (is the page closing?)")
 	}
@@ -194,7 +261,7 @@ func (h *helpers) ensure(ctx context.Context) (world string, fresh bool, err err
 // animation frames, with how many they need (0: as many as it takes),
 // for the pump's pacing (busyFrames): probe awaits two animation frames,
 // nextFrame one, scrollSettled as many as the scroll moves for.
-var awaitsFrames = map[string]int{"probe": 2, "scrollSettled": 0, "nextFrame": 1}
+var awaitsFrames = map[string]int{"probe": 2, "scrollSettled": 0, "nextFrame": 1, "turn": 2}
 
 func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any) (T, error) {
 	var zero T
@@ -243,9 +310,13 @@ func isException(err error) bool {
 // acted on.
 var errGone = errors.New("element gone")
 
-// callOnElement calls js/main/NAME.js on the target element in the page's
+// callOnElement calls js/main/NAME.js on the target element (the control
+// of a label, clapper.control) in its document's
 // own world, with args as its JSON text, and decodes its result into T.
-func callOnElement[T any](ctx context.Context, h *helpers, t scripts.Target, name string, args ...any) (T, error) {
+func callOnElement[T any](ctx context.Context, d *doc, t scripts.Target, name string, args ...any) (T, error) {
+	ctx, stop := d.on(ctx)
+	defer stop()
+	h := d.helpers
 	var zero T
 	fn, ok := mainFunctions[name]
 	if !ok {
@@ -258,7 +329,7 @@ func callOnElement[T any](ctx context.Context, h *helpers, t scripts.Target, nam
 	if err != nil {
 		return zero, err
 	}
-	obj, err := callHelper[*runtime.RemoteObject](ctx, h, "element", specOf(t), nthArg(t))
+	obj, err := callHelper[*runtime.RemoteObject](ctx, h, "control", specOf(t), nthArg(t))
 	if err != nil {
 		return zero, err
 	}

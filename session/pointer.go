@@ -23,48 +23,71 @@ func afterwards(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 }
 
-// click moves the pointer to the target and clicks it.
+// click moves the pointer to the target (or a point of the viewport) and
+// clicks it, count times, with the modifier keys held (pressed as keys
+// first, as a person holds them, and released after).
 func (r *run) click(ctx context.Context, tab *Tab, a scripts.Click, rec *timeline.Step) error {
-	rec.Target = a.Target.String()
-	mods, err := modifierMask(a.Modifiers)
-	if err != nil {
-		return undispatched(err)
+	if a.Point != nil {
+		if err := tab.pointer.MoveTo(ctx, a.Point.X, a.Point.Y); err != nil {
+			return err
+		}
+	} else {
+		rec.Target = a.Target.String()
+		if err := r.pointAt(ctx, tab, a.Target, forPointer, a.At, rec); err != nil {
+			return err
+		}
 	}
-	if err := r.pointAt(ctx, tab, a.Target, forPointer, rec); err != nil {
-		return err
-	}
-	return tab.pointer.Click(ctx, a.Button, a.Count, mods)
+	return withKeysHeld(ctx, tab.keyboard, a.Modifiers, func() error {
+		return tab.pointer.Click(ctx, a.Button, a.Count)
+	})
 }
 
-// drag presses at from, moves to to and releases there.
-func (r *run) drag(ctx context.Context, tab *Tab, a scripts.Drag, rec *timeline.Step) error {
-	if err := r.moveTo(ctx, tab, a.From, rec); err != nil {
-		return err
-	}
-	if err := tab.pointer.Down(ctx); err != nil {
-		return err
-	}
-	if err := r.moveTo(ctx, tab, a.To, rec); err != nil {
+// withKeysHeld presses the keys not held yet, runs fn, and releases what
+// it pressed, on every path. A failure once fn began counts as dispatched.
+func withKeysHeld(ctx context.Context, k *Keyboard, keys []string, fn func() error) error {
+	var pressed []string
+	defer func() {
 		c, cancel := afterwards(ctx)
-		_ = tab.pointer.Up(c) // never leave the button down
-		cancel()
+		defer cancel()
+		for i := len(pressed) - 1; i >= 0; i-- {
+			_ = k.Up(c, pressed[i])
+		}
+	}()
+	for _, m := range keys {
+		if k.isHeld(m) {
+			continue
+		}
+		if err := k.Down(ctx, m); err != nil {
+			if len(pressed) > 0 {
+				return dispatched(err)
+			}
+			return err
+		}
+		pressed = append(pressed, m)
+	}
+	err := fn()
+	if err != nil && len(pressed) > 0 {
 		return dispatched(err)
 	}
-	return tab.pointer.Up(ctx)
+	return err
 }
 
+// drag presses at from, moves to to with the button held and releases
+// there (drag.go).
+
 // pointAt waits for the target to pass the checks n and moves the pointer
-// to its centre, recording the target's box in the step.
-// An element observed before a hold of its tab is revalidated before
-// the press that follows (revalidate.go).
-func (r *run) pointAt(ctx context.Context, tab *Tab, t scripts.Target, n needs, rec *timeline.Step) error {
+// to the point it aims at (at, relative to the element's top-left corner,
+// or a point Playwright would click), recording the target's box in the
+// step. An element observed before a hold of its tab is revalidated
+// before the press that follows (revalidate.go).
+func (r *run) pointAt(ctx context.Context, tab *Tab, t scripts.Target, n needs, at *scripts.Point, rec *timeline.Step) error {
 	epoch := r.epoch(tab)
-	act, err := r.actionable(ctx, tab, t, n, rec)
+	act, err := r.actionable(ctx, tab, t, n.at(at), rec)
 	if err != nil {
 		return err
 	}
-	x, y := act.Center()
-	if err := tab.pointer.MoveToAs(ctx, x, y, act.Cursor); err != nil {
+	tab.pace.focus(act.doc)
+	if err := tab.pointer.MoveToAs(ctx, act.Point.X, act.Point.Y, act.Cursor); err != nil {
 		return err
 	}
 	if r.o.afterResolve != nil {
@@ -75,17 +98,17 @@ func (r *run) pointAt(ctx context.Context, tab *Tab, t scripts.Target, n needs, 
 
 // focus brings a field into focus the way a person does: by clicking it.
 func (r *run) focus(ctx context.Context, tab *Tab, t scripts.Target, rec *timeline.Step) error {
-	if err := r.pointAt(ctx, tab, t, forPointer, rec); err != nil {
+	if err := r.pointAt(ctx, tab, t, forPointer, nil, rec); err != nil {
 		return err
 	}
-	return tab.pointer.Click(ctx, "left", 1, 0)
+	return tab.pointer.Click(ctx, "left", 1)
 }
 
 // moveTo moves the pointer to an element or a point.
 func (r *run) moveTo(ctx context.Context, tab *Tab, p scripts.Place, rec *timeline.Step) error {
 	if p.Target != nil {
 		rec.Target = p.Target.String()
-		return r.pointAt(ctx, tab, *p.Target, forHover, rec)
+		return r.pointAt(ctx, tab, *p.Target, forHover, nil, rec)
 	}
 	if p.Point == nil {
 		return undispatched(errors.New("move: no place"))
@@ -94,13 +117,27 @@ func (r *run) moveTo(ctx context.Context, tab *Tab, p scripts.Place, rec *timeli
 }
 
 // Pointer drives one tab's mouse with real CDP input events, remembering
-// where the pointer is so each movement starts where the last ended.
+// where the pointer is and which buttons are down, so each movement
+// starts where the last ended and a move with a button down is a drag.
+// Its methods run on the run's goroutine.
 type Pointer struct {
 	j      *Journal
 	tab    string
 	x, y   float64
 	speed  float64
 	cursor string
+	// buttons are the buttons down (CDP's bits: left 1, right 2, middle 4).
+	buttons int64
+	// keys are the keyboard whose held modifiers apply to every event.
+	keys *Keyboard
+	// pace spaces input between steps (pace.go); nil sends at once.
+	pace *pace
+	// moved, when set, is called after each move with the button state
+	// (the drag's watch for a drag the page started: drag.go).
+	moved func(ctx context.Context) error
+	// drag is the data of an HTML5 drag under way (drag.go): moves and
+	// the release are then drag events.
+	drag *input.DragData
 }
 
 // MoveTo travels to (x, y) along a natural path, one mouseMoved per tick,
@@ -111,29 +148,48 @@ func (p *Pointer) MoveTo(ctx context.Context, x, y float64) error {
 
 // MoveToAs is MoveTo where the page's cursor at the destination is
 // arrive: receipts along the way keep the cursor the pointer had, and the
-// last one carries arrive.
+// last one carries arrive. The path is paced by the clock: a point whose
+// time has passed while an earlier one was on its way is skipped for the
+// latest one due, so a slow page does not stretch the movement.
 func (p *Pointer) MoveToAs(ctx context.Context, x, y float64, arrive string) error {
 	start := clockNow(ctx)
 	path := PointerPath(p.x, p.y, x, y, p.speed, time.Second/60)
-	for i, pt := range path {
-		if i == len(path)-1 {
-			p.cursor = arrive
-		}
-		if err := sleep(ctx, start+pt.At-clockNow(ctx)); err != nil {
-			if i > 0 {
+	sent := 0
+	for i := 0; i < len(path); i++ {
+		if err := sleep(ctx, start+path[i].At-clockNow(ctx)); err != nil {
+			if sent > 0 {
 				return dispatched(err)
 			}
 			return undispatched(err)
 		}
-		if err := p.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, pt.X, pt.Y, "", 0, 0); err != nil {
+		i = latestDue(path, i, clockNow(ctx)-start)
+		if i == len(path)-1 {
+			p.cursor = arrive
+		}
+		if err := p.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, path[i].X, path[i].Y, "", 0); err != nil {
+			if sent > 0 {
+				return dispatched(err)
+			}
 			return err
 		}
+		sent++
 	}
 	return nil
 }
 
-// Click presses and releases button count times at the current position.
-func (p *Pointer) Click(ctx context.Context, button string, count int, mods int64) error {
+// latestDue is the last point from i on whose time has come at elapsed
+// (i itself when none later is due). Pure.
+func latestDue(path []PathPoint, i int, elapsed time.Duration) int {
+	for i+1 < len(path) && path[i+1].At <= elapsed {
+		i++
+	}
+	return i
+}
+
+// Click presses and releases button count times at the current position
+// (count 2 is a double click, 3 a triple click: each press carries its
+// click count, as a person's do).
+func (p *Pointer) Click(ctx context.Context, button string, count int) error {
 	if button == "" {
 		button = "left"
 	}
@@ -141,17 +197,20 @@ func (p *Pointer) Click(ctx context.Context, button string, count int, mods int6
 		count = 1
 	}
 	for i := 1; i <= count; i++ {
-		if err := p.mouse(ctx, input.DispatchMouseEventTypeMousePressed, p.x, p.y, button, i, mods); err != nil {
+		if err := p.mouse(ctx, input.DispatchMouseEventTypeMousePressed, p.x, p.y, button, i); err != nil {
+			if i > 1 {
+				return dispatched(err)
+			}
 			return err
 		}
 		// Released even when the step's time is up: a button is never
 		// left down.
 		_ = sleep(ctx, pressHold)
 		c, cancel := afterwards(ctx)
-		err := p.mouse(c, input.DispatchMouseEventTypeMouseReleased, p.x, p.y, button, i, mods)
+		err := p.mouse(c, input.DispatchMouseEventTypeMouseReleased, p.x, p.y, button, i)
 		cancel()
 		if err != nil {
-			return err
+			return dispatched(err)
 		}
 		if err := ctx.Err(); err != nil {
 			return dispatchErr(context.Cause(ctx))
@@ -160,21 +219,35 @@ func (p *Pointer) Click(ctx context.Context, button string, count int, mods int6
 	return nil
 }
 
-// Down and Up press and release without moving (drag).
-func (p *Pointer) Down(ctx context.Context) error {
-	return p.mouse(ctx, input.DispatchMouseEventTypeMousePressed, p.x, p.y, "left", 1, 0)
+// Down and Up press and release a button without moving.
+func (p *Pointer) Down(ctx context.Context, button string) error {
+	return p.mouse(ctx, input.DispatchMouseEventTypeMousePressed, p.x, p.y, button, 1)
 }
 
-func (p *Pointer) Up(ctx context.Context) error {
-	return p.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, p.x, p.y, "left", 1, 0)
+func (p *Pointer) Up(ctx context.Context, button string) error {
+	return p.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, p.x, p.y, button, 1)
+}
+
+// ReleaseAll releases every button still down, even when ctx has ended.
+func (p *Pointer) ReleaseAll(ctx context.Context) {
+	c, cancel := afterwards(ctx)
+	defer cancel()
+	for _, b := range []string{"left", "right", "middle"} {
+		if p.buttons&buttonBit(b) != 0 {
+			if p.Up(c, b) != nil {
+				p.buttons &^= buttonBit(b)
+			}
+		}
+	}
 }
 
 // Wheel sends one wheel event at the current position.
 func (p *Pointer) Wheel(ctx context.Context, dx, dy float64) error {
 	r := timeline.Receipt{Kind: timeline.InputWheel, Tab: p.tab, X: p.x, Y: p.y, DeltaX: dx, DeltaY: dy}
-	return p.j.send(r, func() error {
+	return p.j.send(ctx, p.pace, r, func() error {
 		_, err := chromedp.Call(ctx, dispatchWheel, wheelParams{
 			Type: input.DispatchMouseEventTypeMouseWheel, X: p.x, Y: p.y, DeltaX: dx, DeltaY: dy,
+			Modifiers: p.modifiers(), Buttons: p.buttons,
 		})
 		return err
 	})
@@ -183,48 +256,92 @@ func (p *Pointer) Wheel(ctx context.Context, dx, dy float64) error {
 // wheelParams is Input.dispatchMouseEvent for wheels: Chromium requires
 // both deltas, and cdproto's params omit a zero delta.
 type wheelParams struct {
-	Type   input.DispatchMouseEventType `json:"type"`
-	X      float64                      `json:"x"`
-	Y      float64                      `json:"y"`
-	DeltaX float64                      `json:"deltaX"`
-	DeltaY float64                      `json:"deltaY"`
+	Type      input.DispatchMouseEventType `json:"type"`
+	X         float64                      `json:"x"`
+	Y         float64                      `json:"y"`
+	DeltaX    float64                      `json:"deltaX"`
+	DeltaY    float64                      `json:"deltaY"`
+	Modifiers int64                        `json:"modifiers,omitempty"`
+	Buttons   int64                        `json:"buttons,omitempty"`
 }
 
 var dispatchWheel = cdp.Command[wheelParams, cdp.Empty]{Method: input.CommandDispatchMouseEvent}
 
-func (p *Pointer) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, button string, clicks int, mods int64) error {
+// modifiers is the bits of the modifier keys held on the tab's keyboard.
+func (p *Pointer) modifiers() int64 {
+	if p.keys == nil {
+		return 0
+	}
+	return p.keys.Modifiers()
+}
+
+// mouse sends one mouse event. Every event carries the buttons down after
+// it (a move with the left button down is a drag to the page: buttons 1)
+// and the modifiers held.
+func (p *Pointer) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, button string, clicks int) error {
+	if p.drag != nil {
+		switch {
+		case typ == input.DispatchMouseEventTypeMouseMoved:
+			p.x, p.y = x, y
+			return p.dragEvent(ctx, input.DispatchDragEventTypeDragOver, timeline.InputMove)
+		case typ == input.DispatchMouseEventTypeMouseReleased && button == "left":
+			p.x, p.y = x, y
+			err := p.dragEvent(ctx, input.DispatchDragEventTypeDrop, timeline.InputUp)
+			p.drag, p.buttons = nil, p.buttons&^1
+			return err
+		}
+	}
 	kind := timeline.InputMove
+	buttons := p.buttons
 	switch typ {
 	case input.DispatchMouseEventTypeMousePressed:
 		kind = timeline.InputDown
+		buttons |= buttonBit(button)
 	case input.DispatchMouseEventTypeMouseReleased:
 		kind = timeline.InputUp
+		buttons &^= buttonBit(button)
 	}
 	r := timeline.Receipt{Kind: kind, Tab: p.tab, X: x, Y: y, Button: button, Clicks: clicks, Cursor: p.cursor}
-	err := p.j.send(r, func() error {
-		params := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Modifiers: mods}
+	err := p.j.send(ctx, p.pace, r, func() error {
+		params := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Modifiers: p.modifiers(), Buttons: buttons}
 		if button != "" {
 			params.Button = input.MouseButton(button)
 			params.ClickCount = int64(clicks)
-			if typ == input.DispatchMouseEventTypeMousePressed {
-				params.Buttons = buttonsMask(button)
-			}
+		} else if buttons != 0 {
+			params.Button = input.MouseButton(firstButton(buttons))
 		}
 		_, err := chromedp.Call(ctx, input.DispatchMouseEvent, params)
 		return err
 	})
 	if err == nil {
-		p.x, p.y = x, y
+		p.x, p.y, p.buttons = x, y, buttons
+		if typ == input.DispatchMouseEventTypeMouseMoved && p.moved != nil {
+			return p.moved(ctx)
+		}
 	}
 	return err
 }
 
-func buttonsMask(b string) int64 {
+// buttonBit is a button's bit in the buttons field.
+func buttonBit(b string) int64 {
 	switch b {
 	case "right":
 		return 2
 	case "middle":
 		return 4
+	case "":
+		return 0
 	}
 	return 1
+}
+
+// firstButton names the button a move with buttons down reports.
+func firstButton(buttons int64) string {
+	switch {
+	case buttons&1 != 0:
+		return "left"
+	case buttons&2 != 0:
+		return "right"
+	}
+	return "middle"
 }

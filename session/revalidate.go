@@ -39,7 +39,11 @@ func (r *run) revalidate(ctx context.Context, tab *Tab, epoch int, act Actionabl
 	if err := r.refusal(tab, false); err != nil {
 		return undispatched(fmt.Errorf("%s was observed before a hold of tab %q: %w", t, tab.Name, err))
 	}
-	v, err := callHelper[revalidation](ctx, tab.helpers, "revalidate", act.Token)
+	d := act.doc
+	if d == nil {
+		d = tab.mainDoc()
+	}
+	v, err := docCall[revalidation](ctx, d, "revalidate", act.Token)
 	switch {
 	case err != nil:
 		return undispatched(fmt.Errorf("%s was observed before a hold of tab %q and could not be checked again: %w", t, tab.Name, err))

@@ -387,6 +387,11 @@ func (r *run) finish() {
 	}
 	r.tl.End = now
 	for _, t := range r.tabs {
+		// A key or button a step left down is let go before the tab is.
+		if closed, crashed := t.events.gone(); !closed && !crashed && r.refusal(t, false) == nil {
+			t.keyboard.ReleaseAll(t.ctx)
+			t.pointer.ReleaseAll(t.ctx)
+		}
 		t.cancel()
 	}
 	if r.browser != nil {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -36,7 +37,7 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 	var inNth *int
 	if a.In != nil {
 		rec.Target = a.In.String()
-		if err := r.pointAt(ctx, tab, *a.In, forHover, rec); err != nil {
+		if err := r.pointAt(ctx, tab, *a.In, forHover, nil, rec); err != nil {
 			return err
 		}
 		in, inNth = specOf(*a.In), nthArg(*a.In)
@@ -47,7 +48,14 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 		rec.Target = a.ToTarget.String()
 		to, toNth = specOf(*a.ToTarget), nthArg(*a.ToTarget)
 	}
-	st, err := callHelper[*scrollState](ctx, tab.helpers, "scrollState", in, inNth, to, toNth)
+	d := tab.mainDoc()
+	if t := cmp.Or(a.In, a.ToTarget); t != nil {
+		var err error
+		if d, err = tab.docOf(ctx, *t); err != nil {
+			return undispatched(err)
+		}
+	}
+	st, err := docCall[*scrollState](ctx, d, "scrollState", in, inNth, to, toNth)
 	if err != nil {
 		return undispatched(err)
 	}
@@ -62,6 +70,10 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 	start := clockNow(ctx)
 	var sentX, sentY float64
 	for i := 1; i <= n; i++ {
+		// Paced by the clock: the slots whose time passed while a wheel
+		// event was on its way (a page that paints slowly answers slowly)
+		// go out as one, so the scroll lasts as long as it says.
+		i = wheelSlot(i, n, clockNow(ctx)-start, dur)
 		e := easeInOut(float64(i) / float64(n))
 		wx, wy := math.Round(dx*e-sentX), math.Round(dy*e-sentY)
 		if i == n {
@@ -78,10 +90,20 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 		}
 	}
 	// Let the scroll settle before the step ends.
-	if _, err := callHelper[bool](ctx, tab.helpers, "scrollSettled", in, inNth); err != nil {
+	if _, err := docCall[bool](ctx, d, "scrollSettled", in, inNth); err != nil {
 		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
 	}
 	return nil
+}
+
+// wheelSlot is the slot to send at: i, or the last of the n slots of a
+// scroll lasting dur whose time has come at elapsed, when that is later.
+// Pure.
+func wheelSlot(i, n int, elapsed, dur time.Duration) int {
+	for i < n && time.Duration(i+1)*dur/time.Duration(n) <= elapsed {
+		i++
+	}
+	return i
 }
 
 // scrollBy is how far a scroll step moves from st, clamped to what can

@@ -34,7 +34,7 @@ func (r *run) exec(ctx context.Context, tab *Tab, st scripts.Step, rec *timeline
 		return r.click(ctx, tab, a, rec)
 	case scripts.Hover:
 		rec.Target = a.Target.String()
-		return r.pointAt(ctx, tab, a.Target, forHover, rec)
+		return r.pointAt(ctx, tab, a.Target, forHover, nil, rec)
 	case scripts.Move:
 		return r.moveTo(ctx, tab, a.To, rec)
 	case scripts.Drag:
@@ -46,6 +46,10 @@ func (r *run) exec(ctx context.Context, tab *Tab, st scripts.Step, rec *timeline
 		return r.typeText(ctx, tab, a, rec)
 	case scripts.Press:
 		return r.press(ctx, tab, a, rec)
+	case scripts.KeyDown:
+		return r.keyDown(ctx, tab, a, rec)
+	case scripts.KeyUp:
+		return r.keyUp(ctx, tab, a, rec)
 	// Forms (forms.go).
 	case scripts.Fill:
 		return r.fill(ctx, tab, a, rec)

@@ -25,7 +25,7 @@ func TestStudioHoldFreezesStage(t *testing.T) {
     optional: true
   - resume: stage
   - pause: 1s
-  - expect: {text: "clicks 0", in: "p"}
+  - expect: {text: "clicks 0", in: {css: p, visible: true}}
 `, RunOptions{beforeStep: readsBefore(t, readAt{2, "main", &before}, readAt{6, "main", &after}, readAt{7, "main", &later})})
 	mustPass(t, res)
 	tl := res.Timeline
@@ -111,7 +111,7 @@ func TestStudioScoutWorksWhileStageHeld(t *testing.T) {
   - resume: stage
   - film: scout
   - pause: 1s
-  - expect: {text: "clicks 0", in: "p"}
+  - expect: {text: "clicks 0", in: {css: p, visible: true}}
     tab: stage
 `, RunOptions{beforeStep: readsBefore(t, readAt{5, "scout", &scoutBefore}, readAt{9, "scout", &scoutAfter}, readAt{12, "main", &stageLater})})
 	mustPass(t, res)

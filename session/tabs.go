@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/debugger"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -28,7 +29,14 @@ type Tab struct {
 	cancel   context.CancelFunc
 	pointer  *Pointer
 	keyboard *Keyboard
-	helpers  *helpers
+	// pace gives the page its turn between inputs (pace.go).
+	pace    *pace
+	helpers *helpers
+	// worlds records clapper's worlds of the tab's session (its own
+	// document's and its iframes'); frames are the iframe documents its
+	// targets reached (docs.go).
+	worlds *worldIndex
+	frames frames
 	// events is what the tab's listener has seen.
 	events *tabEvents
 	// hold is the tab's hold while it is held, nil otherwise; fenced says
@@ -56,7 +64,10 @@ type tabEvents struct {
 	paused    bool  // the debugger has paused the page (a hold reached it)
 	closed    bool  // the target was closed or detached
 	crashed   bool  // the renderer crashed
-	helpers   *helpers
+	worlds    *worldIndex
+	// dragData is the data of a drag Chromium intercepted, until the
+	// drag takes it (drag.go).
+	dragData *input.DragData
 }
 
 // listen is the tab's CDP listener. It is called on the tab's read loop,
@@ -75,19 +86,26 @@ func (e *tabEvents) listen(ev any) {
 		if ev.Frame != nil && ev.Frame.ParentID == "" {
 			e.mainFrame = ev.Frame.ID
 			e.navs++
-			e.paused = false   // a pause belonged to the old document
-			e.helpers.forget() // a new document: the world went with the old one
+			e.paused = false // a pause belonged to the old document
 		}
+		if ev.Frame != nil {
+			// A new document: the world went with the old one.
+			e.worlds.navigated(ev.Frame.ID, ev.Frame.ParentID == "")
+		}
+	case *page.EventFrameDetached:
+		e.worlds.remove(ev.FrameID)
 	case *page.EventNavigatedWithinDocument:
 		if ev.FrameID == e.mainFrame {
 			e.navs++
 		}
 	case *runtime.EventExecutionContextCreated:
-		e.helpers.contextCreated(ev.Context)
+		e.worlds.contextCreated(ev.Context)
 	case *runtime.EventExecutionContextDestroyed:
-		e.helpers.contextDestroyed(ev.ExecutionContextUniqueID)
+		e.worlds.contextDestroyed(ev.ExecutionContextUniqueID)
 	case *runtime.EventExecutionContextsCleared:
-		e.helpers.contextsCleared()
+		e.worlds.contextsCleared()
+	case *input.EventDragIntercepted:
+		e.dragData = ev.Data
 	case *debugger.EventPaused:
 		e.paused = true
 	case *debugger.EventResumed:
@@ -97,6 +115,13 @@ func (e *tabEvents) listen(ev any) {
 	case *inspector.EventDetached:
 		e.closed = true
 	}
+}
+
+// isClosed says whether the target was closed or detached.
+func (e *tabEvents) isClosed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closed
 }
 
 // gone says whether the tab's target was closed or its renderer crashed.
@@ -130,8 +155,9 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 	if err != nil {
 		return nil, r.gone(err)
 	}
-	h := &helpers{}
-	ev := &tabEvents{helpers: h, net: newNetActivity()}
+	w := &worldIndex{}
+	h := w.add("")
+	ev := &tabEvents{worlds: w, net: newNetActivity()}
 	err = chromedp.Listen(tctx, ev.listen)
 	if err == nil {
 		err = chromedp.Listen(tctx, r.pages.listener(name))
@@ -155,10 +181,16 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 		cancel()
 		return nil, r.gone(fmt.Errorf("set viewport: %w", err))
 	}
-	t := &Tab{Name: name, ctx: tctx, cancel: cancel, helpers: h, events: ev,
-		pointer:  &Pointer{j: r.journal, tab: name, speed: r.s.Defaults.PointerSpeed, x: float64(b.Width) / 2, y: float64(b.Height) / 2},
-		keyboard: &Keyboard{j: r.journal, tab: name},
-	}
+	t := &Tab{Name: name, ctx: tctx, cancel: cancel, helpers: h, worlds: w, events: ev}
+	t.pace = newPace(func(ctx context.Context, d *doc) {
+		if d == nil {
+			d = t.mainDoc()
+		}
+		_, _ = docCall[bool](ctx, d, "turn")
+	}, r.s.Defaults.Beat)
+	t.keyboard = &Keyboard{j: r.journal, tab: name, pace: t.pace, mac: r.browser.mac}
+	t.pointer = &Pointer{j: r.journal, tab: name, speed: r.s.Defaults.PointerSpeed, x: float64(b.Width) / 2, y: float64(b.Height) / 2,
+		keys: t.keyboard, pace: t.pace}
 	r.tabs[name] = t
 	return t, nil
 }

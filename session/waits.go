@@ -57,10 +57,17 @@ func (e *WaitTimeout) Unwrap() error { return e.Cause }
 // every between looks on a timer that ctx's end interrupts. It returns
 // c's final answer, or a *WaitTimeout.
 func poll(ctx context.Context, what string, every time.Duration, c check) error {
+	return pollWith(ctx, what, func(int) time.Duration { return every }, c)
+}
+
+// pollWith is poll with a wait of its own before each look after the
+// first: waits(0) before the second, waits(1) before the third...
+func pollWith(ctx context.Context, what string, waits func(i int) time.Duration, c check) error {
 	var seen string
 	var last error
 	tick, release := after(ctx, 0)
 	defer func() { release() }()
+	looks := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -83,7 +90,8 @@ func poll(ctx context.Context, what string, every time.Duration, c check) error 
 			}
 		}
 		release()
-		tick, release = after(ctx, every)
+		tick, release = after(ctx, waits(looks))
+		looks++
 	}
 }
 
@@ -119,8 +127,20 @@ func helperCheck(t *Tab, name string, args ...any) check {
 func (r *run) wait(ctx context.Context, t *Tab, a scripts.Wait) error {
 	switch {
 	case a.Target != nil:
-		return poll(ctx, fmt.Sprintf("wait for %s to be %s", a.Target, a.State), pollEvery,
-			helperCheck(t, "state", specOf(*a.Target), nthArg(*a.Target), a.State))
+		target := *a.Target
+		return poll(ctx, fmt.Sprintf("wait for %s to be %s", a.Target, a.State), pollEvery, func(ctx context.Context) (bool, string, error) {
+			d, err := t.docOf(ctx, target)
+			if err != nil {
+				// An iframe not there yet holds nothing: detached and
+				// hidden hold, the others wait.
+				if !isFinal(err) && (a.State == "detached" || a.State == "hidden") {
+					return true, "", nil
+				}
+				return isFinal(err), "", err
+			}
+			ok, err := docCall[bool](ctx, d, "state", specOf(target), nthArg(target), a.State)
+			return (ok && err == nil) || isException(err), "the page says not yet", err
+		})
 	case a.Text != "":
 		return poll(ctx, fmt.Sprintf("wait for text %q", a.Text), pollEvery, helperCheck(t, "hasText", a.Text))
 	case a.URL != "":

@@ -137,7 +137,7 @@ func TestTruthy(t *testing.T) {
 // evalTruthy agrees with the page's own truthiness for values of every
 // type, including ones that cannot be returned by value.
 func TestEvalTruthyInThePage(t *testing.T) {
-	tab, _, _, _ := fixtureTab(t, "fixture.html")
+	tab, _, _ := fixtureTab(t, "fixture.html")
 	for expr, want := range map[string]bool{
 		"0": false, "''": false, "null": false, "undefined": false, "NaN": false, "-0": false, "0n": false,
 		"1": true, "'x'": true, "[]": true, "document.body": true, "() => 1": true, "Symbol()": true,

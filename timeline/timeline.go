@@ -321,7 +321,7 @@ type Receipt struct {
 	DeltaY float64 `json:"dy,omitempty"`
 	// Key is the key name ("a", "Enter"); "•" when the text is secret.
 	Key  string `json:"key,omitempty"`
-	Type string `json:"type,omitempty"` // keyDown, keyUp, char
+	Type string `json:"type,omitempty"` // keyDown, rawKeyDown, keyUp; insertText (a character typed that is not on the layout), fill (a value filled)
 	// Sent and Acked bound the command on the take clock.
 	Sent  Time `json:"sent"`
 	Acked Time `json:"acked"`

@@ -1,32 +1,19 @@
-// hitAt returns the element that receives the pointer at (x, y), looking
-// into open shadow roots for the innermost one.
-clapper.hitAt = function (x, y) {
-  let hit = document.elementFromPoint(x, y);
-  while (hit && hit.shadowRoot) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y);
-    if (!inner || inner === hit) break;
-    hit = inner;
-  }
-  return hit;
-};
+// The actionability checks before input, Playwright's: the session asks
+// probe for an element's states (and to scroll it into view), reads its
+// boxes (DOM.getContentQuads) to choose the point to aim at, and asks
+// hitTarget whether the pointer there reaches it.
 
-// enabled reports whether an element takes input: neither it nor the
-// control it is part of (a text target inside a <button>) matches
-// :disabled (which knows a disabled fieldset's rules, and custom form
-// elements), and no ancestor says aria-disabled="true".
-clapper.enabled = function (el) {
-  const control = el.closest('button,input,select,textarea,option,optgroup') || el;
-  return !control.matches(':disabled') && !el.matches(':disabled') && !el.closest('[aria-disabled="true"]');
-};
-
-// probe reports on a target for the actionability checks before input:
-// how many elements match, and for the chosen one (nth, or the only one)
-// its box after two animation frames, whether it was stable across them,
-// visible (clapper.visible), enabled, and whether the pointer at its centre
-// reaches it (not covered by another element), with what is there and its
-// CSS cursor. When scroll is true an element outside the viewport is
-// scrolled into view first. The session decides which checks a step needs.
-clapper.probe = async function (spec, nth, scroll) {
+// probe reports on a target: how many elements match, and for the chosen
+// one (nth, or the only one) whether it is visible (clapper.visible),
+// shows something (see-through counts as not), is enabled, is a field
+// and editable, its CSS cursor, and its box, read on two animation
+// frames (stable when the two are the same, as Playwright judges). When
+// scroll is true a visible element is scrolled into view first, in the
+// way attempt asks: Playwright's cycle of alignments, for a target that
+// the first way left under a sticky header (0: only when needed, to the
+// middle; 1: to the end; 2: the middle; 3: the start). It remembers the
+// element (js/remember.js) and returns its token.
+clapper.probe = async function (spec, nth, scroll, attempt) {
   const els = clapper.find(spec);
   const out = {count: els.length};
   if (els.length === 0 || (nth == null && els.length > 1)) return out;
@@ -35,35 +22,163 @@ clapper.probe = async function (spec, nth, scroll) {
     out.count = 0;
     return out;
   }
-  if (scroll && clapper.visible(el)) {
-    // Scrolled when its centre is outside the viewport: the pointer aims there.
-    const r = el.getBoundingClientRect();
-    const x = r.left + r.width / 2, y = r.top + r.height / 2;
-    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) el.scrollIntoView({block: 'center', inline: 'center'});
-  }
+  out.visible = clapper.visible(el);
+  out.shows = clapper.showsSomething(el);
+  out.enabled = clapper.enabled(el);
+  out.field = clapper.isField(clapper.retarget(el, 'follow-label'));
+  out.editable = out.field && clapper.editable(el);
+  out.cursor = getComputedStyle(el).cursor;
+  if (scroll && out.visible) clapper.scrollTo(el, attempt || 0);
+  const steady = clapper.retarget(el, 'no-follow-label');
   const box = () => {
-    const r = el.getBoundingClientRect();
+    const r = steady.getBoundingClientRect();
     return {x: r.x, y: r.y, w: r.width, h: r.height};
   };
+  await new Promise((res) => requestAnimationFrame(res));
   const a = box();
-  await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+  await new Promise((res) => requestAnimationFrame(res));
   const b = box();
-  out.box = b;
   out.stable = a.x === b.x && a.y === b.y && a.w === b.w && a.h === b.h;
-  out.visible = clapper.visible(el);
-  out.enabled = clapper.enabled(el);
-  const cx = b.x + b.w / 2, cy = b.y + b.h / 2;
-  const hit = clapper.hitAt(cx, cy);
-  out.receives = !!hit && (clapper.contains(el, hit) || (!!el.labels && Array.from(el.labels).some((l) => clapper.contains(l, hit))));
-  out.hit = clapper.describe(hit);
-  out.cursor = getComputedStyle(el).cursor;
-  out.inViewport = cx >= 0 && cy >= 0 && cx <= innerWidth && cy <= innerHeight;
+  const r = el.getBoundingClientRect();
+  out.box = {x: r.x, y: r.y, w: r.width, h: r.height};
+  const cs = getComputedStyle(el);
+  out.border = {x: parseFloat(cs.borderLeftWidth) || 0, y: parseFloat(cs.borderTopWidth) || 0};
+  out.viewport = {w: innerWidth, h: innerHeight};
   out.token = clapper.remember(el);
   return out;
 };
 
-// element returns the nth element the spec matches (the first when nth is
-// null) as a remote object, for commands that take a node (file uploads).
-clapper.element = function (spec, nth) {
-  return clapper.pick(spec, nth);
+// scrollTo brings el into view the way attempt asks, at once (a smooth
+// scroll would still be moving when the pointer aims).
+clapper.scrollTo = function (el, attempt) {
+  const ways = [null, 'end', 'center', 'start'];
+  const way = ways[attempt % ways.length];
+  if (way === null) {
+    const r = el.getBoundingClientRect();
+    const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+    if (!inside) el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    return;
+  }
+  el.scrollIntoView({block: way, inline: way, behavior: 'instant'});
+};
+
+// recalled returns the element remembered as token, if it is still in the
+// document.
+clapper.recalled = function (token) {
+  const o = clapper.remembered.get(token);
+  const el = o && o.ref.deref();
+  return el && el.isConnected ? el : null;
+};
+
+// elementOf returns the element remembered as token (for commands that
+// take a node: its boxes, files), or null.
+clapper.elementOf = function (token) {
+  return clapper.recalled(token);
+};
+
+// hitTarget says whether the pointer at (x, y) of this document's
+// viewport reaches the element remembered as token: {ok}, or {ok: false,
+// hit} naming what intercepts it. As in Playwright, the element is taken
+// with the button or link it is part of, and the hit is accepted on it or
+// anything inside it (looking through shadow roots and slots); clapper
+// also accepts a hit on a label of the control the element is, since the
+// click reaches the control through it (a styled checkbox whose input is
+// see-through under its label).
+clapper.hitTarget = function (token, x, y) {
+  const el = clapper.recalled(token);
+  if (!el) return {ok: false, gone: true, hit: 'nothing (the element was removed)'};
+  const target = clapper.retarget(el, 'button-link');
+  const roots = [];
+  for (let p = target; p;) {
+    const root = p.getRootNode();
+    roots.push(root);
+    if (root.nodeType === 9 || !root.host) break;
+    p = root.host;
+  }
+  let hit = null;
+  for (let i = roots.length - 1; i >= 0; i--) {
+    const root = roots[i];
+    const elements = root.elementsFromPoint(x, y);
+    const single = root.elementFromPoint(x, y);
+    if (single && elements[0] && clapper.parentOf(single) === elements[0] && getComputedStyle(single).display === 'contents') elements.unshift(single);
+    if (!elements[0]) break;
+    hit = elements[0];
+    if (i && hit !== roots[i - 1].host) break;
+  }
+  if (hit && clapper.contains(target, hit)) return {ok: true};
+  const control = clapper.retarget(el, 'follow-label');
+  if (hit && control.labels && Array.from(control.labels).some((l) => clapper.contains(l, hit))) return {ok: true};
+  // Name what intercepts: the element hit, and the top of its subtree
+  // where it is not one of the target's ancestors.
+  const chain = [];
+  for (let n = hit; n && n !== target; n = clapper.parentOf(n)) chain.push(n);
+  let desc = clapper.describe(chain[0] || document.documentElement);
+  for (let a = target; a; a = clapper.parentOf(a)) {
+    const i = chain.indexOf(a);
+    if (i !== -1) {
+      if (i > 1) desc += ' from ' + clapper.describe(chain[i - 1]) + ' subtree';
+      break;
+    }
+  }
+  return {ok: false, hit: desc};
+};
+
+// control returns the element a form step acts on: the nth element the
+// spec matches (the first when nth is null), or the control of a label it
+// is (Playwright's follow-label), as a remote object.
+clapper.control = function (spec, nth) {
+  return clapper.retarget(clapper.pick(spec, nth), 'follow-label');
+};
+
+// frameOf finds the iframe a target's frame: part names in this document:
+// {count, isFrame, what, token, origin}, origin being where the top-left
+// corner of the frame's viewport (inside its border and padding) is in
+// this document's viewport.
+clapper.frameOf = function (spec, nth) {
+  const els = clapper.find(spec);
+  const out = {count: els.length};
+  const el = els[nth == null ? 0 : nth];
+  if (!el || (nth == null && els.length > 1)) return out;
+  out.isFrame = el.nodeName === 'IFRAME' || el.nodeName === 'FRAME';
+  out.what = clapper.describe(el);
+  out.token = clapper.remember(el);
+  const r = el.getBoundingClientRect();
+  const cs = getComputedStyle(el);
+  out.origin = {
+    x: r.left + (parseFloat(cs.borderLeftWidth) || 0) + (parseFloat(cs.paddingLeft) || 0),
+    y: r.top + (parseFloat(cs.borderTopWidth) || 0) + (parseFloat(cs.paddingTop) || 0),
+  };
+  return out;
+};
+
+// viewport is the size of this document's viewport in CSS pixels.
+clapper.viewport = function () {
+  return {w: innerWidth, h: innerHeight};
+};
+
+// watchDrag watches this document for the next drag the page starts: a
+// dragstart, and whether the page let it go on (drag.go).
+clapper.watchDrag = function () {
+  if (clapper.dragListener) removeEventListener('dragstart', clapper.dragListener, true);
+  const d = {seen: false, prevented: false, settled: null};
+  clapper.drag = d;
+  clapper.dragListener = (ev) => {
+    d.seen = true;
+    // The page's own handlers run after this one: read their verdict
+    // once they have.
+    d.settled = new Promise((res) => setTimeout(() => {
+      d.prevented = ev.defaultPrevented;
+      res();
+    }, 0));
+  };
+  addEventListener('dragstart', clapper.dragListener, true);
+  return true;
+};
+
+// dragStarted says whether the page started a drag it did not cancel.
+clapper.dragStarted = async function () {
+  const d = clapper.drag;
+  if (!d || !d.seen) return false;
+  await d.settled;
+  return !d.prevented;
 };

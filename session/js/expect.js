@@ -1,9 +1,16 @@
 // observe checks one expectation and says what it saw: {ok, seen}. e is
-// {what, spec, nth, want, count}: what is visible, hidden, text (on the
-// page, or in spec's element), url, title or count. (A field's value is
-// read in the page's own world: js/main/value.js.)
+// {what, spec, nth, want, exact, attr, hasValue, count}. On one element
+// (visible, hidden, enabled, disabled, editable, focused, attribute,
+// text in an element) the target must match one element, or be picked by
+// nth, as for input; count counts every match (visible: true on the
+// target counts the visible ones). A field's value and a control's checked
+// state are read in the page's own world (js/main/value.js, checked.js).
 clapper.observe = function (e) {
-  const norm = clapper.norm;
+  const one = () => {
+    const els = clapper.find(e.spec);
+    if (e.nth == null && els.length > 1) return {ambiguous: els.length};
+    return {el: els[e.nth == null ? 0 : e.nth] || null};
+  };
   switch (e.what) {
     case 'visible':
     case 'hidden': {
@@ -13,13 +20,16 @@ clapper.observe = function (e) {
     case 'text': {
       let t;
       if (e.spec) {
-        const el = clapper.pick(e.spec, e.nth);
-        t = el ? el.innerText : '';
+        const o = one();
+        if (o.ambiguous) return {ok: false, ambiguous: o.ambiguous};
+        if (!o.el) return {ok: false, seen: 'no element'};
+        t = clapper.norm(clapper.elementText(o.el));
       } else {
-        t = document.body ? document.body.innerText : '';
+        t = clapper.norm(document.body ? document.body.innerText : '');
       }
-      t = norm(t);
-      return {ok: t.includes(norm(e.want)), seen: JSON.stringify(t.slice(0, 200))};
+      const w = clapper.norm(e.want);
+      const ok = e.exact ? t === w : t.includes(w);
+      return {ok, seen: JSON.stringify(t.length > 200 ? t.slice(0, 200) + '…' : t)};
     }
     case 'url':
       return {ok: clapper.urlIs(e.want), seen: location.href};
@@ -28,6 +38,34 @@ clapper.observe = function (e) {
     case 'count': {
       const n = clapper.find(e.spec).length;
       return {ok: n === e.count, seen: n + ' matching'};
+    }
+    case 'enabled':
+    case 'disabled':
+    case 'editable':
+    case 'focused':
+    case 'attribute': {
+      const o = one();
+      if (o.ambiguous) return {ok: false, ambiguous: o.ambiguous};
+      if (!o.el) return {ok: false, seen: 'no element'};
+      const el = o.el;
+      switch (e.what) {
+        case 'enabled': return {ok: clapper.enabled(el), seen: 'disabled'};
+        case 'disabled': return {ok: !clapper.enabled(el), seen: 'enabled'};
+        case 'editable': {
+          const f = clapper.retarget(el, 'follow-label');
+          if (!clapper.isField(f)) return {ok: false, seen: clapper.describe(f) + ', not a form field or editable element'};
+          return {ok: clapper.editable(el), seen: clapper.enabled(el) ? 'read-only' : 'disabled'};
+        }
+        case 'focused': {
+          const a = el.getRootNode().activeElement || document.activeElement;
+          return {ok: clapper.focused(el), seen: 'the focus is on ' + clapper.describe(a)};
+        }
+        default: {
+          if (!el.hasAttribute(e.attr)) return {ok: false, seen: 'no attribute ' + e.attr};
+          const v = el.getAttribute(e.attr);
+          return {ok: !e.hasValue || v === e.want, seen: e.attr + '=' + JSON.stringify(v)};
+        }
+      }
     }
   }
   return {ok: false, seen: 'unknown expectation ' + e.what};

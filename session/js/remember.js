@@ -10,7 +10,7 @@ clapper.lastToken = 0;
 clapper.fingerprint = function (el) {
   const r = el.getBoundingClientRect();
   return {
-    what: clapper.describe(el),
+    what: clapper.identify(el),
     text: clapper.norm(el.textContent).slice(0, 200),
     box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)].join(','),
   };

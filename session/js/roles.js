@@ -1,0 +1,238 @@
+// ARIA roles and accessible names, as Playwright's getByRole reads them
+// (a condensed form of the HTML-AAM role mappings and the accessible
+// name computation).
+
+// roleOf is an element's role: the first valid token of role=, else the
+// role its tag implies, or '' for none.
+clapper.roleOf = function (el) {
+  const explicit = (el.getAttribute('role') || '').split(/\s+/).filter(Boolean);
+  for (const r of explicit) {
+    if ((r === 'none' || r === 'presentation') && (el.tabIndex >= 0 && el.hasAttribute('tabindex') || clapper.hasGlobalAria(el))) continue;
+    if (clapper.knownRoles.has(r)) return r;
+  }
+  return clapper.implicitRole(el);
+};
+
+clapper.knownRoles = new Set(('alert alertdialog application article banner blockquote button caption cell checkbox code ' +
+  'columnheader combobox complementary contentinfo definition deletion dialog directory document emphasis feed figure form ' +
+  'generic grid gridcell group heading img insertion link list listbox listitem log main mark marquee math meter menu ' +
+  'menubar menuitem menuitemcheckbox menuitemradio navigation none note option paragraph presentation progressbar radio ' +
+  'radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong subscript ' +
+  'superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem').split(' '));
+
+clapper.hasGlobalAria = function (el) {
+  return Array.from(el.attributes).some((a) => ['aria-atomic', 'aria-busy', 'aria-controls', 'aria-current', 'aria-describedby',
+    'aria-details', 'aria-disabled', 'aria-dropeffect', 'aria-errormessage', 'aria-flowto', 'aria-grabbed', 'aria-haspopup',
+    'aria-hidden', 'aria-invalid', 'aria-keyshortcuts', 'aria-label', 'aria-labelledby', 'aria-live', 'aria-owns',
+    'aria-relevant', 'aria-roledescription'].includes(a.name));
+};
+
+// implicitRole is the role HTML gives an element without role=.
+clapper.implicitRole = function (el) {
+  const tag = el.nodeName;
+  const inside = (sel) => !!(el.parentElement && el.parentElement.closest(sel));
+  switch (tag) {
+    case 'A': case 'AREA': return el.hasAttribute('href') ? 'link' : '';
+    case 'ARTICLE': return 'article';
+    case 'ASIDE': return 'complementary';
+    case 'BLOCKQUOTE': return 'blockquote';
+    case 'BUTTON': return 'button';
+    case 'CAPTION': return 'caption';
+    case 'CODE': return 'code';
+    case 'DATALIST': return 'listbox';
+    case 'DD': return 'definition';
+    case 'DEL': return 'deletion';
+    case 'DETAILS': return 'group';
+    case 'DFN': case 'DT': return 'term';
+    case 'DIALOG': return 'dialog';
+    case 'EM': return 'emphasis';
+    case 'FIELDSET': return 'group';
+    case 'FIGURE': return 'figure';
+    case 'FOOTER': return inside('article,aside,main,nav,section') ? '' : 'contentinfo';
+    case 'FORM': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'form' : '';
+    case 'H1': case 'H2': case 'H3': case 'H4': case 'H5': case 'H6': return 'heading';
+    case 'HEADER': return inside('article,aside,main,nav,section') ? '' : 'banner';
+    case 'HR': return 'separator';
+    case 'HTML': return 'document';
+    case 'IMG': return el.getAttribute('alt') === '' && !el.getAttribute('title') && !clapper.hasGlobalAria(el) && !el.hasAttribute('tabindex') ? 'presentation' : 'img';
+    case 'INPUT': {
+      const t = (el.type || 'text').toLowerCase();
+      if (['button', 'submit', 'reset', 'image', 'file'].includes(t)) return 'button';
+      if (t === 'checkbox') return 'checkbox';
+      if (t === 'radio') return 'radio';
+      if (t === 'number') return 'spinbutton';
+      if (t === 'range') return 'slider';
+      if (t === 'hidden') return '';
+      const list = el.list;
+      if (list && list.nodeName === 'DATALIST') return 'combobox';
+      return t === 'search' ? 'searchbox' : 'textbox';
+    }
+    case 'INS': return 'insertion';
+    case 'LI': return 'listitem';
+    case 'MAIN': return 'main';
+    case 'MARK': return 'mark';
+    case 'MATH': return 'math';
+    case 'MENU': case 'OL': case 'UL': return 'list';
+    case 'METER': return 'meter';
+    case 'NAV': return 'navigation';
+    case 'OPTGROUP': return 'group';
+    case 'OPTION': return 'option';
+    case 'OUTPUT': return 'status';
+    case 'P': return 'paragraph';
+    case 'PROGRESS': return 'progressbar';
+    case 'SEARCH': return 'search';
+    case 'SECTION': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
+    case 'SELECT': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    case 'STRONG': return 'strong';
+    case 'SUB': return 'subscript';
+    case 'SUP': return 'superscript';
+    case 'SVG': case 'svg': return 'img';
+    case 'TABLE': return 'table';
+    case 'TBODY': case 'THEAD': case 'TFOOT': return 'rowgroup';
+    case 'TD': return inside('table[role=grid],table[role=treegrid]') ? 'gridcell' : 'cell';
+    case 'TEXTAREA': return 'textbox';
+    case 'TH': return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
+    case 'TIME': return 'time';
+    case 'TR': return 'row';
+  }
+  return '';
+};
+
+// hiddenForAria: what assistive technology does not see (getByRole leaves
+// it out): display: none or aria-hidden="true" on it or an ancestor,
+// visibility other than visible, and script, style and template. Unlike
+// visible, a zero-size element is not hidden.
+clapper.hiddenForAria = function (el) {
+  if (['STYLE', 'SCRIPT', 'NOSCRIPT', 'TEMPLATE'].includes(el.nodeName)) return true;
+  const style = getComputedStyle(el);
+  if (style.display === 'contents' && el.nodeName !== 'SLOT') {
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1 && !clapper.hiddenForAria(c)) return false;
+      if (c.nodeType === 3 && clapper.textNodeShows(c)) return false;
+    }
+    return true;
+  }
+  const isOption = el.nodeName === 'OPTION' && !!el.closest('select');
+  if (!isOption && el.nodeName !== 'SLOT' && (!el.checkVisibility() || style.visibility !== 'visible')) return true;
+  for (let n = el; n; n = clapper.parentOf(n)) {
+    if ((n.getAttribute('aria-hidden') || '').toLowerCase() === 'true') return true;
+    if (getComputedStyle(n).display === 'none') return true;
+  }
+  return false;
+};
+
+// nameFromContent are the roles whose name comes from their content.
+clapper.nameFromContent = new Set(['button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading', 'link', 'menuitem',
+  'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'row', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem']);
+
+// noName are the roles that are never named.
+clapper.noName = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis', 'generic', 'insertion', 'mark', 'paragraph',
+  'presentation', 'strong', 'subscript', 'suggestion', 'superscript', 'term', 'time']);
+
+// accessibleName is an element's accessible name, white space folded.
+clapper.accessibleName = function (el) {
+  return clapper.norm(clapper.textAlternative(el, {labelledBy: false, inside: false}));
+};
+
+// textAlternative is the accessible name computation, condensed:
+// aria-labelledby, the value of an embedded control, aria-label, the
+// native sources (labels, alt, legend, caption, value of a button-like
+// input, title, placeholder), the content for roles named by it.
+clapper.textAlternative = function (el, ctx) {
+  const role = clapper.roleOf(el);
+  if (!ctx.inside && clapper.noName.has(role)) return '';
+  if (ctx.inside && clapper.hiddenForAria(el) && !ctx.referenced) return '';
+  if (!ctx.labelledBy) {
+    const ids = (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean);
+    const root = el.getRootNode();
+    const parts = [];
+    for (const id of ids) {
+      const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+      if (ref) parts.push(clapper.textAlternative(ref, {labelledBy: true, inside: true, referenced: true}));
+    }
+    const s = parts.join(' ').trim();
+    if (s) return s;
+  }
+  if (ctx.inside) {
+    if (role === 'textbox') return el.nodeName === 'INPUT' || el.nodeName === 'TEXTAREA' ? el.value : el.textContent;
+    if (role === 'combobox' || role === 'listbox') {
+      if (el.nodeName === 'SELECT') return Array.from(el.selectedOptions).map((o) => o.text).join(' ');
+      return '';
+    }
+    if (['slider', 'spinbutton', 'scrollbar', 'progressbar', 'meter'].includes(role)) {
+      return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || el.value || '';
+    }
+  }
+  const aria = (el.getAttribute('aria-label') || '').trim();
+  if (aria) return aria;
+  if (role !== 'presentation' && role !== 'none') {
+    const tag = el.nodeName;
+    const type = (el.type || '').toLowerCase();
+    const labels = () => el.labels ? Array.from(el.labels).map((l) => clapper.textAlternative(l, {labelledBy: true, inside: true, referenced: true})).join(' ').trim() : '';
+    if (tag === 'INPUT' && ['button', 'submit', 'reset'].includes(type)) {
+      return el.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '') || el.title || '';
+    }
+    if (tag === 'INPUT' && type === 'image') return labels() || el.alt || el.title || 'Submit';
+    if (['INPUT', 'TEXTAREA', 'SELECT', 'METER', 'PROGRESS', 'OUTPUT'].includes(tag) || (tag === 'BUTTON' && el.labels && el.labels.length)) {
+      const l = labels();
+      if (l) return l;
+      if (tag !== 'BUTTON') return el.title || el.getAttribute('placeholder') || '';
+    }
+    if (tag === 'FIELDSET') {
+      const lg = Array.from(el.children).find((c) => c.nodeName === 'LEGEND');
+      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true});
+    }
+    if (tag === 'FIGURE') {
+      const fc = Array.from(el.children).find((c) => c.nodeName === 'FIGCAPTION');
+      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true});
+    }
+    if (tag === 'IMG' || tag === 'AREA') return el.getAttribute('alt') || el.title || '';
+    if (tag === 'TABLE') {
+      const cap = el.caption;
+      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true});
+    }
+    if (tag === 'svg' || tag === 'SVG') {
+      const t = Array.from(el.children).find((c) => c.nodeName.toLowerCase() === 'title');
+      if (t) return t.textContent;
+    }
+  }
+  if (clapper.nameFromContent.has(role) || el.nodeName === 'SUMMARY' || ctx.inside) {
+    const s = clapper.contentText(el, ctx).trim();
+    if (s) return s;
+  }
+  return el.title || '';
+};
+
+// contentText is the name an element's content gives: ::before, each
+// child's text alternative (blocks and <br> set apart by spaces),
+// ::after.
+clapper.contentText = function (el, ctx) {
+  const pseudo = (p) => {
+    const c = getComputedStyle(el, p).content;
+    return c && c !== 'none' && c !== 'normal' && /^".*"$/.test(c) ? c.slice(1, -1) : '';
+  };
+  let s = pseudo('::before');
+  const kids = el.shadowRoot ? el.shadowRoot.childNodes : (el.nodeName === 'SLOT' ? el.assignedNodes({flatten: true}) : el.childNodes);
+  for (const c of kids) {
+    if (c.nodeType === 3) {
+      s += c.nodeValue;
+    } else if (c.nodeType === 1) {
+      const inner = clapper.textAlternative(c, {labelledBy: ctx.labelledBy, inside: true, referenced: false});
+      const block = c.nodeName === 'BR' || getComputedStyle(c).display !== 'inline';
+      s += block ? ' ' + inner + ' ' : inner;
+    }
+  }
+  return s + pseudo('::after');
+};
+
+// byRole returns the elements with the role (hidden ones left out, as
+// Playwright), and with a name when one is given: a case-insensitive
+// substring of the accessible name, or with exact the whole name.
+clapper.byRole = function (role, name, exact) {
+  let els = clapper.all(document).filter((e) => clapper.roleOf(e) === role && !clapper.hiddenForAria(e));
+  if (name != null && name !== '') {
+    const match = clapper.textMatcher(name, exact);
+    els = els.filter((e) => match(clapper.accessibleName(e)));
+  }
+  return els;
+};

@@ -1,0 +1,9 @@
+// turn resolves once the page has had its turn after an input: the tasks
+// it had already queued (0 ms timers, and the microtasks each leaves) have
+// run, then an animation frame, then the tasks that frame queued. The
+// session waits for it between keys and between steps (session/pace.go).
+clapper.turn = function () {
+  const task = () => new Promise((res) => setTimeout(res, 0));
+  const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
+  return task().then(frame).then(task).then(() => true);
+};
