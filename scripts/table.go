@@ -42,12 +42,14 @@ func stepTable() []*stepSpec {
 		{name: "move", doc: "move the pointer to an element or a point", short: "to",
 			fields: []field{fOf("to", kPlace, "an element, or a point {x, y}").req()},
 			build:  func(c *bctx) Action { return Move{To: c.place("to")} }},
-		{name: "drag", traits: Traits{ChangesPage: true}, doc: "press at from, move to to, release",
+		{name: "drag", traits: Traits{ChangesPage: true}, doc: "press at from, move to to (or by so far) with the button held, release",
 			fields: []field{
 				fOf("from", kPlace, "an element, or a point {x, y}").req(),
-				fOf("to", kPlace, "an element, or a point {x, y}").req(),
+				fOf("to", kPlace, "an element, or a point {x, y}"),
+				fOf("by", kPoint, "how far to move from where the drag starts {x, y} (a slider's knob)"),
 			},
-			build: func(c *bctx) Action { return Drag{From: c.place("from"), To: c.place("to")} }},
+			groups: []group{{exactlyOne, []string{"to", "by"}}},
+			build:  func(c *bctx) Action { return Drag{From: c.place("from"), To: c.place("to"), By: c.point("by")} }},
 		{name: "type", traits: Traits{ChangesPage: true, Focus: true}, doc: "type text with real key events",
 			fields: []field{
 				fOf("into", kTarget, "the field to click first (default: the focused element)"),

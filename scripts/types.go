@@ -323,8 +323,12 @@ type (
 	Hover struct{ Target Target }
 	// Move moves the pointer to a place, with real input events.
 	Move struct{ To Place }
-	// Drag presses the left button at From, moves to To and releases.
-	Drag struct{ From, To Place }
+	// Drag presses the left button at From, moves to To (or By so far
+	// from where it pressed) with the button held, and releases.
+	Drag struct {
+		From, To Place
+		By       *Point
+	}
 	// Fill sets the value of a form field at once (no key events).
 	Fill struct {
 		Into  Target

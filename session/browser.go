@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/url"
 	"os"
@@ -181,7 +182,7 @@ func CheckEndpoint(endpoint string) error {
 // by connectLimit.
 func (b *Browser) connect(ctx context.Context) error {
 	b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), b.wsURL, remote.NoModifyURL)
-	b.ctx, b.cancel = chromedp.NewContext(b.allocCtx)
+	b.ctx, b.cancel = chromedp.NewContext(b.allocCtx, chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(browserErrorf)))
 	// The first call allocates the browser on the context it is given, so
 	// it runs on b.ctx itself; a timer and ctx's end bound it instead of a
 	// deadline.
@@ -201,6 +202,18 @@ func (b *Browser) connect(ctx context.Context) error {
 		return fmt.Errorf("connect to chromium at %s: %w", b.wsURL, err)
 	}
 	return nil
+}
+
+// browserErrorf receives chromedp's complaints about the connection.
+// Messages for sessions it did not make are expected: Chromium attaches
+// each page's out-of-process iframes by itself, and the session attaches
+// to those it needs on its own (docs.go); the rest are printed as
+// chromedp prints them.
+func browserErrorf(format string, args ...any) {
+	if strings.HasPrefix(format, "executor for %q doesn't exist") {
+		return
+	}
+	log.Printf(format, args...)
 }
 
 // connectLimit bounds connecting to a browser, whatever the caller's

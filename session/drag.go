@@ -51,7 +51,11 @@ func (r *run) drag(ctx context.Context, tab *Tab, a scripts.Drag, rec *timeline.
 	if err := tab.pointer.Down(ctx, "left"); err != nil {
 		return err
 	}
-	err := r.dragTo(ctx, tab, a.To, rec)
+	to := a.To
+	if a.By != nil {
+		to = scripts.Place{Point: &scripts.Point{X: tab.pointer.x + a.By.X, Y: tab.pointer.y + a.By.Y}}
+	}
+	err := r.dragTo(ctx, tab, to, rec)
 	if err != nil {
 		c, cancel := afterwards(ctx)
 		_ = tab.pointer.Up(c, "left") // never leave the button down

@@ -163,8 +163,8 @@ var behaviours = []behaviour{
   - select: {into: "#off", label: Beta}
   - expect: {value: b, target: "#off"}`},
 	{name: "select never picks a disabled option", page: "select.html", steps: `
-  - select: {into: "#off", label: Beta}
-    timeout: 500ms`, fails: "is disabled"},
+  - select: {into: "#never", label: Beta}
+    timeout: 1s`, fails: "is disabled"},
 	{name: "select several options of a multiple select", page: "select.html", steps: `
   - select: {into: "#many", label: [Red, Blue]}
   - expect: {text: "many: Red,Blue", in: "#out"}`},

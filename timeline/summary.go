@@ -1,5 +1,11 @@
 package timeline
 
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
 // Summary is the digest of a take that `clapper inspect` prints. Times are
 // milliseconds since the take's start (Timeline.Start, when capture began);
 // the timeline itself keeps the take clock.
@@ -120,4 +126,29 @@ func (tk *Take) Summary() (Summary, error) {
 		s.Frames.ByTab[fr.Tab]++
 	}
 	return s, nil
+}
+
+// OptionalFailures says in one line which optional steps failed, as
+// file:line (kind): the first line of the error, or "" when none did: a
+// run whose optional steps failed still passes, and this line is how it
+// says so. Pure.
+func OptionalFailures(t *Timeline) string {
+	var parts []string
+	for _, st := range t.Steps {
+		if !st.Optional || st.Outcome == OutcomeOK || st.Outcome == "" {
+			continue
+		}
+		msg, _, _ := strings.Cut(st.Error, "\n")
+		if len(msg) > 120 {
+			msg = msg[:119] + "…"
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d (%s): %s", filepath.Base(st.File), st.Line, st.Kind, msg))
+	}
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return "1 optional step failed: " + parts[0]
+	}
+	return fmt.Sprintf("%d optional steps failed: %s", len(parts), strings.Join(parts, "; "))
 }

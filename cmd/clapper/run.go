@@ -204,6 +204,10 @@ func runScript(ctx context.Context, o runOptions) error {
 	}
 	tl := res.Timeline
 	ui.printf("take: %s (%.1fs, %d frames, run took %.1fs)\n", takeDir, time.Duration(tl.End-tl.Start).Seconds(), tl.Capture.Frames.Delivered, time.Since(started).Seconds())
+	if line := timeline.OptionalFailures(tl); line != "" && !o.silent {
+		// Said even with --quiet: the run passes, but not everything did.
+		fmt.Fprintln(os.Stderr, "clapper: "+line)
+	}
 	if o.junit != "" {
 		x, err := timeline.JUnit(tl)
 		if err == nil {
