@@ -178,4 +178,3 @@ func cursorDiff(video, page []byte, x, y int) (near, far int) {
 	}
 	return near, far
 }
-
