@@ -261,7 +261,7 @@ func (h *helpers) ensure(ctx context.Context) (world string, fresh bool, err err
 // animation frames, with how many they need (0: as many as it takes),
 // for the pump's pacing (busyFrames): probe awaits two animation frames,
 // nextFrame one, scrollSettled as many as the scroll moves for.
-var awaitsFrames = map[string]int{"probe": 2, "scrollSettled": 0, "nextFrame": 1, "turn": 2}
+var awaitsFrames = map[string]int{"probe": 2, "scrollSettled": 0, "nextFrame": 1, "turn": 1}
 
 func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any) (T, error) {
 	var zero T

@@ -19,11 +19,10 @@ import (
 // "actionability" rules): an element is acted on when it is attached and
 // unique (or picked by nth), visible, stable over two animation frames,
 // enabled, editable where the action edits, and the pointer at the point
-// aimed at reaches it. Each look that fails is tried again after 0, 20,
-// 100, 100, then 500 ms until the step's deadline, scrolling in turn to
-// another alignment (a target the first scroll left under a sticky
-// header is found by the next). docs/ARCHITECTURE.md says where clapper
-// differs.
+// aimed at reaches it. Each look that fails is tried again (retryWaits)
+// until the step's deadline, scrolling in turn to another alignment (a
+// target the first scroll left under a sticky header is found by the
+// next). docs/ARCHITECTURE.md says where clapper differs.
 
 // spec is the JSON form of a target for the page helpers (js/find.js).
 type spec struct {
@@ -196,15 +195,20 @@ type hit struct {
 	Hit  string `json:"hit"`
 }
 
-// retryWaits are the waits before each look after the first, as
-// Playwright waits between the attempts of an action: 0, 20, 100, 100 ms,
-// then 500 ms for as long as the step may take.
+// retryWaits are the waits before each look after the first: 0, then 20
+// ms, then every pollEvery. Playwright backs off to 500 ms between its
+// attempts; a video cannot wait that long after the animation it waited
+// for has ended (a form sliding in would be followed by half a second of
+// stillness), and a look costs two animation frames, so clapper keeps
+// looking every 50 ms.
 func retryWaits(i int) time.Duration {
-	w := []time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond}
-	if i < len(w) {
-		return w[i]
+	switch i {
+	case 0:
+		return 0
+	case 1:
+		return 20 * time.Millisecond
 	}
-	return 500 * time.Millisecond
+	return pollEvery
 }
 
 // waitActionable waits until the target passes the checks n, or the step's

@@ -121,9 +121,10 @@ func TestOffsetPoint(t *testing.T) {
 	}
 }
 
-// The waits between looks are Playwright's: 0, 20, 100, 100, then 500 ms.
+// The waits between looks: at once, then 20 ms, then every 50 ms (not
+// Playwright's 500 ms: a video would show the wait).
 func TestRetryWaits(t *testing.T) {
-	want := []int{0, 20, 100, 100, 500, 500, 500}
+	want := []int{0, 20, 50, 50, 50, 50}
 	for i, w := range want {
 		if got := retryWaits(i).Milliseconds(); got != int64(w) {
 			t.Errorf("wait %d: %d ms, want %d", i, got, w)
