@@ -26,6 +26,7 @@ var arrows = map[string][]string{
 	"compositor":         {"timeline", "internal/ownerlock", "internal/procfs", "internal/size"},
 	"recorder":           {"timeline"},
 	"bundle":             {"timeline"},
+	"compare":            {"timeline"},
 	"viewer":             {"timeline"},
 	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock", "leases"},
 	"cmd/clapper":        {"bundle", "compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},

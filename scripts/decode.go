@@ -283,6 +283,8 @@ func (d *decoder) value(f *field, n ast.Node, path string) (any, bool) {
 		return d.place(n, path)
 	case kFrames:
 		return d.frames(n, path)
+	case kMasks:
+		return d.masks(n, path)
 	case kPoint:
 		return d.point(n, path)
 	case kRegion:

@@ -138,6 +138,9 @@ func (l *loader) load(path string) (*Script, error) {
 	}
 	s.Output = d.output(v["output"], slug)
 	s.Defaults = defaults(v["defaults"])
+	if x := v["mask"]; x != nil {
+		s.Masks = x.v.([]Mask)
+	}
 
 	var items []item
 	if x := v["steps"]; x != nil {

@@ -154,6 +154,8 @@ func fieldSchema(f field) obj {
 		o = ref("target")
 	case kPlace:
 		o = ref("place")
+	case kMasks:
+		o = obj{"type": "array", "items": obj{"anyOf": []any{ref("target"), ref("region")}}}
 	case kFrames:
 		o = obj{"anyOf": []any{ref("target"), obj{"type": "array", "minItems": 1, "items": ref("target")}}}
 	case kPoint:

@@ -33,6 +33,7 @@ const (
 	kObject               // a map of the sub fields
 	kAny                  // any YAML, kept as plain Go values
 	kFrames               // a target, or a list of targets (iframes, outermost first)
+	kMasks                // a list of targets or regions {x, y, w, h}
 )
 
 // field is one key of a map.
@@ -209,6 +210,7 @@ var scriptFields = []field{
 		match(varNameRE, varHint),
 	fOf("secrets", kStrings, "variables whose values never reach the timeline, logs or video").
 		match(varNameRE, varHint),
+	fOf("mask", kMasks, "what changes by nature (a clock, an avatar): targets or regions {x, y, w, h} a comparison of takes leaves out"),
 	field{name: "output", kind: kObject, doc: "what to render; other keys go to the compositor", extra: true, sub: []field{
 		fOf("video", kStrings, "file names: .mp4, .webm, .gif or .png").
 			match(videoRE, "a file name ending in .mp4, .webm, .gif or .png"),

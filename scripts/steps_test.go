@@ -475,3 +475,17 @@ func TestHandoffNeedsHeaded(t *testing.T) {
 		t.Errorf("handoff without a condition: %v", err)
 	}
 }
+
+// mask: takes targets and regions, each decoded once, with errors at
+// their places.
+func TestMasks(t *testing.T) {
+	s := loadSrc(t, "mask: [\"#clock\", {text: Online}, {x: 0, y: 0, w: 200, h: 40}]\nsteps: [reload]\n", LoadOptions{}, nil)
+	if len(s.Masks) != 3 || s.Masks[0].Target.CSS != "#clock" || s.Masks[1].Target.Text != "Online" || *s.Masks[2].Region != (Rect{0, 0, 200, 40}) {
+		t.Errorf("masks: %+v", s.Masks)
+	}
+	dir := writeScript(t, map[string]string{"demo.yaml": "mask: [{x: 0, y: 0, w: 0, h: 4}, {nth: 1}]\nsteps: [reload]\n"})
+	_, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "mask[0] must have a positive width and height") || !strings.Contains(err.Error(), "mask[1] needs one of css") {
+		t.Errorf("bad masks: %v", err)
+	}
+}

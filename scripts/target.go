@@ -213,3 +213,42 @@ func (d *decoder) frames(n ast.Node, path string) (any, bool) {
 	}
 	return out, true
 }
+
+// masks decodes a list of targets and regions {x, y, w, h}.
+func (d *decoder) masks(n ast.Node, path string) (any, bool) {
+	l, ok := n.(*ast.SequenceNode)
+	if !ok {
+		d.errorf(d.pos(n), "%s must be a list of targets and regions, like [\"#clock\", {x: 0, y: 0, w: 200, h: 40}], not %s", path, typeName(n))
+		return nil, false
+	}
+	var out []Mask
+	good := true
+	for i, it := range l.Values {
+		it = d.unwrap(it)
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if m, ok := it.(*ast.MappingNode); ok && isRegionMap(m) {
+			r, ok := d.region(it, p)
+			if ok {
+				out = append(out, Mask{Region: r.(*Rect)})
+			}
+			good = good && ok
+			continue
+		}
+		t, ok := d.target(it, p)
+		if ok {
+			out = append(out, Mask{Target: t.(*Target)})
+		}
+		good = good && ok
+	}
+	return out, good
+}
+
+// isRegionMap tells a {x, y, w, h} map from a target map.
+func isRegionMap(m *ast.MappingNode) bool {
+	for _, mv := range m.Values {
+		if k, _ := scalar(mv.Key); k == "w" || k == "h" || k == "x" || k == "y" {
+			return true
+		}
+	}
+	return false
+}

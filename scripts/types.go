@@ -18,11 +18,15 @@ type Pos struct {
 type Script struct {
 	Name string
 	// File is the absolute path of the script.
-	File     string
-	Browser  Browser
-	Serve    string // absolute folder to serve on 127.0.0.1, "" for none
-	Env      map[string]string
-	Secrets  []string // names of secret variables
+	File    string
+	Browser Browser
+	Serve   string // absolute folder to serve on 127.0.0.1, "" for none
+	Env     map[string]string
+	Secrets []string // names of secret variables
+	// Masks are what changes by nature on the pages (a clock, an avatar):
+	// each step records their boxes, which a comparison of takes leaves
+	// out.
+	Masks    []Mask
 	Output   Output
 	Defaults Defaults
 	Steps    []Step
@@ -217,6 +221,13 @@ func itoa(i int) string {
 	}
 	b.Write(d)
 	return b.String()
+}
+
+// Mask is one thing a comparison of takes leaves out: the elements a
+// target matches, or a region of the viewport. Exactly one is set.
+type Mask struct {
+	Target *Target
+	Region *Rect
 }
 
 // Point is a position in CSS pixels of the viewport.

@@ -217,3 +217,31 @@ func TestInvalidSelectorIsFinal(t *testing.T) {
 		}
 	}
 }
+
+// Each step records where the script's masks are when it ends: the
+// visible elements a target matches and the regions given, in the tab's
+// viewport.
+func TestStepsRecordMasks(t *testing.T) {
+	testenv.Need(t, "chromium")
+	dir := t.TempDir()
+	site, _ := filepath.Abs("testdata/site")
+	path := filepath.Join(dir, "s.yaml")
+	body := "serve: " + site + "\nmask: [\"#greeting\", \"#hidden\", {x: 1, y: 2, w: 30, h: 40}]\nsteps:\n  - goto: ${serve.url}/fixture.html\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scripts.Load(path, scripts.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Browser.NoSandbox = testenv.NoSandbox()
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(dir, "take")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, res)
+	m := res.Timeline.Steps[0].Masks
+	if len(m) != 2 || m[0].W <= 0 || m[0].H <= 0 || m[1] != (timeline.Rect{X: 1, Y: 2, W: 30, H: 40}) {
+		t.Errorf("masks recorded: %+v, want #greeting's box (#hidden is not shown) and the region", m)
+	}
+}

@@ -560,6 +560,7 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		rec.Outcome = outcomeOf(err)
 		rec.Error = err.Error()
 	}
+	rec.Masks = r.maskBoxes(ctx)
 	// The step's record is made here, and masked here.
 	r.maskStep(&rec)
 	r.jr.Append(timeline.JournalStep, rec)

@@ -232,6 +232,10 @@ type Step struct {
 	Region *Rect `json:"region,omitempty"`
 	// Scale is a zoom factor for zoom steps.
 	Scale float64 `json:"scale,omitempty"`
+	// Masks are the regions of the page (CSS pixels) the script's mask
+	// covered when the step ended: what a comparison of takes leaves out
+	// (clocks, avatars).
+	Masks []Rect `json:"masks,omitempty"`
 }
 
 // Traits are the language's facts about a kind of step (scripts' step

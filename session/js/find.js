@@ -58,3 +58,12 @@ clapper.find = function (spec) {
 clapper.pick = function (spec, nth) {
   return clapper.find(spec)[nth == null ? 0 : nth] || null;
 };
+
+// boxes are the boxes of the visible elements the spec matches, in this
+// document's viewport (what a comparison of takes leaves out).
+clapper.boxes = function (spec) {
+  return clapper.find(spec).filter((e) => clapper.visible(e)).map((e) => {
+    const r = e.getBoundingClientRect();
+    return {x: r.x, y: r.y, w: r.width, h: r.height};
+  });
+};

@@ -1,0 +1,298 @@
+package compare
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"strings"
+	"time"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// Options tune a comparison. The zero value takes the defaults.
+type Options struct {
+	// Tolerance is how far (of 255) a channel of a pixel may move before
+	// the pixel counts as changed; 0 means DefaultTolerance.
+	Tolerance int
+	// MinRegion is the fewest changed pixels a changed region needs; 0
+	// means DefaultMinRegion.
+	MinRegion int
+	// EveryFrame compares every frame of a step too, not only the
+	// picture it left: a frame of the new take against the old take's
+	// frame at the same time from the step's start.
+	EveryFrame bool
+	// MaxSlowdown, when above 0, makes a step that took longer than its
+	// old self by more than this a failure (it is otherwise reported but
+	// does not fail the comparison).
+	MaxSlowdown time.Duration
+}
+
+// The defaults, measured on two studio takes of each sample (two runs of
+// one script, nothing changed): their pictures differed in no pixel by
+// more than 10 of 255 in any channel (JPEG's encoding of a picture drawn
+// a frame apart), and a word changed in a page's copy changes hundreds of
+// pixels by far more.
+const (
+	DefaultTolerance = 40
+	DefaultMinRegion = 12
+)
+
+// What a finding is about.
+const (
+	FindingPicture   = "picture"
+	FindingOutcome   = "outcome"
+	FindingDuration  = "duration"
+	FindingDocument  = "document"
+	FindingConsole   = "console"
+	FindingPageError = "page error"
+	FindingRequest   = "request"
+	FindingAdded     = "added"
+	FindingRemoved   = "removed"
+)
+
+// Finding is one thing that changed.
+type Finding struct {
+	What string `json:"what"`
+	// Old and New are the step's index in each take (-1: not in it).
+	Old int `json:"old"`
+	New int `json:"new"`
+	// Where the step is in the (new) script, and what it is.
+	File  string `json:"file,omitempty"`
+	Line  int    `json:"line"`
+	Kind  string `json:"kind"`
+	Label string `json:"label,omitempty"`
+	// Message says what changed, in one line.
+	Message string `json:"message"`
+	// Fails is true when the finding fails the comparison (a slower step
+	// only with Options.MaxSlowdown).
+	Fails bool `json:"fails"`
+	// A picture's: the share of pixels changed, the changed regions in
+	// CSS pixels, and the frames compared (their sequence numbers).
+	Changed  float64         `json:"changed,omitempty"`
+	Regions  []timeline.Rect `json:"regions,omitempty"`
+	OldFrame int64           `json:"old_frame,omitempty"`
+	NewFrame int64           `json:"new_frame,omitempty"`
+}
+
+// Step is one pair of matched steps with the pictures they left.
+type Step struct {
+	Pair
+	// OldFrame and NewFrame are the frames each step left on screen (-1:
+	// none, or the step is not in that take).
+	OldFrame int64 `json:"old_frame"`
+	NewFrame int64 `json:"new_frame"`
+	// Findings are the indexes into Result.Findings about this step.
+	Findings []int `json:"findings,omitempty"`
+}
+
+// Result is a comparison of two takes.
+type Result struct {
+	Steps    []Step    `json:"steps"`
+	Findings []Finding `json:"findings"`
+}
+
+// Fails reports whether any finding fails the comparison.
+func (r *Result) Fails() bool {
+	for _, f := range r.Findings {
+		if f.Fails {
+			return true
+		}
+	}
+	return false
+}
+
+// Compare compares the new take with the old, step by step.
+func Compare(old, new *timeline.Take, o Options) (*Result, error) {
+	if o.Tolerance <= 0 {
+		o.Tolerance = DefaultTolerance
+	}
+	if o.MinRegion <= 0 {
+		o.MinRegion = DefaultMinRegion
+	}
+	c := &comparison{o: o, old: newSide(old), new: newSide(new), res: &Result{}}
+	if err := c.old.load(); err != nil {
+		return nil, fmt.Errorf("old take: %w", err)
+	}
+	if err := c.new.load(); err != nil {
+		return nil, fmt.Errorf("new take: %w", err)
+	}
+	for _, p := range matchSteps(old.Timeline.Steps, new.Timeline.Steps) {
+		if err := c.pair(p); err != nil {
+			return nil, err
+		}
+	}
+	c.pageEvents()
+	return c.res, nil
+}
+
+type comparison struct {
+	o        Options
+	old, new *side
+	res      *Result
+}
+
+// add records a finding about the step at index i of the result's steps
+// (-1: none).
+func (c *comparison) add(i int, f Finding) {
+	c.res.Findings = append(c.res.Findings, f)
+	if i >= 0 {
+		c.res.Steps[i].Findings = append(c.res.Steps[i].Findings, len(c.res.Findings)-1)
+	}
+}
+
+// finding starts a finding about pair p, placed at its new step (its old
+// one when removed).
+func (c *comparison) finding(p Pair, what string) Finding {
+	f := Finding{What: what, Old: p.Old, New: p.New}
+	st := c.new.step(p.New)
+	if p.New < 0 {
+		st = c.old.step(p.Old)
+	}
+	f.File, f.Line, f.Kind, f.Label = st.File, st.Line, st.Kind, st.Label
+	return f
+}
+
+// slower is how much longer than its old self a step must take to be
+// reported: half as long again, and at least this.
+const slower = 500 * time.Millisecond
+
+func (c *comparison) pair(p Pair) error {
+	i := len(c.res.Steps)
+	c.res.Steps = append(c.res.Steps, Step{Pair: p, OldFrame: c.old.leftFrame(p.Old), NewFrame: c.new.leftFrame(p.New)})
+	switch {
+	case p.Old < 0:
+		f := c.finding(p, FindingAdded)
+		f.Message, f.Fails = "a step the old take does not have", true
+		c.add(i, f)
+		return nil
+	case p.New < 0:
+		f := c.finding(p, FindingRemoved)
+		f.Message, f.Fails = "a step the new take does not have", true
+		c.add(i, f)
+		return nil
+	}
+	os, ns := c.old.step(p.Old), c.new.step(p.New)
+	if os.Outcome != ns.Outcome || c.old.norm(os.Error) != c.new.norm(ns.Error) {
+		f := c.finding(p, FindingOutcome)
+		f.Message, f.Fails = fmt.Sprintf("was %s, is %s", describeOutcome(os, c.old), describeOutcome(ns, c.new)), true
+		c.add(i, f)
+	}
+	od, nd := time.Duration(os.End-os.Start), time.Duration(ns.End-ns.Start)
+	if nd-od > max(slower, od/2) {
+		f := c.finding(p, FindingDuration)
+		f.Message = fmt.Sprintf("took %s, was %s", round(nd), round(od))
+		f.Fails = c.o.MaxSlowdown > 0 && nd-od > c.o.MaxSlowdown
+		c.add(i, f)
+	}
+	if ou, nu := c.old.documents(p.Old), c.new.documents(p.New); strings.Join(ou, " ") != strings.Join(nu, " ") {
+		f := c.finding(p, FindingDocument)
+		f.Message, f.Fails = fmt.Sprintf("went to %s, was %s", listOr(nu, "no new document"), listOr(ou, "no new document")), true
+		c.add(i, f)
+	}
+	return c.pictures(i, p)
+}
+
+// pictures compares the pictures the steps of p left (and with
+// EveryFrame, their frames).
+func (c *comparison) pictures(i int, p Pair) error {
+	st := &c.res.Steps[i]
+	if st.OldFrame < 0 || st.NewFrame < 0 {
+		return nil
+	}
+	// A step that left the picture the step before it left in both takes
+	// has nothing of its own to compare.
+	if i > 0 {
+		prev := c.res.Steps[i-1]
+		if prev.OldFrame == st.OldFrame && prev.NewFrame == st.NewFrame {
+			return nil
+		}
+	}
+	f, err := c.picture(p, st.OldFrame, st.NewFrame)
+	if err != nil || f == nil {
+		return err
+	}
+	f.Message = "the picture it left changed: " + f.Message
+	c.add(i, *f)
+	if !c.o.EveryFrame {
+		return nil
+	}
+	os, ns := c.old.step(p.Old), c.new.step(p.New)
+	for _, fr := range c.new.framesIn(ns) {
+		oldSeq := c.old.frameAt(os.Start + (fr.Source - ns.Start))
+		if oldSeq < 0 || fr.Seq == st.NewFrame {
+			continue
+		}
+		f, err := c.picture(p, oldSeq, fr.Seq)
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			f.Message = fmt.Sprintf("a frame %s into it changed: %s", round(time.Duration(fr.Source-ns.Start)), f.Message)
+			c.add(i, *f)
+			break // the first frame that differs says enough
+		}
+	}
+	return nil
+}
+
+// picture compares one frame of each take; nil when they do not differ.
+func (c *comparison) picture(p Pair, oldSeq, newSeq int64) (*Finding, error) {
+	a, err := c.old.image(oldSeq)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.new.image(newSeq)
+	if err != nil {
+		return nil, err
+	}
+	scale := c.new.scale()
+	masks := append(toPixels(c.old.masks(p.Old), scale), toPixels(c.new.masks(p.New), scale)...)
+	d := DiffPictures(a, b, masks, c.o.Tolerance, c.o.MinRegion)
+	if !d.Differs() {
+		return nil, nil
+	}
+	f := c.finding(p, FindingPicture)
+	f.Fails, f.OldFrame, f.NewFrame, f.Changed = true, oldSeq, newSeq, d.Changed
+	if d.Size {
+		f.Message = fmt.Sprintf("its size is %dx%d, was %dx%d", b.Bounds().Dx(), b.Bounds().Dy(), a.Bounds().Dx(), a.Bounds().Dy())
+		return &f, nil
+	}
+	for _, r := range d.Regions {
+		f.Regions = append(f.Regions, toCSS(r, scale))
+	}
+	r := f.Regions[0]
+	f.Message = fmt.Sprintf("%.2f%% of its pixels, in %d region%s, the largest at %.0f,%.0f (%.0fx%.0f)",
+		100*d.Changed, len(d.Regions), plural(len(d.Regions)), r.X, r.Y, r.W, r.H)
+	return &f, nil
+}
+
+func describeOutcome(st timeline.Step, s *side) string {
+	if st.Outcome == timeline.OutcomeOK {
+		return "ok"
+	}
+	msg, _, _ := strings.Cut(s.norm(st.Error), "\n")
+	return fmt.Sprintf("%s (%s)", st.Outcome, msg)
+}
+
+func round(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+
+func listOr(l []string, none string) string {
+	if len(l) == 0 {
+		return none
+	}
+	return strings.Join(l, ", ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// decodeJPEG decodes a frame's picture.
+func decodeJPEG(b []byte) (image.Image, error) {
+	return jpeg.Decode(bytes.NewReader(b))
+}

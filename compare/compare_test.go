@@ -1,0 +1,286 @@
+package compare
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+func steps(sigs ...string) []timeline.Step {
+	var out []timeline.Step
+	for i, s := range sigs {
+		kind, target, _ := strings.Cut(s, " ")
+		out = append(out, timeline.Step{Index: i, Kind: kind, Target: target, Line: 10 + i})
+	}
+	return out
+}
+
+// Steps pair by what they are, in order: a step added or removed is
+// reported as such, and the steps around it still pair, lines moved or
+// not.
+func TestMatchSteps(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		old, new []timeline.Step
+		want     []Pair
+	}{
+		{"same", steps("goto /", "click #a", "expect x"), steps("goto /", "click #a", "expect x"), []Pair{{0, 0}, {1, 1}, {2, 2}}},
+		{"one added", steps("goto /", "click #a", "expect x"), steps("goto /", "click #a", "pause 1s", "expect x"), []Pair{{0, 0}, {1, 1}, {-1, 2}, {2, 3}}},
+		{"one removed", steps("goto /", "click #a", "expect x"), steps("goto /", "expect x"), []Pair{{0, 0}, {1, -1}, {2, 1}}},
+		{"one changed", steps("goto /", "click #a", "expect x"), steps("goto /", "click #b", "expect x"), []Pair{{0, 0}, {1, -1}, {-1, 1}, {2, 2}}},
+		{"repeated steps", steps("click #a", "click #a", "click #a"), steps("click #a", "click #a"), []Pair{{0, 0}, {1, 1}, {2, -1}}},
+		{"empty", nil, steps("goto /"), []Pair{{-1, 0}}},
+	} {
+		got := matchSteps(c.old, c.new)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%s: %v, want %v", c.name, got, c.want)
+				break
+			}
+		}
+	}
+	// Whatever the two lists, every step of each is in exactly one pair,
+	// in order, and pairs join equal steps.
+	rng := rand.New(rand.NewSource(1))
+	kinds := []string{"click #a", "click #b", "type x", "expect y", "goto /"}
+	for n := 0; n < 2000; n++ {
+		var a, b []string
+		for range rng.Intn(12) {
+			a = append(a, kinds[rng.Intn(len(kinds))])
+		}
+		for range rng.Intn(12) {
+			b = append(b, kinds[rng.Intn(len(kinds))])
+		}
+		old, new := steps(a...), steps(b...)
+		ps := matchSteps(old, new)
+		lastO, lastN := -1, -1
+		for _, p := range ps {
+			if p.Old >= 0 {
+				if p.Old != lastO+1 {
+					t.Fatalf("%v / %v: %v skips or repeats old steps", a, b, ps)
+				}
+				lastO = p.Old
+			}
+			if p.New >= 0 {
+				if p.New != lastN+1 {
+					t.Fatalf("%v / %v: %v skips or repeats new steps", a, b, ps)
+				}
+				lastN = p.New
+			}
+			if p.Old >= 0 && p.New >= 0 && signature(old[p.Old]) != signature(new[p.New]) {
+				t.Fatalf("%v / %v: %v pairs unlike steps", a, b, ps)
+			}
+		}
+		if lastO != len(a)-1 || lastN != len(b)-1 {
+			t.Fatalf("%v / %v: %v leaves steps out", a, b, ps)
+		}
+	}
+}
+
+func solid(w, h int, c color.RGBA) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, 255
+	}
+	return img
+}
+
+func paint(img *image.RGBA, r image.Rectangle, c color.RGBA) {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			img.SetRGBA(x, y, c)
+		}
+	}
+}
+
+var white, black, grey = color.RGBA{255, 255, 255, 255}, color.RGBA{0, 0, 0, 255}, color.RGBA{250, 248, 252, 255}
+
+func TestDiffPictures(t *testing.T) {
+	a := solid(200, 100, white)
+	if d := DiffPictures(a, solid(200, 100, white), nil, DefaultTolerance, DefaultMinRegion); d.Differs() || d.Changed != 0 {
+		t.Errorf("the same picture: %+v", d)
+	}
+	if d := DiffPictures(a, solid(200, 100, grey), nil, DefaultTolerance, DefaultMinRegion); d.Differs() {
+		t.Errorf("a change under the tolerance: %+v", d)
+	}
+	// One word changed: one region, where it is.
+	b := solid(200, 100, white)
+	paint(b, image.Rect(50, 20, 80, 30), black)
+	d := DiffPictures(a, b, nil, DefaultTolerance, DefaultMinRegion)
+	if !d.Differs() || len(d.Regions) != 1 || !image.Rect(50, 20, 80, 30).In(d.Regions[0]) || d.Regions[0].Dx() > 40 || d.Regions[0].Dy() > 24 {
+		t.Errorf("one change: %+v", d)
+	}
+	if want := 300.0 / 20000; d.Changed < want*0.99 || d.Changed > want*1.01 {
+		t.Errorf("changed %v, want %v", d.Changed, want)
+	}
+	// Two changes far apart are two regions, the larger first.
+	paint(b, image.Rect(150, 70, 190, 95), black)
+	if d := DiffPictures(a, b, nil, DefaultTolerance, DefaultMinRegion); len(d.Regions) != 2 || !image.Rect(150, 70, 190, 95).In(d.Regions[0]) {
+		t.Errorf("two changes: %+v", d.Regions)
+	}
+	// A mask leaves a change out.
+	if d := DiffPictures(a, b, []image.Rectangle{image.Rect(140, 60, 200, 100)}, DefaultTolerance, DefaultMinRegion); len(d.Regions) != 1 {
+		t.Errorf("a masked change: %+v", d.Regions)
+	}
+	// Scattered single pixels are noise.
+	c := solid(200, 100, white)
+	for i := 0; i < 8; i++ {
+		c.SetRGBA(i*25, i*12, black)
+	}
+	if d := DiffPictures(a, c, nil, DefaultTolerance, DefaultMinRegion); d.Differs() {
+		t.Errorf("scattered pixels: %+v", d)
+	}
+	if d := DiffPictures(a, solid(100, 100, white), nil, DefaultTolerance, DefaultMinRegion); !d.Size || !d.Differs() {
+		t.Errorf("another size: %+v", d)
+	}
+}
+
+// take writes a take of the given steps, each showing a picture, and
+// opens it.
+func take(t *testing.T, pics []*image.RGBA, sts []timeline.Step, page []timeline.PageEvent, bounds []timeline.Boundary) *timeline.Take {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "take")
+	log, err := timeline.CreateTake(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pics {
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, p, &jpeg.Options{Quality: 90}); err != nil {
+			t.Fatal(err)
+		}
+		fr := timeline.Frame{Seq: int64(i), Source: timeline.Time(int64(i)*int64(time.Second) + 5e8), Width: p.Rect.Dx(), Height: p.Rect.Dy(),
+			Bytes: b.Len(), File: timeline.FramePath(int64(i))}
+		fr.Received = fr.Source
+		if err := os.WriteFile(filepath.Join(dir, fr.File), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := log.Append(fr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range sts {
+		sts[i].Start, sts[i].End, sts[i].Outcome = timeline.Time(int64(i)*int64(time.Second)), timeline.Time(int64(i)*int64(time.Second)+9e8), cmpOr(sts[i].Outcome, timeline.OutcomeOK)
+	}
+	n := int64(len(pics))
+	served := ""
+	if len(bounds) > 0 && bounds[0].URL != nil {
+		u := *bounds[0].URL
+		served = u[:strings.LastIndex(u, "/")]
+	}
+	tl := &timeline.Timeline{Tool: "compare-test", Outcome: timeline.RunOK, Steps: sts, End: timeline.Time(int64(len(sts)) * int64(time.Second)),
+		Viewport: timeline.Viewport{Width: pics[0].Rect.Dx(), Height: pics[0].Rect.Dy(), Scale: 1}, Served: served,
+		Boundaries: bounds, Receipts: []timeline.Receipt{}, Holds: []timeline.Hold{}, Page: &timeline.PageLog{Events: page}}
+	tl.Capture.Frames = timeline.Accounting{Received: n, Delivered: n, Upstream: "unknown"}
+	if err := timeline.WriteTimeline(dir, tl); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := timeline.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func cmpOr(o, d timeline.Outcome) timeline.Outcome {
+	if o == "" {
+		return d
+	}
+	return o
+}
+
+// Two takes of one script: each kind of change is found at its step, and
+// nothing else is.
+func TestCompare(t *testing.T) {
+	pics := func() []*image.RGBA {
+		return []*image.RGBA{solid(160, 90, white), solid(160, 90, white), solid(160, 90, white)}
+	}
+	sts := func() []timeline.Step { return steps("goto /", "click #buy", "expect done") }
+	url := func(s string) *string { return &s }
+	old := take(t, pics(), sts(), nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:4000/a.html")}})
+
+	same := take(t, pics(), sts(), nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:5000/a.html")}})
+	if r, err := Compare(old, same, Options{}); err != nil || len(r.Findings) != 0 || r.Fails() {
+		t.Fatalf("the same take on another port: %+v, %v", r, err)
+	}
+
+	p := pics()
+	paint(p[1], image.Rect(20, 20, 50, 40), black)
+	s := sts()
+	s[2].Outcome, s[2].Error = timeline.OutcomeUndispatched, "expected text done"
+	s[1].End = 0 // set below
+	changed := take(t, p, s, []timeline.PageEvent{
+		{Kind: timeline.PageConsole, Level: "error", Text: "boom at 1234", At: 1.2e9},
+		{Kind: timeline.PageRequest, Method: "GET", URL: "http://127.0.0.1:5000/api", Status: 404, At: 2.1e9},
+	}, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:5000/b.html")}})
+	changed.Timeline.Steps[1].End = changed.Timeline.Steps[1].Start + timeline.Time(2*time.Second)
+	r, err := Compare(old, changed, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, f := range r.Findings {
+		got[f.What] = f.New
+	}
+	want := map[string]int{FindingDocument: 0, FindingPicture: 1, FindingDuration: 1, FindingConsole: 1, FindingOutcome: 2, FindingRequest: 2}
+	for what, step := range want {
+		if s, ok := got[what]; !ok || s != step {
+			t.Errorf("%s: found at step %v (%v), want step %d", what, s, ok, step)
+		}
+	}
+	if len(r.Findings) != len(want) {
+		for _, f := range r.Findings {
+			t.Logf("%s at %d: %s", f.What, f.New, f.Message)
+		}
+		t.Errorf("%d findings, want %d", len(r.Findings), len(want))
+	}
+	for _, f := range r.Findings {
+		if f.What == FindingDuration && f.Fails {
+			t.Error("a slower step fails without MaxSlowdown")
+		}
+		if f.What == FindingPicture && (len(f.Regions) != 1 || f.Regions[0].X > 20 || f.Regions[0].X+f.Regions[0].W < 50) {
+			t.Errorf("picture regions %+v", f.Regions)
+		}
+	}
+	if !r.Fails() {
+		t.Error("the comparison does not fail")
+	}
+	if r, _ := Compare(old, changed, Options{MaxSlowdown: time.Second}); !durationFails(r) {
+		t.Error("with MaxSlowdown the slower step does not fail")
+	}
+
+	// A mask recorded by the step leaves a region out.
+	p = pics()
+	paint(p[1], image.Rect(20, 20, 50, 40), black)
+	s = sts()
+	s[1].Masks = []timeline.Rect{{X: 10, Y: 10, W: 60, H: 40}}
+	masked := take(t, p, s, nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:4000/a.html")}})
+	if r, _ := Compare(old, masked, Options{}); len(r.Findings) != 0 {
+		t.Errorf("a masked change: %+v", r.Findings)
+	}
+}
+
+func durationFails(r *Result) bool {
+	for _, f := range r.Findings {
+		if f.What == FindingDuration {
+			return f.Fails
+		}
+	}
+	return false
+}

@@ -1,0 +1,160 @@
+package compare
+
+import (
+	"fmt"
+	"image"
+	"sort"
+	"strings"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// side is one take of a comparison, read once: its steps, its frames in
+// time order, and the pictures decoded so far (the last few).
+type side struct {
+	tk     *timeline.Take
+	tl     *timeline.Timeline
+	frames []timeline.Frame
+	bySeq  map[int64]int // index into frames
+	cache  map[int64]image.Image
+	order  []int64
+}
+
+func newSide(tk *timeline.Take) *side {
+	return &side{tk: tk, tl: tk.Timeline, cache: map[int64]image.Image{}}
+}
+
+// load reads the frame index.
+func (s *side) load() error {
+	for fr, err := range s.tk.Frames() {
+		if err != nil {
+			return err
+		}
+		s.frames = append(s.frames, fr)
+	}
+	sort.SliceStable(s.frames, func(i, j int) bool { return s.frames[i].Source < s.frames[j].Source })
+	s.bySeq = make(map[int64]int, len(s.frames))
+	for i, fr := range s.frames {
+		s.bySeq[fr.Seq] = i
+	}
+	return nil
+}
+
+func (s *side) step(i int) timeline.Step {
+	if i < 0 || i >= len(s.tl.Steps) {
+		return timeline.Step{Index: -1}
+	}
+	return s.tl.Steps[i]
+}
+
+// until is when step i's picture is taken: the next step's start (a
+// picture of the settled page taken after the step counts), or the take's
+// end for the last step.
+func (s *side) until(i int) timeline.Time {
+	if i+1 < len(s.tl.Steps) {
+		return s.tl.Steps[i+1].Start
+	}
+	return max(s.tl.End, s.step(i).End)
+}
+
+// frameAt is the frame on screen at t: the last at or before it (-1:
+// none).
+func (s *side) frameAt(t timeline.Time) int64 {
+	k := sort.Search(len(s.frames), func(k int) bool { return s.frames[k].Source > t })
+	if k == 0 {
+		return -1
+	}
+	return s.frames[k-1].Seq
+}
+
+// leftFrame is the frame step i left on screen (-1: none, or no step i).
+func (s *side) leftFrame(i int) int64 {
+	if i < 0 {
+		return -1
+	}
+	return s.frameAt(s.until(i))
+}
+
+// framesIn are the frames made while step st ran.
+func (s *side) framesIn(st timeline.Step) []timeline.Frame {
+	var out []timeline.Frame
+	for _, fr := range s.frames {
+		if fr.Source >= st.Start && fr.Source <= st.End {
+			out = append(out, fr)
+		}
+	}
+	return out
+}
+
+// image decodes frame seq's picture, keeping the last few decoded.
+func (s *side) image(seq int64) (image.Image, error) {
+	if img, ok := s.cache[seq]; ok {
+		return img, nil
+	}
+	k, ok := s.bySeq[seq]
+	if !ok {
+		return nil, fmt.Errorf("no frame %d", seq)
+	}
+	b, err := s.tk.ReadFrame(s.frames[k])
+	if err != nil {
+		return nil, err
+	}
+	img, err := decodeJPEG(b)
+	if err != nil {
+		return nil, fmt.Errorf("frame %d: %w", seq, err)
+	}
+	s.cache[seq] = img
+	s.order = append(s.order, seq)
+	if len(s.order) > 4 {
+		delete(s.cache, s.order[0])
+		s.order = s.order[1:]
+	}
+	return img, nil
+}
+
+// scale is the take's device pixels per CSS pixel.
+func (s *side) scale() float64 {
+	if s.tl.Viewport.Scale > 0 {
+		return s.tl.Viewport.Scale
+	}
+	return 1
+}
+
+// masks are the regions step i's script masked when its picture was
+// taken (CSS pixels).
+func (s *side) masks(i int) []timeline.Rect {
+	return s.step(i).Masks
+}
+
+// documents are the addresses step i went to (and the tabs it filmed).
+func (s *side) documents(i int) []string {
+	st := s.step(i)
+	var out []string
+	for _, b := range s.tl.Boundaries {
+		if b.At < st.Start || b.At >= s.until(i) || b.Document == 0 {
+			continue
+		}
+		u := "(an address too long to record)"
+		if b.URL != nil {
+			u = s.norm(*b.URL)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// norm writes the take's own sample-site address as ${serve.url}: each
+// run serves the site on a port of its own.
+func (s *side) norm(text string) string {
+	if s.tl.Served == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, strings.TrimSuffix(s.tl.Served, "/"), "${serve.url}")
+}
+
+// stepAt is the step running at t, or the last one started before it (-1:
+// none).
+func (s *side) stepAt(t timeline.Time) int {
+	k := sort.Search(len(s.tl.Steps), func(k int) bool { return s.tl.Steps[k].Start > t })
+	return k - 1
+}
