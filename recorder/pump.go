@@ -335,8 +335,10 @@ func (p *pump) frameCast(at, next timeline.Time) bool {
 	if p.restartIn > 0 {
 		p.restartIn--
 	}
-	if p.careful > 0 {
-		p.careful--
+	if p.careful > 0 || p.out.byOrderNow() {
+		if p.careful > 0 {
+			p.careful--
+		}
 		if !p.pictureOrShot(bf) {
 			return false
 		}

@@ -96,6 +96,10 @@ type outbox struct {
 	// pictures given to frames by a stamp naming the frame's time, and
 	// by the order of the stamps
 	byStamp, byOrder int64
+	// unstamped: the last picture's stamp named no awaited frame (after
+	// a restart of the screencast its stamps are its own times, not the
+	// frames')
+	unstamped bool
 }
 
 type outItem struct {
@@ -191,7 +195,9 @@ func (o *outbox) picture(data []byte, stamp float64) {
 		o.strays++
 		return
 	}
-	if i, ok := o.named(stamp); ok {
+	i, ok := o.named(stamp)
+	o.unstamped = !ok
+	if ok {
 		o.items[i].waiting, o.items[i].e.data = false, data
 	} else {
 		at, _ := slices.BinarySearchFunc(o.held, stamp, func(p castPic, s float64) int { return cmp.Compare(p.stamp, s) })
@@ -269,6 +275,17 @@ func (o *outbox) rescue(data []byte) {
 		}
 	}
 	o.stopCasting()
+}
+
+// byOrderNow says whether pictures go to their frames by order alone:
+// the last one's stamp named no frame. The screencast then sends one
+// picture for two frames drawn close together (measured on
+// chromium-headless-shell 156 after a restart: the second picture never
+// came), so the pump waits for each picture in turn.
+func (o *outbox) byOrderNow() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.unstamped
 }
 
 // waiting counts the drawn frames whose pictures have not come.
