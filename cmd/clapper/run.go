@@ -223,7 +223,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	// The video is made up to the point reached, even when a step failed.
 	var renderErr error
 	if !o.noVideo {
-		renderErr = renderOutputsCached(ctx, takeDir, out, s.Output.Video, settings, ui, cache)
+		renderErr = renderOutputsCached(ctx, takeDir, takeDir, out, s.Output.Video, settings, ui, cache)
 		if renderErr == nil {
 			early.used()
 		}
