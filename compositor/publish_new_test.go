@@ -1,9 +1,13 @@
 package compositor
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -45,5 +49,16 @@ func TestPublishNewOnlyNeverReplaces(t *testing.T) {
 		if _, err := p.reserve(out, folder); !errors.As(err, &ee) {
 			t.Errorf("folder %v: reserve of an existing name = %v, want an ExistsError", folder, err)
 		}
+	}
+}
+
+// An ffmpeg killed by a signal is named by its signal, not "status -1".
+func TestFFmpegKilledNamesTheSignal(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "ffmpeg")
+	os.WriteFile(fake, []byte("#!/bin/sh\nkill -SEGV $$\n"), 0o755)
+	err := runFFmpeg(context.Background(), fake, nil, func(w io.Writer) error { return nil })
+	var fe *FFmpegError
+	if !errors.As(err, &fe) || fe.Signal != syscall.SIGSEGV || !strings.Contains(err.Error(), "killed by signal 11 (SIGSEGV)") {
+		t.Errorf("ffmpeg killed by SIGSEGV: %v", err)
 	}
 }
