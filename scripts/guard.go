@@ -126,6 +126,12 @@ const maxExpandedNodes = 200_000
 // it is being counted (an alias inside its own anchor) counts as past the
 // limit.
 func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int {
+	return d.nodeCount(n, memo, limit, true)
+}
+
+// nodeCount counts n's nodes, each alias as its anchor's when follow is
+// set, else as one node.
+func (d *decoder) nodeCount(n ast.Node, memo map[ast.Node]int, limit int, follow bool) int {
 	if n == nil {
 		return 0
 	}
@@ -134,7 +140,7 @@ func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int
 	}
 	memo[n] = limit + 1 // in progress
 	sum := 1
-	count := func(x ast.Node) { sum = min(sum+d.expandedSize(x, memo, limit), limit+1) }
+	count := func(x ast.Node) { sum = min(sum+d.nodeCount(x, memo, limit, follow), limit+1) }
 	switch v := n.(type) {
 	case *ast.DocumentNode:
 		count(v.Body)
@@ -156,7 +162,7 @@ func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int
 	case *ast.TagNode:
 		count(v.Value)
 	case *ast.AliasNode:
-		if v.Value != nil {
+		if v.Value != nil && follow {
 			if target, ok := d.anchors[v.Value.GetToken().Value]; ok {
 				count(target)
 			}
@@ -171,6 +177,12 @@ func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int
 func (d *decoder) tooLarge(root ast.Node) bool {
 	if d.expandedSize(root, map[ast.Node]int{}, maxExpandedNodes) <= maxExpandedNodes {
 		return false
+	}
+	if d.nodeCount(root, map[ast.Node]int{}, maxExpandedNodes, false) > maxExpandedNodes {
+		// Too large as written, aliases or not: say so, not that aliases
+		// are to blame.
+		d.errorf(Pos{File: d.file, Line: 1, Col: 1}, "this file is too long: it has more than %d YAML nodes (a script of a few hundred steps has a few thousand): split it into several scripts", maxExpandedNodes)
+		return true
 	}
 	d.errorf(Pos{File: d.file, Line: 1, Col: 1}, "this file stands for more than %d YAML nodes once its aliases are expanded: use fewer aliases of lists of aliases", maxExpandedNodes)
 	return true

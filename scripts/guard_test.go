@@ -126,6 +126,13 @@ func TestAliasExpansionBounded(t *testing.T) {
 	if _, err := Load(rep, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "stands for more than") {
 		t.Errorf("repeat bomb: %.300v", err)
 	}
+	// 300 000 plain steps (under the 4 MiB bound, no alias at all): the
+	// error says the file is too long, and does not blame aliases.
+	plain := filepath.Join(dir, "plain.yaml")
+	os.WriteFile(plain, []byte("steps:\n"+strings.Repeat("- reload\n", 300_000)), 0o644)
+	if _, err := Load(plain, LoadOptions{}); err == nil || !strings.Contains(err.Error(), plain+":1:1: this file is too long") || strings.Contains(err.Error(), "alias") {
+		t.Errorf("300 000 plain steps: %.300v", err)
+	}
 	ok := filepath.Join(dir, "ok.yaml")
 	os.WriteFile(ok, []byte("steps:\n  - &next {click: \"#next\"}\n  - *next\n  - *next\n"), 0o644)
 	if s, err := Load(ok, LoadOptions{}); err != nil || len(s.Steps) != 3 {
