@@ -180,3 +180,22 @@ func TestOddNumbersNamed(t *testing.T) {
 		}
 	}
 }
+
+// One rule for every place a URL is given: a tab's open URL is checked as
+// goto's is, at validation.
+func TestTabURLCheckedAsGoto(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ src, want string }{
+		{`steps: [{goto: "javascript:alert(1)"}]`, `goto: scheme "javascript" is not one of`},
+		{`steps: [{tab: {open: x, url: "javascript:alert(1)"}}]`, `tab: scheme "javascript" is not one of`},
+		{`steps: [{tab: {open: x, url: "example.com"}}]`, `tab: "example.com" needs a scheme`},
+		{`steps: [{tab: {open: x, url: "https://example.com"}}]`, ``},
+	} {
+		p := filepath.Join(dir, "s.yaml")
+		os.WriteFile(p, []byte(c.src+"\n"), 0o644)
+		_, err := Load(p, LoadOptions{})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.src, err, c.want)
+		}
+	}
+}
