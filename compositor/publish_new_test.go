@@ -62,3 +62,14 @@ func TestFFmpegKilledNamesTheSignal(t *testing.T) {
 		t.Errorf("ffmpeg killed by SIGSEGV: %v", err)
 	}
 }
+
+// A render.json that is a pipe is refused at once, not waited on.
+func TestRenderConfigPipeRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, RenderFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRenderConfig(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("render.json as a pipe: %v", err)
+	}
+}

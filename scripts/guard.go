@@ -2,42 +2,25 @@ package scripts
 
 import (
 	"bytes"
-	"fmt"
-	"io"
-	"os"
+	"github.com/clapper-dev/clapper/internal/plainfile"
 
 	"github.com/goccy/go-yaml/ast"
 )
 
 // maxScriptBytes bounds a script file (and each file it includes): the
 // longest sample is a few kilobytes.
-const maxScriptBytes = 4 << 20
+const maxScriptBytes = plainfile.Script
 
 // readScript reads a script file: a regular file of at most
 // maxScriptBytes (a device such as /dev/zero, or a pipe, is refused before
 // it is read), without a UTF-8 byte order mark.
 func readScript(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	// Opened without blocking (a pipe is refused, never waited on), and
+	// checked before a byte is read. A script may be a link: it is code
+	// the user chose.
+	b, err := plainfile.ReadFile(path, "a script", maxScriptBytes, true)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s): a script is a YAML file", st.Mode().Type())
-	}
-	if st.Size() > maxScriptBytes {
-		return nil, fmt.Errorf("%d bytes: a script is at most %d", st.Size(), maxScriptBytes)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxScriptBytes {
-		return nil, fmt.Errorf("more than %d bytes: a script is at most %d", maxScriptBytes, maxScriptBytes)
 	}
 	return bytes.TrimPrefix(b, []byte("\ufeff")), nil
 }

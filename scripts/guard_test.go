@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -71,8 +72,21 @@ func TestReadScriptGuards(t *testing.T) {
 	if _, err := Load(inc, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("run: /dev/zero: %v", err)
 	}
+	// A pipe, as the script or an include, is refused without waiting
+	// for a writer.
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(fifo, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file (a pipe)") {
+		t.Errorf("a pipe: %v", err)
+	}
+	incFifo := write("incfifo.yaml", "steps:\n  - run: fifo.yaml\n")
+	if _, err := Load(incFifo, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("run: a pipe: %v", err)
+	}
 	big := write("big.yaml", "steps: [reload]\n#"+strings.Repeat("x", maxScriptBytes)+"\n")
-	if _, err := Load(big, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "a script is at most") {
+	if _, err := Load(big, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "may hold at most 4 MiB") {
 		t.Errorf("huge script: %v", err)
 	}
 	bom := write("bom.yaml", "\ufeffsteps:\n  - reload\n")

@@ -1,6 +1,8 @@
 package timeline
 
 import (
+	"github.com/clapper-dev/clapper/internal/plainfile"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -111,7 +113,7 @@ func (m *Manifest) Encode() ([]byte, error) {
 // ReadManifest reads a take's manifest; os.ErrNotExist (wrapped) when the
 // take has none.
 func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := plainfile.ReadFile(filepath.Join(dir, ManifestFile), ManifestFile, plainfile.Manifest, false)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +172,9 @@ func hashFiles(dir string) ([]Entry, error) {
 }
 
 func hashFile(p string) (Entry, error) {
-	f, err := os.Open(p)
+	// A take's largest files are its frame index and its journal; a pipe
+	// or a device is refused before it is read.
+	f, err := plainfile.Open(p, filepath.Base(p), plainfile.Frames, false)
 	if err != nil {
 		return Entry{}, err
 	}

@@ -1,6 +1,8 @@
 package timeline
 
 import (
+	"github.com/clapper-dev/clapper/internal/plainfile"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,7 +60,7 @@ func Verify(dir string) *Verification {
 		v.Manifest = m
 		v.Problems = append(v.Problems, checkManifest(dir, m)...)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, TimelineFile))
+	b, err := plainfile.ReadFile(filepath.Join(dir, TimelineFile), TimelineFile, plainfile.Timeline, false)
 	if err != nil {
 		add(TimelineFile, "%v", err)
 		return v
@@ -138,13 +140,20 @@ func (tk *Take) checkFrames() []Problem {
 		return []Problem{{FramesDir, err.Error()}}
 	}
 	listed := map[string]bool{}
-	var n int64
+	var n, lastSeq int64
 	var last Time
 	for fr, err := range tk.Frames() {
 		if err != nil {
 			return append(ps, Problem{FramesFile, err.Error()})
 		}
 		n++
+		if n > 1 && fr.Seq <= lastSeq {
+			ps = append(ps, Problem{FramesFile, fmt.Sprintf("frame %d follows frame %d: sequence numbers must increase", fr.Seq, lastSeq)})
+		}
+		lastSeq = fr.Seq
+		if fr.File != FramePath(fr.Seq) {
+			ps = append(ps, Problem{FramesFile, fmt.Sprintf("frame %d names %s, not its own picture %s", fr.Seq, fr.File, FramePath(fr.Seq))})
+		}
 		listed[fr.File] = true
 		f, err := tk.openFrame(fr.File)
 		if errors.Is(err, os.ErrNotExist) {
