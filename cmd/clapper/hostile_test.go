@@ -52,3 +52,26 @@ func TestRenderTakeNamesOnlyMakeNewFiles(t *testing.T) {
 		})
 	}
 }
+
+// Text from a page or a take reaches the terminal with its control
+// characters escaped visibly: inspect never emits an escape sequence.
+func TestInspectEscapesControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	takeDir := writeTestTake(t, dir)
+	p := filepath.Join(takeDir, "timeline.json")
+	b, _ := os.ReadFile(p)
+	hostile := `\u001b[2J\u001b]0;pwned\u0007\u001b]52;c;ZXZpbA==\u0007`
+	b = []byte(strings.Replace(string(b), `"step 4 (expect) failed"`, `"step 4 failed `+hostile+`"`, 1))
+	b = []byte(strings.Replace(string(b), `"Open the form"`, `"Open `+hostile+`"`, 1))
+	os.WriteFile(p, b, 0o644)
+	stdout, stderr, code := runCLI(t, "inspect", takeDir)
+	if code != exitOK && code != exitFailed {
+		t.Fatalf("inspect: exit %d: %s", code, stderr)
+	}
+	if strings.ContainsAny(stdout+stderr, "\x1b\x07") {
+		t.Errorf("inspect printed a raw control character:\n%q", stdout)
+	}
+	if !strings.Contains(stdout, `\x1b[2J`) || !strings.Contains(stdout, `\x1b]0;pwned\x07`) {
+		t.Errorf("inspect does not show the escaped sequence:\n%s", stdout)
+	}
+}
