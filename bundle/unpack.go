@@ -154,6 +154,8 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 	var m *timeline.Manifest
 	want := map[string]timeline.Entry{}
 	seen := map[string]bool{}
+	var unlisted string          // the first folder entry that holds no listed file
+	folders := map[string]bool{} // the folders the manifest's files are in
 	var total int64
 	files := 0
 	for {
@@ -194,6 +196,17 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 			if total > lim.MaxBytes {
 				return nil, refuse("more than %d bytes unpacked", lim.MaxBytes)
 			}
+			// A folder is there only to hold files the manifest lists.
+			if m == nil {
+				return nil, refuse("the first entry is the folder %s, not %s: a bundle starts with its manifest", name, timeline.ManifestFile)
+			}
+			if !folders[name] {
+				// Not made; refused once the bounds have seen the rest.
+				if unlisted == "" {
+					unlisted = name
+				}
+				continue
+			}
 			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(name)), 0o755); err != nil {
 				return nil, err
 			}
@@ -229,6 +242,14 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 					return nil, refuse("%s lists %q, which is not a path inside the take", timeline.ManifestFile, e.Path)
 				}
 				want[e.Path] = e
+				for d := path.Dir(e.Path); d != "."; d = path.Dir(d) {
+					folders[d] = true
+				}
+			}
+			for p := range want {
+				if folders[p] {
+					return nil, refuse("%s lists %s both as a file and as a folder of other files", timeline.ManifestFile, p)
+				}
 			}
 			if err := os.WriteFile(filepath.Join(dir, timeline.ManifestFile), b, 0o644); err != nil {
 				return nil, err
@@ -258,6 +279,9 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 	for p := range want {
 		return nil, refuse("%s lists %s, which the bundle lacks", timeline.ManifestFile, p)
 	}
+	if unlisted != "" {
+		return nil, refuse("%s is a folder that holds no file %s lists", unlisted, timeline.ManifestFile)
+	}
 	return m, nil
 }
 
@@ -266,7 +290,7 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 func writeEntry(dir, name string, r io.Reader, e timeline.Entry, cr *countingReader, before int64, lim Limits) error {
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+		return refuse("%s cannot be unpacked: a file stands where its folder should be (%v)", name, err)
 	}
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {

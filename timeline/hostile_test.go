@@ -101,3 +101,16 @@ func TestOpenRangeChecksTimesAndCounts(t *testing.T) {
 		}
 	}
 }
+
+// A take folder with a folder its manifest does not account for fails
+// verification, naming the folder.
+func TestVerifyRefusesAnUnlistedFolder(t *testing.T) {
+	dir := copyTake(t)
+	os.MkdirAll(filepath.Join(dir, "extra", "deeper"), 0o755)
+	if err := Verify(dir).Err(); err == nil || !strings.Contains(err.Error(), "extra: extra folder") {
+		t.Errorf("an unlisted folder: %v", err)
+	}
+	if err := Verify(copyTake(t)).Err(); err != nil {
+		t.Errorf("the kept take: %v", err)
+	}
+}

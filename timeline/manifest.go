@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"github.com/clapper-dev/clapper/internal/plainfile"
+	"path"
 
 	"crypto/sha256"
 	"encoding/hex"
@@ -227,6 +228,24 @@ func checkManifest(dir string, m *Manifest) []Problem {
 			ps = append(ps, Problem{rel, "extra: the manifest does not list it"})
 		}
 	}
+	// A folder is there to hold listed files (frames/ may be empty).
+	holds := map[string]bool{FramesDir: true}
+	for p := range listed {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			holds[d] = true
+		}
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel = filepath.ToSlash(rel); !holds[rel] {
+			ps = append(ps, Problem{rel, "extra folder: it holds no file the manifest lists"})
+			return filepath.SkipDir
+		}
+		return nil
+	})
 	return ps
 }
 
