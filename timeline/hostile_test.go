@@ -114,3 +114,19 @@ func TestVerifyRefusesAnUnlistedFolder(t *testing.T) {
 		t.Errorf("the kept take: %v", err)
 	}
 }
+
+// A take recovered from a killed run (a journal, no timeline) is verified
+// as recovered, and says so, instead of failing on the missing timeline.
+func TestVerifyChecksARecoveredTakeAsRecovered(t *testing.T) {
+	dir := t.TempDir()
+	writeJournal(t, dir)
+	os.MkdirAll(filepath.Join(dir, FramesDir), 0o755)
+	os.WriteFile(filepath.Join(dir, FramesFile), nil, 0o644)
+	v := Verify(dir)
+	if err := v.Err(); err != nil {
+		t.Errorf("recovered take: %v", err)
+	}
+	if len(v.Warnings) != 1 || v.Warnings[0] != RecoveredWarning {
+		t.Errorf("warnings %q, want the recovered warning", v.Warnings)
+	}
+}

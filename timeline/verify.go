@@ -61,6 +61,13 @@ func Verify(dir string) *Verification {
 		v.Problems = append(v.Problems, checkManifest(dir, m)...)
 	}
 	b, err := plainfile.ReadFile(filepath.Join(dir, TimelineFile), TimelineFile, plainfile.Timeline, false)
+	if errors.Is(err, os.ErrNotExist) && v.Manifest == nil {
+		if _, jerr := os.Lstat(filepath.Join(dir, JournalFile)); jerr == nil {
+			// A run killed before it wrote its record: check the take
+			// as inspect and render open it, rebuilt from its journal.
+			return verifyRecovered(dir, v)
+		}
+	}
 	if err != nil {
 		add(TimelineFile, "%v", err)
 		return v
@@ -187,4 +194,25 @@ func (tk *Take) checkFrames() []Problem {
 		}
 	}
 	return ps
+}
+
+// RecoveredWarning says a take was checked as recovered from its journal.
+const RecoveredWarning = "this take was recovered: its run ended before it wrote " + TimelineFile + ", so it was rebuilt from " + JournalFile + " and checked as that; it has no manifest, so nothing seals its files"
+
+// verifyRecovered checks a take that has a journal and no timeline: the
+// timeline rebuilt from the journal, against itself and the frames.
+func verifyRecovered(dir string, v *Verification) *Verification {
+	t, err := Recover(dir)
+	if err != nil {
+		v.Problems = append(v.Problems, Problem{JournalFile, err.Error()})
+		return v
+	}
+	// It says why there is no manifest: in place of the older-take warning.
+	v.Warnings = []string{RecoveredWarning}
+	for _, p := range CheckTimeline(t) {
+		v.Problems = append(v.Problems, Problem{JournalFile, p})
+	}
+	tk := &Take{Dir: dir, Timeline: t}
+	v.Problems = append(v.Problems, tk.checkFrames()...)
+	return v
 }
