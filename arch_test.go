@@ -26,7 +26,7 @@ var arrows = map[string][]string{
 	"leases":             {"internal/procfs"},
 	"compositor":         {"timeline", "internal/ownerlock", "internal/procfs", "internal/size", "internal/plainfile"},
 	"recorder":           {"timeline"},
-	"bundle":             {"timeline"},
+	"bundle":             {"timeline", "internal/ownerlock", "internal/procfs", "internal/plainfile"},
 	"compare":            {"timeline"},
 	"viewer":             {"timeline"},
 	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock", "leases"},

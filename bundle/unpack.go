@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clapper-dev/clapper/internal/ownerlock"
 	"io"
 	"os"
 	"path"
@@ -122,17 +123,24 @@ func UnpackContext(ctx context.Context, src, dest string, lim Limits) (*timeline
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".unpack-")
+	// The unpacking goes into a hidden folder beside dest that names its
+	// owner, so that what a killed unpack left is removed by the next
+	// unpack into the same folder (and only when its owner is gone).
+	ownerlock.Sweep(filepath.Join(parent, ".*"+unpackInfix+"*"), ownerFile, nil)
+	tmp, err := ownerlock.MkdirOwned(parent, "."+filepath.Base(dest)+unpackInfix, ownerFile, "clapper: unpacking "+src)
 	if err != nil {
 		return nil, fmt.Errorf("unpack: %w", err)
 	}
-	m, err := unpackInto(ctx, src, tmp, lim)
+	defer os.RemoveAll(tmp)
+	take := filepath.Join(tmp, "take")
+	if err := os.Mkdir(take, 0o755); err != nil {
+		return nil, fmt.Errorf("unpack: %w", err)
+	}
+	m, err := unpackInto(ctx, src, take, lim)
 	if err != nil {
-		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	if err := os.Rename(tmp, dest); err != nil {
-		os.RemoveAll(tmp)
+	if err := os.Rename(take, dest); err != nil {
 		return nil, fmt.Errorf("unpack: %w", err)
 	}
 	return m, nil
@@ -406,7 +414,8 @@ func OpenTemp(src string) (string, func(), error) {
 // OpenTempContext is OpenTemp that stops, removing what it wrote, when
 // ctx ends.
 func OpenTempContext(ctx context.Context, src string) (string, func(), error) {
-	base, err := os.MkdirTemp("", "clapper-clap-")
+	SweepTemp(os.TempDir())
+	base, err := ownerlock.MkdirOwned(os.TempDir(), tempPrefix, ownerFile, "clapper: reading "+src)
 	if err != nil {
 		return "", nil, err
 	}
@@ -417,4 +426,21 @@ func OpenTempContext(ctx context.Context, src string) (string, func(), error) {
 		return "", nil, err
 	}
 	return dir, cleanup, nil
+}
+
+// Where unpacks go while they run: a bundle read by a command is unpacked
+// into the temporary folder as clapper-clap-*; one unpacked to a folder
+// goes first into .NAME.unpack-* beside it. Each names its owner in
+// ownerFile.
+const (
+	tempPrefix  = "clapper-clap-"
+	unpackInfix = ".unpack-"
+	ownerFile   = "clapper-owner.json"
+)
+
+// SweepTemp removes the bundles' temporary copies in tmp whose process is
+// gone (a command killed while it read a bundle), and returns them. A live
+// command's copy is never touched.
+func SweepTemp(tmp string) []string {
+	return ownerlock.Sweep(filepath.Join(tmp, tempPrefix+"*"), ownerFile, nil)
 }
