@@ -94,7 +94,7 @@ type FrameSettings struct {
 	Bar bool
 	// Host, when set, shows the run's own sample site under this address
 	// in the bar ("acme.app" or "https://acme.app") instead of its
-	// 127.0.0.1 port.
+	// loopback address (http://TOKEN.localhost:PORT).
 	Host string
 }
 
