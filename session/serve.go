@@ -117,6 +117,15 @@ func siteHandler(root string, hosts map[string]bool) http.Handler {
 			http.Error(w, "not found", http.StatusNotFound)
 			return
 		}
+		if strings.HasSuffix(r.URL.Path, "/index.html") {
+			// As http.FileServer does: a folder's index is at the folder.
+			to := strings.TrimSuffix(r.URL.Path, "index.html")
+			if r.URL.RawQuery != "" {
+				to += "?" + r.URL.RawQuery
+			}
+			http.Redirect(w, r, to, http.StatusMovedPermanently)
+			return
+		}
 		full, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil || (full != root && !strings.HasPrefix(full, root+string(filepath.Separator))) {
 			http.Error(w, "not found", http.StatusNotFound)
