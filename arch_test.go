@@ -9,13 +9,14 @@ import (
 
 // arrows lists, for every package of the module, the module's packages it
 // may import (docs/ARCHITECTURE.md draws them): timeline and scripts are
-// leaves (but for internal/size, a leaf itself), the compositor reads only
+// leaves (but for internal/size and internal/plainfile, leaves themselves), the compositor reads only
 // the timeline, the recorder knows nothing of steps, and the CLI uses
 // everything but the test helpers.
 var arrows = map[string][]string{
 	"":                   {},
-	"timeline":           {},
-	"scripts":            {"internal/size"},
+	"timeline":           {"internal/plainfile"},
+	"scripts":            {"internal/size", "internal/plainfile"},
+	"internal/plainfile": {},
 	"samples":            {},
 	"internal/size":      {},
 	"internal/procfs":    {},
@@ -23,13 +24,13 @@ var arrows = map[string][]string{
 	"internal/testenv":   {"internal/procfs"},
 	"internal/benchpage": {"timeline"},
 	"leases":             {"internal/procfs"},
-	"compositor":         {"timeline", "internal/ownerlock", "internal/procfs", "internal/size"},
+	"compositor":         {"timeline", "internal/ownerlock", "internal/procfs", "internal/size", "internal/plainfile"},
 	"recorder":           {"timeline"},
-	"bundle":             {"timeline"},
+	"bundle":             {"timeline", "internal/ownerlock", "internal/procfs", "internal/plainfile"},
 	"compare":            {"timeline"},
 	"viewer":             {"timeline"},
 	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock", "leases"},
-	"cmd/clapper":        {"bundle", "compositor", "internal/benchpage", "internal/ownerlock", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
+	"cmd/clapper":        {"bundle", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.

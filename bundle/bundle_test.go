@@ -173,6 +173,9 @@ func TestUnpackRefusesHostileBundles(t *testing.T) {
 			Limits{MaxBytes: 1 << 20, MaxFiles: 3, MaxRatio: 50, Slack: 1 << 20}, "more than 3 files"},
 		{"too large", []entry{{name: timeline.ManifestFile, body: man}, {name: "timeline.json", body: "{}", size: 2 << 20}},
 			Limits{MaxBytes: 1 << 20, MaxFiles: 10, MaxRatio: 50, Slack: 1 << 20}, "more than 1048576 bytes"},
+		{"unlisted folder", []entry{{name: timeline.ManifestFile, body: man}, {name: "timeline.json", body: "{}"}, {name: "extra/", typ: tar.TypeDir}}, DefaultLimits, "extra is a folder that holds no file"},
+		{"folder before the manifest", []entry{{name: "frames/", typ: tar.TypeDir}, {name: timeline.ManifestFile, body: man}}, DefaultLimits, "starts with its manifest"},
+		{"file where a folder should be", []entry{{name: timeline.ManifestFile, body: manifestOf(map[string]string{"frames": "x", "frames/000001.jpg": "y"})}, {name: "frames", body: "x"}, {name: "frames/000001.jpg", body: "y"}}, DefaultLimits, "lists frames both as a file and as a folder"},
 		{"compression bomb", []entry{{name: timeline.ManifestFile, body: manifestOf(map[string]string{"frames.jsonl": bomb})}, {name: "frames.jsonl", body: bomb}},
 			Limits{MaxBytes: 1 << 30, MaxFiles: 10, MaxRatio: 50, Slack: 1 << 20}, "times its compressed size"},
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clapper-dev/clapper/internal/ownerlock"
 	"io"
 	"os"
 	"path"
@@ -122,17 +123,24 @@ func UnpackContext(ctx context.Context, src, dest string, lim Limits) (*timeline
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".unpack-")
+	// The unpacking goes into a hidden folder beside dest that names its
+	// owner, so that what a killed unpack left is removed by the next
+	// unpack into the same folder (and only when its owner is gone).
+	ownerlock.Sweep(filepath.Join(parent, ".*"+unpackInfix+"*"), ownerFile, nil)
+	tmp, err := ownerlock.MkdirOwned(parent, "."+filepath.Base(dest)+unpackInfix, ownerFile, "clapper: unpacking "+src)
 	if err != nil {
 		return nil, fmt.Errorf("unpack: %w", err)
 	}
-	m, err := unpackInto(ctx, src, tmp, lim)
+	defer os.RemoveAll(tmp)
+	take := filepath.Join(tmp, "take")
+	if err := os.Mkdir(take, 0o755); err != nil {
+		return nil, fmt.Errorf("unpack: %w", err)
+	}
+	m, err := unpackInto(ctx, src, take, lim)
 	if err != nil {
-		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	if err := os.Rename(tmp, dest); err != nil {
-		os.RemoveAll(tmp)
+	if err := os.Rename(take, dest); err != nil {
 		return nil, fmt.Errorf("unpack: %w", err)
 	}
 	return m, nil
@@ -154,6 +162,8 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 	var m *timeline.Manifest
 	want := map[string]timeline.Entry{}
 	seen := map[string]bool{}
+	var unlisted string          // the first folder entry that holds no listed file
+	folders := map[string]bool{} // the folders the manifest's files are in
 	var total int64
 	files := 0
 	for {
@@ -194,6 +204,17 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 			if total > lim.MaxBytes {
 				return nil, refuse("more than %d bytes unpacked", lim.MaxBytes)
 			}
+			// A folder is there only to hold files the manifest lists.
+			if m == nil {
+				return nil, refuse("the first entry is the folder %s, not %s: a bundle starts with its manifest", name, timeline.ManifestFile)
+			}
+			if !folders[name] {
+				// Not made; refused once the bounds have seen the rest.
+				if unlisted == "" {
+					unlisted = name
+				}
+				continue
+			}
 			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(name)), 0o755); err != nil {
 				return nil, err
 			}
@@ -229,6 +250,14 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 					return nil, refuse("%s lists %q, which is not a path inside the take", timeline.ManifestFile, e.Path)
 				}
 				want[e.Path] = e
+				for d := path.Dir(e.Path); d != "."; d = path.Dir(d) {
+					folders[d] = true
+				}
+			}
+			for p := range want {
+				if folders[p] {
+					return nil, refuse("%s lists %s both as a file and as a folder of other files", timeline.ManifestFile, p)
+				}
 			}
 			if err := os.WriteFile(filepath.Join(dir, timeline.ManifestFile), b, 0o644); err != nil {
 				return nil, err
@@ -258,6 +287,9 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 	for p := range want {
 		return nil, refuse("%s lists %s, which the bundle lacks", timeline.ManifestFile, p)
 	}
+	if unlisted != "" {
+		return nil, refuse("%s is a folder that holds no file %s lists", unlisted, timeline.ManifestFile)
+	}
 	return m, nil
 }
 
@@ -266,7 +298,7 @@ func unpackInto(ctx context.Context, src, dir string, lim Limits) (*timeline.Man
 func writeEntry(dir, name string, r io.Reader, e timeline.Entry, cr *countingReader, before int64, lim Limits) error {
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+		return refuse("%s cannot be unpacked: a file stands where its folder should be (%v)", name, err)
 	}
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -382,7 +414,8 @@ func OpenTemp(src string) (string, func(), error) {
 // OpenTempContext is OpenTemp that stops, removing what it wrote, when
 // ctx ends.
 func OpenTempContext(ctx context.Context, src string) (string, func(), error) {
-	base, err := os.MkdirTemp("", "clapper-clap-")
+	SweepTemp(os.TempDir())
+	base, err := ownerlock.MkdirOwned(os.TempDir(), tempPrefix, ownerFile, "clapper: reading "+src)
 	if err != nil {
 		return "", nil, err
 	}
@@ -393,4 +426,21 @@ func OpenTempContext(ctx context.Context, src string) (string, func(), error) {
 		return "", nil, err
 	}
 	return dir, cleanup, nil
+}
+
+// Where unpacks go while they run: a bundle read by a command is unpacked
+// into the temporary folder as clapper-clap-*; one unpacked to a folder
+// goes first into .NAME.unpack-* beside it. Each names its owner in
+// ownerFile.
+const (
+	tempPrefix  = "clapper-clap-"
+	unpackInfix = ".unpack-"
+	ownerFile   = "clapper-owner.json"
+)
+
+// SweepTemp removes the bundles' temporary copies in tmp whose process is
+// gone (a command killed while it read a bundle), and returns them. A live
+// command's copy is never touched.
+func SweepTemp(tmp string) []string {
+	return ownerlock.Sweep(filepath.Join(tmp, tempPrefix+"*"), ownerFile, nil)
 }

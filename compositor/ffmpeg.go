@@ -29,12 +29,17 @@ type FFmpegError struct {
 	Code int
 	// StderrTail is the last few KiB of what ffmpeg printed on stderr.
 	StderrTail string
+	// Signal is the signal that killed ffmpeg (Code is then -1), or 0.
+	Signal syscall.Signal
 }
 
 func (e *FFmpegError) Error() string {
 	tail := strings.TrimSpace(e.StderrTail)
 	if tail == "" {
 		tail = "(nothing on stderr)"
+	}
+	if e.Signal != 0 {
+		return fmt.Sprintf("ffmpeg was killed by signal %d (%s): %s", int(e.Signal), unix.SignalName(e.Signal), tail)
 	}
 	return fmt.Sprintf("ffmpeg exited with status %d: %s", e.Code, tail)
 }
@@ -137,11 +142,15 @@ func runFFmpeg(ctx context.Context, bin string, args []string, feed func(w io.Wr
 	}
 	if werr != nil {
 		code := -1
+		var sig syscall.Signal
 		var ee *exec.ExitError
 		if errors.As(werr, &ee) {
 			code = ee.ExitCode()
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				sig = ws.Signal()
+			}
 		}
-		return &FFmpegError{Args: append([]string{bin}, args...), Code: code, StderrTail: tail.String()}
+		return &FFmpegError{Args: append([]string{bin}, args...), Code: code, StderrTail: tail.String(), Signal: sig}
 	}
 	if ferr != nil {
 		return fmt.Errorf("write frames to ffmpeg: %w", ferr)

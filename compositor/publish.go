@@ -4,16 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // publisher writes outputs under temporary names beside their destinations
 // and renames them all into place at the end, or removes them all.
 type publisher struct {
 	items []pubItem
+	// newOnly: the output names came from a take, which is data. Each
+	// destination must not exist when it is reserved, and is created
+	// without replacing anything that appeared since: nothing clapper did
+	// not write in this render is removed or overwritten.
+	newOnly bool
 }
 
 type pubItem struct {
@@ -32,6 +40,11 @@ func (p *publisher) reserve(out string, folder bool) (string, error) {
 	dir, base := filepath.Split(dest)
 	if dir == "" {
 		dir = "."
+	}
+	if p.newOnly {
+		if _, err := os.Lstat(dest); err == nil {
+			return "", &ExistsError{Path: dest}
+		}
 	}
 	if folder {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -80,6 +93,17 @@ func (p *publisher) writeSidecar(dest string, write func(io.Writer) error) error
 func (p *publisher) commit() error {
 	var errs []error
 	for i, it := range p.items {
+		if p.newOnly {
+			if err := renameNew(it.tmp, it.dest); err != nil {
+				if errors.Is(err, fs.ErrExist) {
+					err = &ExistsError{Path: it.dest}
+				}
+				errs = append(errs, fmt.Errorf("publish %s: %w", it.dest, err))
+				continue
+			}
+			p.items[i].tmp = ""
+			continue
+		}
 		if it.dir {
 			if _, err := os.Stat(it.dest); err == nil {
 				if err := mergeInto(it.tmp, it.dest, it.pattern); err != nil {
@@ -166,4 +190,43 @@ func framePatternRE(pattern string) *regexp.Regexp {
 	}
 	b.WriteString("$")
 	return regexp.MustCompile(b.String())
+}
+
+// ExistsError is an output a take named that is already there: a take's
+// own output names only make new files.
+type ExistsError struct{ Path string }
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s already exists, and its name came from the take's render.json: a take only names new files (remove it, or render with -o %s to replace it)", e.Path, e.Path)
+}
+
+// renameNew renames src to dst only if dst does not exist, atomically
+// (renameat2's RENAME_NOREPLACE). Where the file system lacks it, a file
+// is linked then unlinked, which fails on an existing dst too; a folder
+// is renamed after a check.
+func renameNew(src, dst string) error {
+	err := unix.Renameat2(unix.AT_FDCWD, src, unix.AT_FDCWD, dst, unix.RENAME_NOREPLACE)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, unix.EEXIST) {
+		return &os.LinkError{Op: "rename", Old: src, New: dst, Err: fs.ErrExist}
+	}
+	if !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOSYS) {
+		return &os.LinkError{Op: "rename", Old: src, New: dst, Err: err}
+	}
+	st, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		if err := os.Link(src, dst); err != nil {
+			return err
+		}
+		return os.Remove(src)
+	}
+	if _, err := os.Lstat(dst); err == nil {
+		return &os.LinkError{Op: "rename", Old: src, New: dst, Err: fs.ErrExist}
+	}
+	return os.Rename(src, dst)
 }

@@ -250,7 +250,7 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 		return fmt.Errorf("render: %w", err)
 	}
 	defer os.RemoveAll(work)
-	pub := &publisher{}
+	pub := &publisher{newOnly: s.NewFilesOnly}
 	defer pub.abort()
 
 	tl := tk.Timeline

@@ -1,6 +1,8 @@
 package compositor
 
 import (
+	"github.com/clapper-dev/clapper/internal/plainfile"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -41,7 +43,7 @@ func WriteRenderConfig(takeDir string, rc RenderConfig) error {
 func ReadRenderConfig(takeDir string) (RenderConfig, error) {
 	var rc RenderConfig
 	path := filepath.Join(takeDir, RenderFile)
-	b, err := os.ReadFile(path)
+	b, err := plainfile.ReadFile(path, RenderFile, plainfile.Render, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rc, nil
 	}

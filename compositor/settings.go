@@ -53,6 +53,10 @@ type Settings struct {
 	// GIF sets the size and rate of .gif outputs, which ignore FPS and
 	// Width/Height: default 800 pixels wide at 15 fps.
 	GIF GIFSettings
+	// NewFilesOnly is set when the output names came from a take (its
+	// render.json), which is data: each output must be a new file, and
+	// the render fails naming one that exists rather than replace it.
+	NewFilesOnly bool
 }
 
 // CursorSettings say how the pointer is drawn.
@@ -90,7 +94,7 @@ type FrameSettings struct {
 	Bar bool
 	// Host, when set, shows the run's own sample site under this address
 	// in the bar ("acme.app" or "https://acme.app") instead of its
-	// 127.0.0.1 port.
+	// loopback address (http://TOKEN.localhost:PORT).
 	Host string
 }
 

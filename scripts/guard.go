@@ -2,42 +2,25 @@ package scripts
 
 import (
 	"bytes"
-	"fmt"
-	"io"
-	"os"
+	"github.com/clapper-dev/clapper/internal/plainfile"
 
 	"github.com/goccy/go-yaml/ast"
 )
 
 // maxScriptBytes bounds a script file (and each file it includes): the
 // longest sample is a few kilobytes.
-const maxScriptBytes = 4 << 20
+const maxScriptBytes = plainfile.Script
 
 // readScript reads a script file: a regular file of at most
 // maxScriptBytes (a device such as /dev/zero, or a pipe, is refused before
 // it is read), without a UTF-8 byte order mark.
 func readScript(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	// Opened without blocking (a pipe is refused, never waited on), and
+	// checked before a byte is read. A script may be a link: it is code
+	// the user chose.
+	b, err := plainfile.ReadFile(path, "a script", maxScriptBytes, true)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s): a script is a YAML file", st.Mode().Type())
-	}
-	if st.Size() > maxScriptBytes {
-		return nil, fmt.Errorf("%d bytes: a script is at most %d", st.Size(), maxScriptBytes)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxScriptBytes {
-		return nil, fmt.Errorf("more than %d bytes: a script is at most %d", maxScriptBytes, maxScriptBytes)
 	}
 	return bytes.TrimPrefix(b, []byte("\ufeff")), nil
 }
@@ -126,6 +109,12 @@ const maxExpandedNodes = 200_000
 // it is being counted (an alias inside its own anchor) counts as past the
 // limit.
 func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int {
+	return d.nodeCount(n, memo, limit, true)
+}
+
+// nodeCount counts n's nodes, each alias as its anchor's when follow is
+// set, else as one node.
+func (d *decoder) nodeCount(n ast.Node, memo map[ast.Node]int, limit int, follow bool) int {
 	if n == nil {
 		return 0
 	}
@@ -134,7 +123,7 @@ func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int
 	}
 	memo[n] = limit + 1 // in progress
 	sum := 1
-	count := func(x ast.Node) { sum = min(sum+d.expandedSize(x, memo, limit), limit+1) }
+	count := func(x ast.Node) { sum = min(sum+d.nodeCount(x, memo, limit, follow), limit+1) }
 	switch v := n.(type) {
 	case *ast.DocumentNode:
 		count(v.Body)
@@ -156,7 +145,7 @@ func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int
 	case *ast.TagNode:
 		count(v.Value)
 	case *ast.AliasNode:
-		if v.Value != nil {
+		if v.Value != nil && follow {
 			if target, ok := d.anchors[v.Value.GetToken().Value]; ok {
 				count(target)
 			}
@@ -171,6 +160,12 @@ func (d *decoder) expandedSize(n ast.Node, memo map[ast.Node]int, limit int) int
 func (d *decoder) tooLarge(root ast.Node) bool {
 	if d.expandedSize(root, map[ast.Node]int{}, maxExpandedNodes) <= maxExpandedNodes {
 		return false
+	}
+	if d.nodeCount(root, map[ast.Node]int{}, maxExpandedNodes, false) > maxExpandedNodes {
+		// Too large as written, aliases or not: say so, not that aliases
+		// are to blame.
+		d.errorf(Pos{File: d.file, Line: 1, Col: 1}, "this file is too long: it has more than %d YAML nodes (a script of a few hundred steps has a few thousand): split it into several scripts", maxExpandedNodes)
+		return true
 	}
 	d.errorf(Pos{File: d.file, Line: 1, Col: 1}, "this file stands for more than %d YAML nodes once its aliases are expanded: use fewer aliases of lists of aliases", maxExpandedNodes)
 	return true

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -71,8 +72,21 @@ func TestReadScriptGuards(t *testing.T) {
 	if _, err := Load(inc, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("run: /dev/zero: %v", err)
 	}
+	// A pipe, as the script or an include, is refused without waiting
+	// for a writer.
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(fifo, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file (a pipe)") {
+		t.Errorf("a pipe: %v", err)
+	}
+	incFifo := write("incfifo.yaml", "steps:\n  - run: fifo.yaml\n")
+	if _, err := Load(incFifo, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("run: a pipe: %v", err)
+	}
 	big := write("big.yaml", "steps: [reload]\n#"+strings.Repeat("x", maxScriptBytes)+"\n")
-	if _, err := Load(big, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "a script is at most") {
+	if _, err := Load(big, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "may hold at most 4 MiB") {
 		t.Errorf("huge script: %v", err)
 	}
 	bom := write("bom.yaml", "\ufeffsteps:\n  - reload\n")
@@ -126,6 +140,13 @@ func TestAliasExpansionBounded(t *testing.T) {
 	if _, err := Load(rep, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "stands for more than") {
 		t.Errorf("repeat bomb: %.300v", err)
 	}
+	// 300 000 plain steps (under the 4 MiB bound, no alias at all): the
+	// error says the file is too long, and does not blame aliases.
+	plain := filepath.Join(dir, "plain.yaml")
+	os.WriteFile(plain, []byte("steps:\n"+strings.Repeat("- reload\n", 300_000)), 0o644)
+	if _, err := Load(plain, LoadOptions{}); err == nil || !strings.Contains(err.Error(), plain+":1:1: this file is too long") || strings.Contains(err.Error(), "alias") {
+		t.Errorf("300 000 plain steps: %.300v", err)
+	}
 	ok := filepath.Join(dir, "ok.yaml")
 	os.WriteFile(ok, []byte("steps:\n  - &next {click: \"#next\"}\n  - *next\n  - *next\n"), 0o644)
 	if s, err := Load(ok, LoadOptions{}); err != nil || len(s.Steps) != 3 {
@@ -170,6 +191,25 @@ func TestOddNumbersNamed(t *testing.T) {
 	for _, want := range []string{p + ":2:33: zoom.scale must be a number, not NaN (.nan)", p + ":3:33: zoom.scale must be a number, not infinity", p + ":4:21: repeat.times: 99999999999999999999 is too large a number", p + ":5:21: repeat.times must be a whole number, not a string"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("want %q in %v", want, err)
+		}
+	}
+}
+
+// One rule for every place a URL is given: a tab's open URL is checked as
+// goto's is, at validation.
+func TestTabURLCheckedAsGoto(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ src, want string }{
+		{`steps: [{goto: "javascript:alert(1)"}]`, `goto: scheme "javascript" is not one of`},
+		{`steps: [{tab: {open: x, url: "javascript:alert(1)"}}]`, `tab: scheme "javascript" is not one of`},
+		{`steps: [{tab: {open: x, url: "example.com"}}]`, `tab: "example.com" needs a scheme`},
+		{`steps: [{tab: {open: x, url: "https://example.com"}}]`, ``},
+	} {
+		p := filepath.Join(dir, "s.yaml")
+		os.WriteFile(p, []byte(c.src+"\n"), 0o644)
+		_, err := Load(p, LoadOptions{})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.src, err, c.want)
 		}
 	}
 }

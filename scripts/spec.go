@@ -205,7 +205,7 @@ var scriptFields = []field{
 		fBool("sandbox", "false runs Chromium without its sandbox (an explicit choice)"),
 		fStr("capture", "live: the page runs in real time, filmed by the screencast; studio: every frame, on a clock clapper drives (chromium-headless-shell)").oneOf(CaptureLive, CaptureStudio),
 	),
-	fStr("serve", "a folder served on 127.0.0.1 as ${serve.url}, relative to the script"),
+	fStr("serve", "a folder served on loopback as ${serve.url} (http://TOKEN.localhost:PORT), relative to the script"),
 	fOf("env", kEnv, "variable defaults, overridden by the environment and -e").
 		match(varNameRE, varHint),
 	fOf("secrets", kStrings, "variables whose values never reach the timeline, logs or video").

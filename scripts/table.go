@@ -336,19 +336,26 @@ func (c *bctx) checkKey(step string) {
 }
 
 func buildGoto(c *bctx) Action {
+	c.checkURL("goto")
+	return Goto{URL: c.str("url")}
+}
+
+// checkURL is the one rule for a URL a step loads (goto's, a tab's
+// open): absolute, with a scheme of urlSchemes, or under ${serve.url}.
+func (c *bctx) checkURL(step string) {
 	u := c.str("url")
-	if c.has("url") && !strings.HasPrefix(u, ServeVar) {
-		p, err := url.Parse(u)
-		switch {
-		case err != nil:
-			c.errorf(c.pos("url"), "goto: %q is not a URL", u)
-		case p.Scheme == "":
-			c.errorf(c.pos("url"), "goto: %q needs a scheme, like https://%s (or ${serve.url}/...)", u, strings.TrimPrefix(u, "//"))
-		case !contains(urlSchemes, strings.ToLower(p.Scheme)):
-			c.errorf(c.pos("url"), "goto: scheme %q is not one of %s", p.Scheme, quoteList(urlSchemes, "or"))
-		}
+	if !c.has("url") || strings.HasPrefix(u, ServeVar) {
+		return
 	}
-	return Goto{URL: u}
+	p, err := url.Parse(u)
+	switch {
+	case err != nil:
+		c.errorf(c.pos("url"), "%s: %q is not a URL", step, u)
+	case p.Scheme == "":
+		c.errorf(c.pos("url"), "%s: %q needs a scheme, like https://%s (or ${serve.url}/...)", step, u, strings.TrimPrefix(u, "//"))
+	case !contains(urlSchemes, strings.ToLower(p.Scheme)):
+		c.errorf(c.pos("url"), "%s: scheme %q is not one of %s", step, p.Scheme, quoteList(urlSchemes, "or"))
+	}
 }
 
 func buildUpload(c *bctx) Action {
@@ -446,6 +453,8 @@ func buildTab(c *bctx) Action {
 	a.URL = c.str("url")
 	if c.has("url") && a.Op != TabOpen && a.Op != "" {
 		c.errorf(c.keyPos("url"), "tab: url goes with open, like tab: {open: docs, url: https://...}")
+	} else {
+		c.checkURL("tab")
 	}
 	switch {
 	case a.Op == TabOpen && a.Name == FirstTab:

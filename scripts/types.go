@@ -20,7 +20,7 @@ type Script struct {
 	// File is the absolute path of the script.
 	File    string
 	Browser Browser
-	Serve   string // absolute folder to serve on 127.0.0.1, "" for none
+	Serve   string // absolute folder to serve on loopback (session.Serve), "" for none
 	Env     map[string]string
 	Secrets []string // names of secret variables
 	// Masks are what changes by nature on the pages (a clock, an avatar):

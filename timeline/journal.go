@@ -1,6 +1,8 @@
 package timeline
 
 import (
+	"github.com/clapper-dev/clapper/internal/plainfile"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -196,7 +198,7 @@ type Recovery struct {
 // line, or an unreadable one, is ignored with a note. It reads only. The
 // page log comes back as far as it was journaled (journal_page.go).
 func Recover(dir string) (*Timeline, error) {
-	b, err := os.ReadFile(filepath.Join(dir, JournalFile))
+	b, err := plainfile.ReadFile(filepath.Join(dir, JournalFile), JournalFile, plainfile.Journal, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w (and no %s to rebuild it from)", dir, ErrNotTake, JournalFile)
 	}

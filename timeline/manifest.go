@@ -1,6 +1,9 @@
 package timeline
 
 import (
+	"github.com/clapper-dev/clapper/internal/plainfile"
+	"path"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -111,7 +114,7 @@ func (m *Manifest) Encode() ([]byte, error) {
 // ReadManifest reads a take's manifest; os.ErrNotExist (wrapped) when the
 // take has none.
 func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := plainfile.ReadFile(filepath.Join(dir, ManifestFile), ManifestFile, plainfile.Manifest, false)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +173,9 @@ func hashFiles(dir string) ([]Entry, error) {
 }
 
 func hashFile(p string) (Entry, error) {
-	f, err := os.Open(p)
+	// A take's largest files are its frame index and its journal; a pipe
+	// or a device is refused before it is read.
+	f, err := plainfile.Open(p, filepath.Base(p), plainfile.Frames, false)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -223,6 +228,24 @@ func checkManifest(dir string, m *Manifest) []Problem {
 			ps = append(ps, Problem{rel, "extra: the manifest does not list it"})
 		}
 	}
+	// A folder is there to hold listed files (frames/ may be empty).
+	holds := map[string]bool{FramesDir: true}
+	for p := range listed {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			holds[d] = true
+		}
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel = filepath.ToSlash(rel); !holds[rel] {
+			ps = append(ps, Problem{rel, "extra folder: it holds no file the manifest lists"})
+			return filepath.SkipDir
+		}
+		return nil
+	})
 	return ps
 }
 

@@ -1,6 +1,9 @@
 package timeline
 
 import (
+	"github.com/clapper-dev/clapper/internal/plainfile"
+	"time"
+
 	"bufio"
 	"encoding/json"
 	"errors"
@@ -10,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // File names inside a take folder.
@@ -111,7 +113,7 @@ type Take struct {
 // Open reads and checks a take folder's timeline. Frames are read lazily with
 // Frames, so opening a long take costs little memory.
 func Open(dir string) (*Take, error) {
-	b, err := os.ReadFile(filepath.Join(dir, TimelineFile))
+	b, err := plainfile.ReadFile(filepath.Join(dir, TimelineFile), TimelineFile, plainfile.Timeline, false)
 	if errors.Is(err, os.ErrNotExist) {
 		if _, jerr := os.Stat(filepath.Join(dir, JournalFile)); jerr == nil {
 			// The run ended before it wrote its record: rebuild it, in memory.
@@ -142,6 +144,9 @@ func Open(dir string) (*Take, error) {
 	if t.Version == 1 {
 		upgradeV1(&t)
 	}
+	if err := checkRanges(&t); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", dir, TimelineFile, err)
+	}
 	if !t.Capture.Frames.Balanced() {
 		a := t.Capture.Frames
 		return nil, fmt.Errorf("%s: frame accounting does not balance: received %d != delivered %d + overflow %d + late %d + duplicates %d + rejected %d",
@@ -155,7 +160,7 @@ func Open(dir string) (*Take, error) {
 // take ends the iteration with an error.
 func (tk *Take) Frames() iter.Seq2[Frame, error] {
 	return func(yield func(Frame, error) bool) {
-		f, err := os.Open(filepath.Join(tk.Dir, FramesFile))
+		f, err := plainfile.Open(filepath.Join(tk.Dir, FramesFile), FramesFile, plainfile.Frames, false)
 		if err != nil {
 			yield(Frame{}, fmt.Errorf("read frames: %w", err))
 			return
@@ -249,8 +254,8 @@ func (tk *Take) openFrame(rel string) (*os.File, error) {
 			return nil, fmt.Errorf("%s %w", filepath.ToSlash(strings.TrimPrefix(p, tk.Dir+string(filepath.Separator))), ErrSymlink)
 		}
 	}
-	f, err := os.OpenFile(filepath.Join(p, parts[len(parts)-1]), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if errors.Is(err, syscall.ELOOP) {
+	f, err := plainfile.Open(filepath.Join(p, parts[len(parts)-1]), rel, plainfile.Frame, false)
+	if errors.Is(err, plainfile.ErrSymlink) {
 		return nil, fmt.Errorf("%s %w", rel, ErrSymlink)
 	}
 	if err != nil {
@@ -349,4 +354,55 @@ func (tk *Take) Validate() error {
 		return fmt.Errorf("frames.jsonl lists %d frames, the accounting says %d delivered", n, d)
 	}
 	return nil
+}
+
+// MaxLength is the longest take clapper opens: longer than any run, and
+// short enough that every count of output frames over it fits.
+const MaxLength = 100 * time.Hour
+
+// maxCount bounds every count a take holds.
+const maxCount = 1 << 40
+
+// checkRanges refuses times and counts no run could have written, before
+// anything computes with them (a take whose end is 9e18 ns would
+// overflow the count of output frames). Pure.
+func checkRanges(t *Timeline) error {
+	if t.Start < 0 || t.End < 0 || t.Capture.Started < 0 || t.Capture.Ended < 0 {
+		return fmt.Errorf("a time is negative (start %d, end %d)", t.Start, t.End)
+	}
+	for _, span := range []struct {
+		what     string
+		from, to Time
+	}{{"the take", t.Start, t.End}, {"the capture", t.Capture.Started, t.Capture.Ended}, {"the capture's start", t.Start, t.Capture.Started}, {"the capture's end", t.Start, t.Capture.Ended}} {
+		if span.to > span.from && time.Duration(span.to-span.from) > MaxLength {
+			return fmt.Errorf("%s spans %d ns, more than a take may (%v)", span.what, int64(span.to-span.from), MaxLength)
+		}
+	}
+	inside := func(what string, at Time) error {
+		if at != 0 && (at < t.Start-Time(MaxLength) || at > t.Start+Time(MaxLength)) {
+			return fmt.Errorf("%s at %d ns is more than %v from the take's start", what, int64(at), MaxLength)
+		}
+		return nil
+	}
+	var errs []error
+	for i, st := range t.Steps {
+		errs = append(errs, inside(fmt.Sprintf("step %d", i+1), st.Start), inside(fmt.Sprintf("step %d", i+1), st.End))
+	}
+	for i, r := range t.Receipts {
+		errs = append(errs, inside(fmt.Sprintf("input receipt %d", i), r.Sent), inside(fmt.Sprintf("input receipt %d", i), r.Acked))
+	}
+	for _, b := range t.Boundaries {
+		errs = append(errs, inside(fmt.Sprintf("document %d", b.Document), b.At))
+	}
+	for _, h := range t.Holds {
+		errs = append(errs, inside("hold "+h.Receipt, h.Start), inside("hold "+h.Receipt, h.End))
+	}
+	a := t.Capture.Frames
+	for _, c := range []int64{a.Received, a.Delivered, a.Overflow, a.Late, a.Duplicates, a.Rejected} {
+		if c < 0 || c > maxCount {
+			errs = append(errs, fmt.Errorf("a frame count (%d) is out of range", c))
+			break
+		}
+	}
+	return errors.Join(errs...)
 }

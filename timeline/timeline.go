@@ -36,7 +36,7 @@ type Timeline struct {
 	Name    string `json:"name"`
 	Script  string `json:"script,omitempty"`
 	// Served is the origin of the run's own sample site (serve:), e.g.
-	// "http://127.0.0.1:40969"; "" when the script serves none.
+	// "http://3f…c1.localhost:40969" (session.Serve); "" when the script serves none.
 	Served   string    `json:"served,omitempty"`
 	Tool     string    `json:"tool"`
 	Clock    Clock     `json:"clock"`

@@ -1,6 +1,8 @@
 package timeline
 
 import (
+	"github.com/clapper-dev/clapper/internal/plainfile"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,7 +60,14 @@ func Verify(dir string) *Verification {
 		v.Manifest = m
 		v.Problems = append(v.Problems, checkManifest(dir, m)...)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, TimelineFile))
+	b, err := plainfile.ReadFile(filepath.Join(dir, TimelineFile), TimelineFile, plainfile.Timeline, false)
+	if errors.Is(err, os.ErrNotExist) && v.Manifest == nil {
+		if _, jerr := os.Lstat(filepath.Join(dir, JournalFile)); jerr == nil {
+			// A run killed before it wrote its record: check the take
+			// as inspect and render open it, rebuilt from its journal.
+			return verifyRecovered(dir, v)
+		}
+	}
 	if err != nil {
 		add(TimelineFile, "%v", err)
 		return v
@@ -138,13 +147,20 @@ func (tk *Take) checkFrames() []Problem {
 		return []Problem{{FramesDir, err.Error()}}
 	}
 	listed := map[string]bool{}
-	var n int64
+	var n, lastSeq int64
 	var last Time
 	for fr, err := range tk.Frames() {
 		if err != nil {
 			return append(ps, Problem{FramesFile, err.Error()})
 		}
 		n++
+		if n > 1 && fr.Seq <= lastSeq {
+			ps = append(ps, Problem{FramesFile, fmt.Sprintf("frame %d follows frame %d: sequence numbers must increase", fr.Seq, lastSeq)})
+		}
+		lastSeq = fr.Seq
+		if fr.File != FramePath(fr.Seq) {
+			ps = append(ps, Problem{FramesFile, fmt.Sprintf("frame %d names %s, not its own picture %s", fr.Seq, fr.File, FramePath(fr.Seq))})
+		}
 		listed[fr.File] = true
 		f, err := tk.openFrame(fr.File)
 		if errors.Is(err, os.ErrNotExist) {
@@ -178,4 +194,25 @@ func (tk *Take) checkFrames() []Problem {
 		}
 	}
 	return ps
+}
+
+// RecoveredWarning says a take was checked as recovered from its journal.
+const RecoveredWarning = "this take was recovered: its run ended before it wrote " + TimelineFile + ", so it was rebuilt from " + JournalFile + " and checked as that; it has no manifest, so nothing seals its files"
+
+// verifyRecovered checks a take that has a journal and no timeline: the
+// timeline rebuilt from the journal, against itself and the frames.
+func verifyRecovered(dir string, v *Verification) *Verification {
+	t, err := Recover(dir)
+	if err != nil {
+		v.Problems = append(v.Problems, Problem{JournalFile, err.Error()})
+		return v
+	}
+	// It says why there is no manifest: in place of the older-take warning.
+	v.Warnings = []string{RecoveredWarning}
+	for _, p := range CheckTimeline(t) {
+		v.Problems = append(v.Problems, Problem{JournalFile, p})
+	}
+	tk := &Take{Dir: dir, Timeline: t}
+	v.Problems = append(v.Problems, tk.checkFrames()...)
+	return v
 }

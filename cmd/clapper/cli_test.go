@@ -96,8 +96,11 @@ func TestExitCodes(t *testing.T) {
 		{"usage, wrapped", t.Context(), fmt.Errorf("run: %w", usageErr("x")), 2},
 		{"failed", t.Context(), failed, 1},
 		{"any other error", t.Context(), os.ErrClosed, 1},
-		{"cancelled", t.Context(), fmt.Errorf("step 2: %w", context.Canceled), 130},
-		{"context cancelled", cancelled, os.ErrClosed, 130},
+		// No signal, no 130: a cancellation inside the run is a failure.
+		{"cancelled", t.Context(), fmt.Errorf("step 2: %w", context.Canceled), 1},
+		{"context cancelled", cancelled, os.ErrClosed, 1},
+		{"deadline", t.Context(), fmt.Errorf("advance virtual time: %w", context.DeadlineExceeded), 1},
+		{"cancelled, with an exit code", t.Context(), &exitError{code: exitUsage, err: context.Canceled}, 2},
 		{"SIGINT", bySignal(syscall.SIGINT), fmt.Errorf("step 1: %w", context.Canceled), 130},
 		{"SIGTERM", bySignal(syscall.SIGTERM), fmt.Errorf("step 1: %w", context.Canceled), 143},
 		{"SIGTERM, whatever the error", bySignal(syscall.SIGTERM), failed, 143},

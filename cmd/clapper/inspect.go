@@ -52,7 +52,8 @@ func inspectCommand() *cli.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
-			printSummary(os.Stdout, s)
+			// The summary is text from a page and a take: escaped visibly.
+			printSummary(printableWriter{os.Stdout}, s)
 			return nil
 		},
 	}

@@ -181,7 +181,7 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 		fmt.Println("no leases")
 		return nil
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(printableWriter{os.Stdout}, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TAB\tURL\tLABEL\tPID\tTIER\tALIVE\tSTALE")
 	for _, r := range out {
 		stale := "no"

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clapper-dev/clapper/timeline"
 	"os"
 	"os/signal"
 	"syscall"
@@ -94,7 +95,8 @@ func main() {
 		case errors.As(context.Cause(ctx), &sig):
 			fmt.Fprintf(os.Stderr, "clapper: stopped by %s\n", sig)
 		case !errors.As(err, &quiet):
-			fmt.Fprintln(os.Stderr, "clapper:", err)
+			// An error may quote a page (a step's failure): escaped visibly.
+			fmt.Fprintln(os.Stderr, "clapper:", timeline.Printable(err.Error()))
 		}
 	}
 	os.Exit(code)
@@ -150,18 +152,16 @@ func (e *quietError) Error() string { return e.err.Error() }
 func (e *quietError) Unwrap() error { return e.err }
 
 // exitCode maps an error to the process's exit code, in one place: a run
-// ended by a signal exits 128 + its number (129, 130, 143), any other
-// cancellation 130.
+// ended by a signal exits 128 + its number (129, 130, 143), and only such
+// a run. Any other cancellation (a deadline inside a step, a dialog, a
+// browser that went away) is a failure, 1: 130 means Ctrl-C to a shell.
 func exitCode(ctx context.Context, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		var s *signalled
-		if errors.As(context.Cause(ctx), &s) && s.sig > 0 {
-			return 128 + int(s.sig)
-		}
-		return exitInterrupted
+	var s *signalled
+	if errors.As(context.Cause(ctx), &s) && s.sig > 0 {
+		return 128 + int(s.sig)
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

@@ -88,6 +88,9 @@ func renderCommand() *cli.Command {
 			}
 			outs := c.StringSlice("out")
 			if len(outs) == 0 {
+				// Names from the take make new files only: a take is data,
+				// and must not choose a file to replace.
+				s.NewFilesOnly = true
 				outs = rc.Video
 				if len(outs) == 0 {
 					outs = []string{"video.mp4"}
@@ -105,7 +108,7 @@ func renderCommand() *cli.Command {
 					return usageErr("%s is in use by %s: wait for it to end, or render with -o elsewhere", dir, holder)
 				}
 			}
-			return renderOutputs(c.Context, takeDir, outDir, outs, s, newUI(c.Bool("quiet")))
+			return renderOutputs(c.Context, takeDir, c.Args().First(), outDir, outs, s, newUI(c.Bool("quiet")))
 		},
 	}
 }
@@ -169,23 +172,25 @@ func renderSettings(rc renderConfig, f renderFlags) (compositor.Settings, error)
 }
 
 // renderOutputs renders a take to the named outputs in one pass (relative
-// names land in outDir). The take is only read.
-func renderOutputs(ctx context.Context, takeDir, outDir string, outs []string, s compositor.Settings, ui *ui) error {
-	return renderOutputsCached(ctx, takeDir, outDir, outs, s, ui, nil)
+// names land in outDir). The take is only read. shown is the take as the
+// user named it (a bundle's path, not the temporary folder it was
+// unpacked into).
+func renderOutputs(ctx context.Context, takeDir, shown, outDir string, outs []string, s compositor.Settings, ui *ui) error {
+	return renderOutputsCached(ctx, takeDir, shown, outDir, outs, s, ui, nil)
 }
 
 // renderOutputsCached is renderOutputs using the chunks rendered while the
 // take was captured (nil: none).
-func renderOutputsCached(ctx context.Context, takeDir, outDir string, outs []string, s compositor.Settings, ui *ui, cache *compositor.ChunkCache) error {
+func renderOutputsCached(ctx context.Context, takeDir, shown, outDir string, outs []string, s compositor.Settings, ui *ui, cache *compositor.ChunkCache) error {
 	tk, err := timeline.Open(takeDir)
 	if err != nil {
 		return err
 	}
 	if tk.Timeline.Capture.Frames.Delivered == 0 {
-		return fmt.Errorf("the take in %s has no frames to render", takeDir)
+		return fmt.Errorf("the take %s has no frames to render", shown)
 	}
 	if r := tk.Timeline.Recovered; r != nil {
-		fmt.Fprintf(os.Stderr, "clapper: the take in %s was recovered (%s): the video ends where its run did\n", takeDir, r.Reason)
+		fmt.Fprintf(os.Stderr, "clapper: the take %s was recovered (%s): the video ends where its run did\n", shown, r.Reason)
 	}
 	paths := make([]string, len(outs))
 	for i, o := range outs {
@@ -199,7 +204,7 @@ func renderOutputsCached(ctx context.Context, takeDir, outDir string, outs []str
 	err = compositor.RenderAllCached(ctx, tk, paths, s, bar.set, cache)
 	bar.done()
 	if err != nil {
-		return fmt.Errorf("render: %w (the take in %s is kept)", err, takeDir)
+		return fmt.Errorf("render: %w (the take %s is kept)", err, shown)
 	}
 	for _, p := range paths {
 		size := int64(0)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clapper-dev/clapper/bundle"
 	"io"
 	"os"
 	"path/filepath"
@@ -169,6 +170,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	// What killed runs left in the temporary folder goes (the browser's
 	// profiles are swept when it launches).
 	compositor.SweepWorkDirs(os.TempDir())
+	bundle.SweepTemp(os.TempDir())
 	takeDir := filepath.Join(out, "take")
 	if err := os.MkdirAll(takeDir, 0o755); err != nil {
 		return fmt.Errorf("create output folder: %w", err)
@@ -223,7 +225,7 @@ func runScript(ctx context.Context, o runOptions) error {
 	// The video is made up to the point reached, even when a step failed.
 	var renderErr error
 	if !o.noVideo {
-		renderErr = renderOutputsCached(ctx, takeDir, out, s.Output.Video, settings, ui, cache)
+		renderErr = renderOutputsCached(ctx, takeDir, takeDir, out, s.Output.Video, settings, ui, cache)
 		if renderErr == nil {
 			early.used()
 		}
