@@ -131,6 +131,7 @@ func TestFailurePaths(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each its own browser; most of a case is waiting out its timeout
 			dir := t.TempDir()
 			site, _ := filepath.Abs("testdata/site")
 			script := "name: fail\nserve: " + site + "\nsteps:\n  - goto: ${serve.url}/second.html\n  - " + c.step + "\n    timeout: 5s\n  - pause: 1s\n"
