@@ -118,6 +118,7 @@ func TestEveryStep(t *testing.T) {
 }
 
 func TestFailurePaths(t *testing.T) {
+	t.Parallel() // its own browser; mostly waiting for a timeout or a pause to pass
 	testenv.Need(t, "chromium")
 	// The timeouts are long enough for the page to answer on a loaded
 	// machine: the messages checked name what the page answered.
