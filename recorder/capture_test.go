@@ -673,6 +673,7 @@ func TestScreencastRestartsOnSteadyFrames(t *testing.T) {
 	for _, way := range []string{"hand-over", "in place", "one screencast"} {
 		keep := way == "one screencast"
 		t.Run(way, func(t *testing.T) {
+			t.Parallel() // each its own browser; most of a way is watching the animation
 			ctx, _ := browserTab(t)
 			site := serve(t, "127.0.0.1")
 			navigate(t, ctx, site+"/green")

@@ -177,6 +177,7 @@ func TestBackWaitsForTheEntry(t *testing.T) {
 // Opening a tab at an address that does not answer ends at the step's
 // timeout, not when the server answers.
 func TestTabOpenHonoursTheStepTimeout(t *testing.T) {
+	t.Parallel() // its own browser; mostly waiting for a timeout or a pause to pass
 	site := slowSite(t, 10*time.Minute)
 	res := runSite(t, `  - tab: {open: side, url: "${SITE}/slow-page"}
     timeout: 2s
@@ -192,6 +193,7 @@ func TestTabOpenHonoursTheStepTimeout(t *testing.T) {
 
 // A pause longer than the default timeout is not cut short by it.
 func TestPauseLongerThanTheDefaultTimeout(t *testing.T) {
+	t.Parallel() // its own browser; mostly waiting for a timeout or a pause to pass
 	testenv.Need(t, "chromium")
 	s := writeScript(t, "name: pause\ndefaults: {timeout: 1s}\nsteps:\n  - pause: 1500ms\n")
 	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take")})

@@ -31,6 +31,7 @@ func TestBeatEvery(t *testing.T) {
 // refused in the middle of the pause, and the run goes on to its next
 // step and gives the lease back.
 func TestSharedLeaseKeptThroughALongStep(t *testing.T) {
+	t.Parallel() // its own browser; mostly waiting for a timeout or a pause to pass
 	b, st := sharedBrowser(t)
 	const ttl = 2 * time.Second
 	s := loadScript(t, `name: long step

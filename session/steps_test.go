@@ -118,6 +118,7 @@ func TestEveryStep(t *testing.T) {
 }
 
 func TestFailurePaths(t *testing.T) {
+	t.Parallel() // its own browser; mostly waiting for a timeout or a pause to pass
 	testenv.Need(t, "chromium")
 	// The timeouts are long enough for the page to answer on a loaded
 	// machine: the messages checked name what the page answered.
@@ -131,6 +132,7 @@ func TestFailurePaths(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each its own browser; most of a case is waiting out its timeout
 			dir := t.TempDir()
 			site, _ := filepath.Abs("testdata/site")
 			script := "name: fail\nserve: " + site + "\nsteps:\n  - goto: ${serve.url}/second.html\n  - " + c.step + "\n    timeout: 5s\n  - pause: 1s\n"

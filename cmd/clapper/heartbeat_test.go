@@ -14,6 +14,7 @@ import (
 // lease goes stale, its last use stays where the heartbeat left it, and
 // clapper leases reaps its tab.
 func TestSharedHeartbeatStopsWithTheRun(t *testing.T) {
+	t.Parallel() // its own host and state folder; most of it is waiting out TTLs and idle timeouts
 	h := startHost(t, "15m")
 	dir := t.TempDir()
 	const ttl = time.Second

@@ -342,6 +342,7 @@ func TestSharedRunsSideBySide(t *testing.T) {
 // address and why, and never its last window: with only that page left it
 // opens a blank tab first.
 func TestHostIdleReaper(t *testing.T) {
+	t.Parallel() // its own host and state folder; most of it is waiting out TTLs and idle timeouts
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<title>leftover</title>left here")
 	}))

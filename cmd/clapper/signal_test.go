@@ -227,7 +227,7 @@ func TestSignalsStopRender(t *testing.T) {
 // the pause only has to outlast that).
 func TestCaptureEndedEarly(t *testing.T) {
 	testenv.Need(t, "chromium")
-	p, out := startPaused(t, t.TempDir(), "pause: 10s\n    timeout: 30s")
+	p, out := startPaused(t, t.TempDir(), "pause: 4s\n    timeout: 30s")
 	killed := killRenderers(t)
 	if killed == 0 {
 		t.Fatal("no renderer of clapper's browser found")

@@ -23,7 +23,7 @@ import (
 // surviveScript types, navigates and pauses, so a kill can land in each.
 const surviveScript = `name: survive
 serve: ./site
-defaults: {type_delay: 150ms}
+defaults: {type_delay: 60ms}
 output: {video: survive.mp4, fps: 30}
 steps:
   - goto: ${serve.url}/one.html
@@ -31,7 +31,7 @@ steps:
   - type: {into: "#name", text: "typed slowly, one key at a time"}
   - goto: ${serve.url}/two.html
   - wait: {text: Two}
-  - pause: 4s
+  - pause: 1500ms
 `
 
 // surviveSaid is what the second page says on its console.
