@@ -401,10 +401,16 @@ func TestRunNoVideo(t *testing.T) {
 	testenv.Need(t, "chromium", "ffmpeg", "ffprobe")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "still.yaml")
-	os.WriteFile(path, []byte("name: still\noutput: {video: [still.mp4, still.webm]}\nsteps:\n  - goto: \"data:text/html,<h1>still</h1>\"\n  - pause: 500ms\n"), 0o644)
+	os.WriteFile(path, []byte("name: still\noutput: {video: [still.mp4, still.webm]}\nsteps:\n  - goto: \"data:text/html,<h1>still</h1>\"\n  - pause: 500ms\n  - click: \"#cookie\"\n    optional: true\n    timeout: 200ms\n"), 0o644)
 	out := filepath.Join(dir, "out")
-	if _, stderr, code := runCLI(t, append([]string{"run", path, "-o", out, "--no-video", "-q"}, sandboxArgs()...)...); code != 0 {
+	_, stderr, code := runCLI(t, append([]string{"run", path, "-o", out, "--no-video", "-q"}, sandboxArgs()...)...)
+	if code != 0 {
 		t.Fatalf("run --no-video: exit %d: %s", code, stderr)
+	}
+	// A failed optional step does not fail the run, but is said even quiet,
+	// with its place.
+	if want := "clapper: 1 optional step failed: " + path + ":6"; !strings.Contains(stderr, want) {
+		t.Errorf("quiet run's stderr %q lacks %q", stderr, want)
 	}
 	tk, err := timeline.Open(filepath.Join(out, "take"))
 	if err != nil {
