@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"math"
 	"strings"
 	"time"
 
@@ -29,11 +30,14 @@ type Options struct {
 	MaxSlowdown time.Duration
 }
 
-// The defaults, measured on two studio takes of each sample (two runs of
-// one script, nothing changed): their pictures differed in no pixel by
-// more than 10 of 255 in any channel (JPEG's encoding of a picture drawn
-// a frame apart), and a word changed in a page's copy changes hundreds of
-// pixels by far more.
+// The defaults. Two studio takes of each of the quickstart, tour, qa-check
+// and inputs samples (two runs of one script, nothing changed; measured
+// 2026-12-05 with clapper diff --tolerance 1 --min-region 1) differed in
+// no pixel at all. The tolerance and the smallest region are margin for
+// what that did not cover (live takes, a machine with other fonts or
+// another Chromium, JPEG's noise at a lower quality); a word changed in a
+// page's copy still changes hundreds of pixels by far more
+// (TestDiffTwoRunsAndAChangedWord).
 const (
 	DefaultTolerance = 40
 	DefaultMinRegion = 12
@@ -118,7 +122,8 @@ func Compare(old, new *timeline.Take, o Options) (*Result, error) {
 	if err := c.new.load(); err != nil {
 		return nil, fmt.Errorf("new take: %w", err)
 	}
-	for _, p := range matchSteps(old.Timeline.Steps, new.Timeline.Steps) {
+	pairs := matchSignatures(signatures(old.Timeline.Steps, c.old.norm), signatures(new.Timeline.Steps, c.new.norm))
+	for _, p := range pairs {
 		if err := c.pair(p); err != nil {
 			return nil, err
 		}
@@ -131,7 +136,29 @@ type comparison struct {
 	o        Options
 	old, new *side
 	res      *Result
+	// shown are the changed regions of the last picture compared, nil
+	// when it did not change.
+	shown []timeline.Rect
 }
+
+// sameRegions says whether two pictures' changed regions are the same
+// boxes, each edge within regionSlack. Pure.
+func sameRegions(a, b []timeline.Rect) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	near := func(x, y float64) bool { return math.Abs(x-y) <= regionSlack }
+	for i := range a {
+		if !near(a[i].X, b[i].X) || !near(a[i].Y, b[i].Y) || !near(a[i].X+a[i].W, b[i].X+b[i].W) || !near(a[i].Y+a[i].H, b[i].Y+b[i].H) {
+			return false
+		}
+	}
+	return true
+}
+
+// regionSlack is how far (CSS px) a changed region's edge may move and
+// still be the same change: a glyph's antialiasing moves an edge by one.
+const regionSlack = 2
 
 // add records a finding about the step at index i of the result's steps
 // (-1: none).
@@ -210,8 +237,19 @@ func (c *comparison) pictures(i int, p Pair) error {
 		}
 	}
 	f, err := c.picture(p, st.OldFrame, st.NewFrame)
-	if err != nil || f == nil {
+	if err != nil {
 		return err
+	}
+	// A change that stays as it was (a word changed in the copy, shown
+	// step after step) is reported at the step that first showed it.
+	last := c.shown
+	c.shown = nil
+	if f == nil {
+		return nil
+	}
+	c.shown = f.Regions
+	if last != nil && sameRegions(last, f.Regions) {
+		return nil
 	}
 	f.Message = "the picture it left changed: " + f.Message
 	c.add(i, *f)

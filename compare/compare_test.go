@@ -80,7 +80,7 @@ func TestMatchSteps(t *testing.T) {
 				}
 				lastN = p.New
 			}
-			if p.Old >= 0 && p.New >= 0 && signature(old[p.Old]) != signature(new[p.New]) {
+			if p.Old >= 0 && p.New >= 0 && signature(old[p.Old], same) != signature(new[p.New], same) {
 				t.Fatalf("%v / %v: %v pairs unlike steps", a, b, ps)
 			}
 		}
@@ -219,6 +219,18 @@ func TestCompare(t *testing.T) {
 	if r, err := Compare(old, same, Options{}); err != nil || len(r.Findings) != 0 || r.Fails() {
 		t.Fatalf("the same take on another port: %+v, %v", r, err)
 	}
+	// A step's target that names the sample site names it on each run's
+	// own port: the steps still pair.
+	withPort := func(port string) []timeline.Step {
+		s := sts()
+		s[0].Target = "http://127.0.0.1:" + port + "/a.html"
+		return s
+	}
+	oldP := take(t, pics(), withPort("4000"), nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:4000/a.html")}})
+	newP := take(t, pics(), withPort("5000"), nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:5000/a.html")}})
+	if r, err := Compare(oldP, newP, Options{}); err != nil || len(r.Findings) != 0 || len(r.Steps) != 3 {
+		t.Fatalf("a goto to the sample site on another port: %+v, %v", r, err)
+	}
 
 	p := pics()
 	paint(p[1], image.Rect(20, 20, 50, 40), black)
@@ -263,6 +275,27 @@ func TestCompare(t *testing.T) {
 	}
 	if r, _ := Compare(old, changed, Options{MaxSlowdown: time.Second}); !durationFails(r) {
 		t.Error("with MaxSlowdown the slower step does not fail")
+	}
+
+	// A change that stays (a word changed in the copy, shown at every
+	// step) is reported once, at the step that first showed it; one that
+	// moves is reported again.
+	stay := func(boxes ...image.Rectangle) []*image.RGBA {
+		p := pics()
+		for i, r := range boxes {
+			paint(p[1+i], r, black)
+		}
+		paint(p[2], image.Rect(120, 60, 150, 80), black) // step 3 draws something new in both
+		return p
+	}
+	base := take(t, stay(), sts(), nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:4000/a.html")}})
+	kept := take(t, stay(image.Rect(20, 20, 50, 40), image.Rect(20, 20, 50, 40)), sts(), nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:4000/a.html")}})
+	if r, _ := Compare(base, kept, Options{}); len(r.Findings) != 1 || r.Findings[0].New != 1 {
+		t.Errorf("a change that stays: %+v, want one finding at step 1", r.Findings)
+	}
+	moved := take(t, stay(image.Rect(20, 20, 50, 40), image.Rect(60, 20, 90, 40)), sts(), nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:4000/a.html")}})
+	if r, _ := Compare(base, moved, Options{}); len(r.Findings) != 2 {
+		t.Errorf("a change that moves: %+v, want a finding at each step", r.Findings)
 	}
 
 	// A mask recorded by the step leaves a region out.

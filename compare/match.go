@@ -15,9 +15,21 @@ type Pair struct {
 // signature is what a step is for matching: its kind, what it acted on and
 // its label, and its position in the script (file, line, column) when the
 // rest is the same. A step moved by lines added above it still pairs.
-func signature(st timeline.Step) string {
-	return fmt.Sprintf("%s\x00%s\x00%s", st.Kind, st.Target, st.Label)
+func signature(st timeline.Step, norm func(string) string) string {
+	return fmt.Sprintf("%s\x00%s\x00%s", st.Kind, norm(st.Target), norm(st.Label))
 }
+
+// signatures are the steps' signatures, their addresses made the same in
+// every run by norm (side.norm: the sample site's own port). Pure.
+func signatures(steps []timeline.Step, norm func(string) string) []string {
+	out := make([]string, len(steps))
+	for i, st := range steps {
+		out[i] = signature(st, norm)
+	}
+	return out
+}
+
+func same(s string) string { return s }
 
 // maxMiddle bounds the steps the longest-common-sequence table covers
 // each way, once the runs of steps the takes share at their starts and
@@ -29,13 +41,18 @@ const maxMiddle = 2000
 // sequence of signatures, and what is left unpaired reported as removed
 // (in old) or added (in new), in step order. Pure.
 func matchSteps(old, new []timeline.Step) []Pair {
+	return matchSignatures(signatures(old, same), signatures(new, same))
+}
+
+// matchSignatures is matchSteps over the steps' signatures. Pure.
+func matchSignatures(old, new []string) []Pair {
 	// The steps both takes start and end with pair at once.
 	pre := 0
-	for pre < len(old) && pre < len(new) && signature(old[pre]) == signature(new[pre]) {
+	for pre < len(old) && pre < len(new) && old[pre] == new[pre] {
 		pre++
 	}
 	suf := 0
-	for suf < len(old)-pre && suf < len(new)-pre && signature(old[len(old)-1-suf]) == signature(new[len(new)-1-suf]) {
+	for suf < len(old)-pre && suf < len(new)-pre && old[len(old)-1-suf] == new[len(new)-1-suf] {
 		suf++
 	}
 	var out []Pair
@@ -51,7 +68,7 @@ func matchSteps(old, new []timeline.Step) []Pair {
 
 // matchMiddle pairs old and new (whose first steps are old0 and new0 of
 // their takes) by their longest common sequence of signatures.
-func matchMiddle(old, new []timeline.Step, old0, new0 int) []Pair {
+func matchMiddle(old, new []string, old0, new0 int) []Pair {
 	n, m := len(old), len(new)
 	var out []Pair
 	if n > maxMiddle || m > maxMiddle {
@@ -75,7 +92,7 @@ func matchMiddle(old, new []timeline.Step, old0, new0 int) []Pair {
 	}
 	for i := n - 1; i >= 0; i-- {
 		for j := m - 1; j >= 0; j-- {
-			if signature(old[i]) == signature(new[j]) {
+			if old[i] == new[j] {
 				lcs[i][j] = lcs[i+1][j+1] + 1
 			} else {
 				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
@@ -85,7 +102,7 @@ func matchMiddle(old, new []timeline.Step, old0, new0 int) []Pair {
 	i, j := 0, 0
 	for i < n && j < m {
 		switch {
-		case signature(old[i]) == signature(new[j]):
+		case old[i] == new[j]:
 			out = append(out, Pair{old0 + i, new0 + j})
 			i, j = i+1, j+1
 		case lcs[i+1][j] >= lcs[i][j+1]:
