@@ -29,6 +29,10 @@ type LoadOptions struct {
 	// Headed runs the browser with a window whatever the script says
 	// (--headed).
 	Headed bool
+	// Dir, when set, is the folder the script's relative paths (serve:,
+	// includes, files) start from instead of the script's own: a take's
+	// copy of its script is replayed from where the script was.
+	Dir string
 }
 
 // Load reads, decodes and validates the script at path, with its includes.
@@ -104,7 +108,14 @@ func (l *loader) load(path string) (*Script, error) {
 	if root == nil {
 		return nil, nil
 	}
-	d := &decoder{l: l, file: path, dir: filepath.Dir(abs), anchors: map[string]ast.Node{}, sc: &scope{}}
+	dir := filepath.Dir(abs)
+	if l.opts.Dir != "" {
+		if dir, err = filepath.Abs(l.opts.Dir); err != nil {
+			l.errs = append(l.errs, &Error{Pos: Pos{File: path}, Msg: "cannot use the folder " + l.opts.Dir + ": " + err.Error()})
+			return nil, nil
+		}
+	}
+	d := &decoder{l: l, file: path, dir: dir, anchors: map[string]ast.Node{}, sc: &scope{}}
 	d.collectAnchors(root)
 	if d.tooLarge(root) {
 		return nil, nil

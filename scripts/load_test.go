@@ -3,6 +3,7 @@ package scripts
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -289,5 +290,29 @@ func TestAllErrorsAtOnce(t *testing.T) {
 	}
 	if len(lines) < 20 {
 		t.Errorf("errors on %d distinct lines", len(lines))
+	}
+}
+
+// A script read from elsewhere (a take's copy) resolves its relative
+// paths from the folder LoadOptions.Dir names: its serve folder and its
+// includes are found there.
+func TestLoadFromAnotherFolder(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "site"), 0o755)
+	os.WriteFile(filepath.Join(home, "site", "index.html"), []byte("x"), 0o644)
+	os.MkdirAll(filepath.Join(home, "parts"), 0o755)
+	os.WriteFile(filepath.Join(home, "parts", "p.yaml"), []byte("steps:\n  - pause: 1ms\n"), 0o644)
+	copyDir := t.TempDir()
+	p := filepath.Join(copyDir, "script.yaml")
+	os.WriteFile(p, []byte("serve: ./site\nsteps:\n  - goto: ${serve.url}/index.html\n  - run: parts/p.yaml\n"), 0o644)
+	if _, err := Load(p, LoadOptions{}); err == nil {
+		t.Fatal("the copy loaded from its own folder, which has no site")
+	}
+	s, err := Load(p, LoadOptions{Dir: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Serve != filepath.Join(home, "site") || len(s.Steps) != 2 {
+		t.Errorf("serve %q, %d steps", s.Serve, len(s.Steps))
 	}
 }

@@ -76,7 +76,7 @@ func loadTestScript(t *testing.T, src string) *scripts.Script {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := loadScript(path, nil, false)
+	s, err := loadScript(path, nil, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,11 @@ type runOptions struct {
 	// silent drops the summary lines too (the bench reports its own).
 	tuning recorder.Options
 	silent bool
+	// scriptDir, when set, is where the script's relative paths start
+	// (replay: the take's copy of a script).
+	scriptDir string
+	// baseline is the take the run's take is compared with afterwards.
+	baseline baselineOptions
 }
 
 func runCommand() *cli.Command {
@@ -67,7 +72,9 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.BoolFlag{Name: "view", Usage: "write the take's report (DIR/report.html, as clapper view does) when the run ends"},
 			&cli.BoolFlag{Name: "headed", Usage: "show the browser's window (needed by handoff steps), whatever the script says"},
-		}, sharedRunFlags()...),
+			&cli.StringFlag{Name: "baseline", Usage: "compare the take with this one (folder or .clap) step by step when the run ends, as clapper diff does; exit 1 when they differ"},
+			&cli.BoolFlag{Name: "update", Usage: "with --baseline: make the new take the baseline (when the run passed), whatever the comparison says"},
+		}, append(sharedRunFlags(), compareFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErr("run takes one script, e.g. clapper run samples/quickstart.yaml")
@@ -76,11 +83,19 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if c.Bool("update") && c.String("baseline") == "" {
+				return usageErr("--update needs --baseline, the take to replace, e.g. --baseline baselines/quickstart.clap --update")
+			}
+			diff, err := compareOptionsOf(c)
+			if err != nil {
+				return err
+			}
 			return runScript(c.Context, runOptions{
 				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
 				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), early: onOff(c, "render-while-capturing"), quiet: c.Bool("quiet"), junit: c.String("junit"),
 				ffmpeg: c.String("ffmpeg"), shared: sharedFlagsOf(c), view: c.Bool("view"), headed: c.Bool("headed"),
 				capture: c.String("capture"), shell: c.String("chromium-shell"),
+				baseline: baselineOptions{path: c.String("baseline"), update: c.Bool("update"), diff: diff},
 			})
 		},
 	}
@@ -100,8 +115,8 @@ func parseEnv(kvs []string) (map[string]string, error) {
 
 // loadScript parses a script (headed: as --headed says), turning its
 // errors into a usage exit.
-func loadScript(path string, env map[string]string, headed bool) (*scripts.Script, error) {
-	s, err := scripts.Load(path, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv, Headed: headed})
+func loadScript(path string, env map[string]string, headed bool, dir string) (*scripts.Script, error) {
+	s, err := scripts.Load(path, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv, Headed: headed, Dir: dir})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return nil, &exitError{code: exitUsage, err: &quietError{err}}
@@ -110,8 +125,11 @@ func loadScript(path string, env map[string]string, headed bool) (*scripts.Scrip
 }
 
 func runScript(ctx context.Context, o runOptions) error {
-	s, err := loadScript(o.script, o.env, o.headed)
+	s, err := loadScript(o.script, o.env, o.headed, o.scriptDir)
 	if err != nil {
+		return err
+	}
+	if err := checkBaseline(o.baseline); err != nil {
 		return err
 	}
 	out := o.out
@@ -231,6 +249,8 @@ func runScript(ctx context.Context, o runOptions) error {
 		}
 	}
 	viewErr := afterRun(ctx, takeDir, out, o.view, ui)
+	passed := res.Failed == nil && (tl.Capture.EndReason == "stopped" || tl.Capture.EndReason == "")
+	diffErr := compareBaseline(ctx, o.baseline, takeDir, out, passed, ui)
 	switch {
 	case res.Failed != nil:
 		fmt.Fprintln(os.Stderr, res.Failed.Error())
@@ -241,6 +261,9 @@ func runScript(ctx context.Context, o runOptions) error {
 	}
 	if renderErr != nil {
 		return renderErr
+	}
+	if diffErr != nil {
+		return diffErr
 	}
 	return viewErr
 }
