@@ -277,4 +277,3 @@ func updateBaseline(ctx context.Context, path, takeDir string, passed bool, ui *
 	ui.printf("baseline: %s\n", path)
 	return nil
 }
-
