@@ -16,9 +16,11 @@ const replaySite = `<!doctype html><title>Shop</title>
 <p>Clock: <span id="clock"></span></p>
 <input id="q" placeholder="code"> <button id="buy">Buy</button>
 <p id="done"></p>
+EXTRAHTML
 <script>
 document.getElementById('clock').textContent = new Date().toISOString();
-document.getElementById('buy').onclick = () => { document.getElementById('done').textContent = 'Done'; EXTRA };
+const done = () => { document.getElementById('done').textContent = 'Done'; };
+document.getElementById('buy').onclick = () => { EXTRA; setTimeout(done, DELAY); };
 </script>`
 
 const replayScriptText = `name: shop
@@ -40,15 +42,15 @@ steps:
 func TestReplayAndBaseline(t *testing.T) {
 	testenv.Need(t, "chromium-headless-shell")
 	dir := t.TempDir()
-	site := func(button, extra string) {
+	site := func(button, extra, extraHTML, delay string) {
 		t.Helper()
-		html := strings.NewReplacer("BUTTON", button, "EXTRA", extra).Replace(replaySite)
+		html := strings.NewReplacer("BUTTON", button, "EXTRAHTML", extraHTML, "EXTRA", extra, "DELAY", delay).Replace(replaySite)
 		if err := os.WriteFile(filepath.Join(dir, "site", "index.html"), []byte(html), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	os.MkdirAll(filepath.Join(dir, "site"), 0o755)
-	site("#2563eb", "")
+	site("#2563eb", "", "", "0")
 	script := filepath.Join(dir, "shop.yaml")
 	os.WriteFile(script, []byte(replayScriptText), 0o644)
 	base := filepath.Join(dir, "baselines", "shop.clap")
@@ -87,8 +89,9 @@ func TestReplayAndBaseline(t *testing.T) {
 		t.Fatalf("replay of an unchanged site: exit %d\n%s%s", code, stdout, stderr)
 	}
 
-	// The button's colour and a new console error.
-	site("#dc2626", "console.error('stock check failed')")
+	// The button's colour, a new console error, an image now missing
+	// (404), and the answer 2 s later.
+	site("#dc2626", "console.error('stock check failed')", `<img src="gone.png" width="1" height="1" alt="">`, "2000")
 	stdout, stderr, code := replay("changed", "-e", "SHOP_TOKEN=s3cr3t-code")
 	if code != exitFailed {
 		t.Fatalf("replay of a changed site: exit %d\n%s%s", code, stdout, stderr)
@@ -121,7 +124,18 @@ func TestReplayAndBaseline(t *testing.T) {
 	if s, ok := got[compare.FindingConsole]; !ok || (s != 2 && s != 3) {
 		t.Errorf("the console error: found at step %v (%v), want step 2 (click) or 3; findings %+v", s, ok, res.Findings)
 	}
-	if len(got) != 2 {
+	if s, ok := got[compare.FindingRequest]; !ok || s != 0 {
+		t.Errorf("the missing image: found at step %v (%v), want step 0 (goto); findings %+v", s, ok, res.Findings)
+	}
+	if s, ok := got[compare.FindingDuration]; !ok || s != 3 {
+		t.Errorf("the slower answer: found at step %v (%v), want step 3 (wait); findings %+v", s, ok, res.Findings)
+	}
+	for _, f := range res.Findings {
+		if f.What == compare.FindingDuration && f.Fails {
+			t.Error("a slower step fails without --max-slowdown")
+		}
+	}
+	if len(got) != 4 {
 		t.Errorf("findings of other kinds: %+v", res.Findings)
 	}
 	if !strings.Contains(stdout, "shop.yaml:7: step 1 (goto) picture:") || !strings.Contains(stdout, "console: a new console error: stock check failed") {
