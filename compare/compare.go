@@ -244,6 +244,18 @@ func (c *comparison) pictures(i int, p Pair) error {
 	// step after step) is reported at the step that first showed it.
 	last := c.shown
 	c.shown = nil
+	if f != nil {
+		// The same picture a frame or so apart is the page drawn at
+		// another moment (a document's first paint a frame later on a
+		// busy machine), not a change.
+		apart, err := c.drawnApart(p, st.OldFrame, st.NewFrame)
+		if err != nil {
+			return err
+		}
+		if apart {
+			f = nil
+		}
+	}
 	if f == nil {
 		return nil
 	}
@@ -274,6 +286,42 @@ func (c *comparison) pictures(i int, p Pair) error {
 	}
 	return nil
 }
+
+// drawnApart says whether the new take's picture newSeq is one the old
+// take showed near the step of p: from the step's start to the picture
+// the step after it left, at most apartFrames frames either side of
+// oldSeq.
+func (c *comparison) drawnApart(p Pair, oldSeq, newSeq int64) (bool, error) {
+	os := c.old.step(p.Old)
+	from, to := os.Start, c.old.until(p.Old+1)
+	k, ok := c.old.bySeq[oldSeq]
+	if !ok {
+		return false, nil
+	}
+	for d := 1; d <= apartFrames; d++ {
+		for _, j := range []int{k - d, k + d} {
+			if j < 0 || j >= len(c.old.frames) {
+				continue
+			}
+			fr := c.old.frames[j]
+			if fr.Source < from || fr.Source > to {
+				continue
+			}
+			f, err := c.picture(p, fr.Seq, newSeq)
+			if err != nil {
+				return false, err
+			}
+			if f == nil {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// apartFrames bounds how far apart (in stored frames) the same picture is
+// looked for.
+const apartFrames = 3
 
 // picture compares one frame of each take; nil when they do not differ.
 func (c *comparison) picture(p Pair, oldSeq, newSeq int64) (*Finding, error) {

@@ -317,3 +317,57 @@ func durationFails(r *Result) bool {
 	}
 	return false
 }
+
+// A step that ends after a new document committed but before it drew
+// (a wait that saw its text first) left that document's first frame.
+func TestLeftFrameWaitsForTheNewDocument(t *testing.T) {
+	ms := func(n int64) timeline.Time { return timeline.Time(n * int64(time.Millisecond)) }
+	s := &side{tl: &timeline.Timeline{
+		Steps:      []timeline.Step{{Kind: "click", Start: 0, End: ms(100)}, {Kind: "wait", Start: ms(100), End: ms(130)}, {Kind: "select", Start: ms(130), End: ms(200)}},
+		Boundaries: []timeline.Boundary{{Document: 1, At: ms(10)}, {Document: 2, At: ms(100)}},
+		End:        ms(300),
+	}, frames: []timeline.Frame{{Seq: 0, Document: 1, Source: ms(20)}, {Seq: 1, Document: 1, Source: ms(90)}, {Seq: 2, Document: 2, Source: ms(160)}, {Seq: 3, Document: 2, Source: ms(250)}}}
+	s.bySeq = map[int64]int{0: 0, 1: 1, 2: 2, 3: 3}
+	// The click's picture is taken when the wait starts: the new document
+	// has committed, and its first frame is what the click and the wait
+	// left; the last step, the frame on screen at the end.
+	for i, want := range []int64{2, 2, 3} {
+		if got := s.leftFrame(i); got != want {
+			t.Errorf("step %d left frame %d, want %d", i, got, want)
+		}
+	}
+	// A document that never drew: the frame on screen stands.
+	s.frames, s.bySeq = s.frames[:2], map[int64]int{0: 0, 1: 1}
+	if got := s.leftFrame(1); got != 1 {
+		t.Errorf("with no frame of the new document: %d, want 1", got)
+	}
+}
+
+// The same picture a frame apart, within the step and the next, is the
+// page drawn at another moment; a picture the old take never showed near
+// the step is a change, and so is the old take's picture from before the
+// step (the step did nothing visible).
+func TestDrawnApart(t *testing.T) {
+	a, b := image.Rect(20, 20, 50, 40), image.Rect(80, 20, 110, 40)
+	pic := func(boxes ...image.Rectangle) *image.RGBA {
+		p := solid(160, 90, white)
+		for _, r := range boxes {
+			paint(p, r, black)
+		}
+		return p
+	}
+	sts := func() []timeline.Step { return steps("goto /", "click #a", "click #b") }
+	old := take(t, []*image.RGBA{pic(), pic(a), pic(a, b)}, sts(), nil, nil)
+	early := take(t, []*image.RGBA{pic(), pic(a, b), pic(a, b)}, sts(), nil, nil)
+	if r, err := Compare(old, early, Options{}); err != nil || len(r.Findings) != 0 {
+		t.Errorf("drawn a frame early: %+v, %v", r.Findings, err)
+	}
+	other := take(t, []*image.RGBA{pic(), pic(b), pic(a, b)}, sts(), nil, nil)
+	if r, _ := Compare(old, other, Options{}); len(r.Findings) != 1 || r.Findings[0].New != 1 {
+		t.Errorf("a picture never shown: %+v, want one finding at step 1", r.Findings)
+	}
+	nothing := take(t, []*image.RGBA{pic(), pic(), pic(a, b)}, sts(), nil, nil)
+	if r, _ := Compare(old, nothing, Options{}); len(r.Findings) != 1 || r.Findings[0].New != 1 {
+		t.Errorf("a step that drew nothing: %+v, want one finding at step 1", r.Findings)
+	}
+}

@@ -68,11 +68,31 @@ func (s *side) frameAt(t timeline.Time) int64 {
 }
 
 // leftFrame is the frame step i left on screen (-1: none, or no step i).
+// When a document committed by then has not drawn yet (a wait that saw
+// its text before its first paint), it is that document's first frame:
+// the step left the new page, not the old one still on screen.
 func (s *side) leftFrame(i int) int64 {
 	if i < 0 {
 		return -1
 	}
-	return s.frameAt(s.until(i))
+	t := s.until(i)
+	seq := s.frameAt(t)
+	doc := 0
+	for _, b := range s.tl.Boundaries {
+		if b.At <= t {
+			doc = b.Document
+		}
+	}
+	k, ok := s.bySeq[seq]
+	if !ok || s.frames[k].Document >= doc {
+		return seq
+	}
+	for _, fr := range s.frames[k+1:] {
+		if fr.Document >= doc {
+			return fr.Seq
+		}
+	}
+	return seq
 }
 
 // framesIn are the frames made while step st ran.
