@@ -213,12 +213,24 @@ func (c *comparison) pair(p Pair) error {
 		f.Fails = c.o.MaxSlowdown > 0 && nd-od > c.o.MaxSlowdown
 		c.add(i, f)
 	}
-	if ou, nu := c.old.documents(p.Old), c.new.documents(p.New); strings.Join(ou, " ") != strings.Join(nu, " ") {
+	if ou, nu := c.old.documents(p.Old), c.new.documents(p.New); strings.Join(ou, " ") != strings.Join(nu, " ") && !c.documentMoved(p) {
 		f := c.finding(p, FindingDocument)
 		f.Message, f.Fails = fmt.Sprintf("went to %s, was %s", listOr(nu, "no new document"), listOr(ou, "no new document")), true
 		c.add(i, f)
 	}
 	return c.pictures(i, p)
+}
+
+// documentMoved says whether the documents of p's steps differ only by
+// a commit counted in the step next to it: the same documents, in the
+// same order, over the step and the one before or after, in both takes
+// (a commit at the very moment one step ends and the next begins).
+func (c *comparison) documentMoved(p Pair) bool {
+	over := func(s *side, a, b int) string {
+		return strings.Join(append(s.documents(a), s.documents(b)...), " ")
+	}
+	return over(c.old, p.Old-1, p.Old) == over(c.new, p.New-1, p.New) && p.Old > 0 && p.New > 0 ||
+		over(c.old, p.Old, p.Old+1) == over(c.new, p.New, p.New+1)
 }
 
 // pictures compares the pictures the steps of p left (and with

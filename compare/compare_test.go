@@ -371,3 +371,24 @@ func TestDrawnApart(t *testing.T) {
 		t.Errorf("a step that drew nothing: %+v, want one finding at step 1", r.Findings)
 	}
 }
+
+// A commit at the very moment one step ends and the next begins may be
+// counted in either: the same documents over the two steps are no change;
+// a document gone or new is.
+func TestDocumentCountedInTheNextStep(t *testing.T) {
+	url := func(s string) *string { return &s }
+	pics := []*image.RGBA{solid(160, 90, white), solid(160, 90, white), solid(160, 90, white)}
+	sts := func() []timeline.Step { return steps("click #next", "wait done", "select #plan") }
+	at := func(ms int64, u string) []timeline.Boundary {
+		return []timeline.Boundary{{Document: 1, At: timeline.Time(ms * int64(time.Millisecond)), URL: url("http://127.0.0.1:4000/" + u)}}
+	}
+	old := take(t, pics, sts(), nil, at(1200, "pricing.html")) // in the wait
+	moved := take(t, pics, sts(), nil, at(2000, "pricing.html")) // as the select begins
+	if r, _ := Compare(old, moved, Options{}); len(r.Findings) != 0 {
+		t.Errorf("a commit counted in the next step: %+v", r.Findings)
+	}
+	other := take(t, pics, sts(), nil, at(2000, "billing.html"))
+	if r, _ := Compare(old, other, Options{}); len(r.Findings) == 0 {
+		t.Error("a document that is another is no finding")
+	}
+}

@@ -148,6 +148,9 @@ func (s *side) masks(i int) []timeline.Rect {
 
 // documents are the addresses step i went to (and the tabs it filmed).
 func (s *side) documents(i int) []string {
+	if i < 0 || i >= len(s.tl.Steps) {
+		return nil
+	}
 	st := s.step(i)
 	var out []string
 	for _, b := range s.tl.Boundaries {
