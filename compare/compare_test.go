@@ -382,7 +382,7 @@ func TestDocumentCountedInTheNextStep(t *testing.T) {
 	at := func(ms int64, u string) []timeline.Boundary {
 		return []timeline.Boundary{{Document: 1, At: timeline.Time(ms * int64(time.Millisecond)), URL: url("http://127.0.0.1:4000/" + u)}}
 	}
-	old := take(t, pics, sts(), nil, at(1200, "pricing.html")) // in the wait
+	old := take(t, pics, sts(), nil, at(1200, "pricing.html"))   // in the wait
 	moved := take(t, pics, sts(), nil, at(2000, "pricing.html")) // as the select begins
 	if r, _ := Compare(old, moved, Options{}); len(r.Findings) != 0 {
 		t.Errorf("a commit counted in the next step: %+v", r.Findings)
