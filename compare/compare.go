@@ -52,6 +52,7 @@ const (
 	FindingConsole   = "console"
 	FindingPageError = "page error"
 	FindingRequest   = "request"
+	FindingDialog    = "dialog"
 	FindingAdded     = "added"
 	FindingRemoved   = "removed"
 )

@@ -55,6 +55,8 @@ func eventFinding(e timeline.PageEvent) string {
 		return FindingPageError
 	case timeline.PageRequest:
 		return FindingRequest
+	case timeline.PageDialog:
+		return FindingDialog
 	}
 	return FindingConsole
 }
@@ -66,7 +68,7 @@ func (s *side) badEvents() []timeline.PageEvent {
 	}
 	var out []timeline.PageEvent
 	for _, e := range s.tl.Page.Events {
-		if e.Bad() {
+		if e.Bad() || e.Kind == timeline.PageDialog {
 			out = append(out, e)
 		}
 	}
@@ -82,6 +84,8 @@ func (s *side) eventKey(e timeline.PageEvent) string {
 	switch e.Kind {
 	case timeline.PageRequest:
 		return fmt.Sprintf("request %s %s %d %s", e.Method, s.norm(e.URL), e.Status, e.Failed)
+	case timeline.PageDialog:
+		return fmt.Sprintf("dialog %s %s %s", e.Dialog, digits.ReplaceAllString(s.norm(e.Text), "0"), e.Answer)
 	}
 	return e.Kind + " " + digits.ReplaceAllString(s.norm(e.Text), "0")
 }
@@ -96,6 +100,8 @@ func (s *side) describeEvent(e timeline.PageEvent) string {
 		return fmt.Sprintf("a new HTTP error: %s %s answered %d", e.Method, s.norm(e.URL), e.Status)
 	case timeline.PageException:
 		return "a new uncaught error in the page: " + firstLine(s.norm(e.Text))
+	case timeline.PageDialog:
+		return fmt.Sprintf("a new %s dialog: %s (%s)", e.Dialog, firstLine(s.norm(e.Text)), e.Answer)
 	}
 	return "a new console error: " + firstLine(s.norm(e.Text))
 }

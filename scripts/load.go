@@ -152,6 +152,10 @@ func (l *loader) load(path string) (*Script, error) {
 	if x := v["mask"]; x != nil {
 		s.Masks = x.v.([]Mask)
 	}
+	s.Dialogs = DialogsDismiss
+	if x := v["dialogs"]; x != nil {
+		s.Dialogs = x.v.(string)
+	}
 
 	var items []item
 	if x := v["steps"]; x != nil {
@@ -179,6 +183,9 @@ func (l *loader) load(path string) (*Script, error) {
 			st.Action = a
 		case Eval:
 			a.Secret = hasSecret(a.JS, l.secrets)
+			st.Action = a
+		case Dialog:
+			a.Secret = hasSecret(a.Text, l.secrets)
 			st.Action = a
 		case Caption:
 			a.Text = mask(a.Text, l.secrets)

@@ -210,6 +210,7 @@ var scriptFields = []field{
 		match(varNameRE, varHint),
 	fOf("secrets", kStrings, "variables whose values never reach the timeline, logs or video").
 		match(varNameRE, varHint),
+	fStr("dialogs", "how the pages' alert, confirm and prompt dialogs are answered when no dialog step says: dismiss (the default) or accept; a beforeunload dialog is accepted").oneOf(DialogsDismiss, DialogsAccept),
 	fOf("mask", kMasks, "what changes by nature (a clock, an avatar): targets or regions {x, y, w, h} a comparison of takes leaves out"),
 	field{name: "output", kind: kObject, doc: "what to render; other keys go to the compositor", extra: true, sub: []field{
 		fOf("video", kStrings, "file names: .mp4, .webm, .gif or .png").

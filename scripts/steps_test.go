@@ -159,6 +159,9 @@ var stepCases = []struct {
 	{`screenshot: {file: chart.png, target: "#chart"}`, Screenshot{File: "chart.png", Target: css("#chart")}},
 	{"eval: |\n      document.title = `${EMAIL} $${x}`", Eval{JS: "document.title = `demo@example.com ${x}`\n"}},
 	{`eval: {js: "1+1"}`, Eval{JS: "1+1"}},
+	{"dialog: {}", Dialog{Accept: true}},
+	{`dialog: {accept: true, text: "${EMAIL}"}`, Dialog{Accept: true, Text: "demo@example.com"}},
+	{"dialog: {accept: false}", Dialog{Accept: false}},
 }
 
 // TestStepKinds parses each step kind in its short and long forms and
@@ -420,7 +423,7 @@ func TestTraits(t *testing.T) {
 		"click": {ChangesPage: true, Focus: true}, "type": {ChangesPage: true, Focus: true}, "fill": {ChangesPage: true, Focus: true},
 		"hover": {}, "move": {}, "screenshot": {},
 		"drag": {ChangesPage: true}, "press": {ChangesPage: true}, "select": {ChangesPage: true}, "check": {ChangesPage: true},
-		"uncheck": {ChangesPage: true}, "keydown": {ChangesPage: true}, "keyup": {ChangesPage: true}, "scroll": {ChangesPage: true}, "upload": {ChangesPage: true}, "eval": {ChangesPage: true},
+		"uncheck": {ChangesPage: true}, "keydown": {ChangesPage: true}, "keyup": {ChangesPage: true}, "scroll": {ChangesPage: true}, "upload": {ChangesPage: true}, "eval": {ChangesPage: true}, "dialog": {},
 		"wait": {Waits: true}, "expect": {Waits: true, Expectation: true},
 		"pause": {Presentation: true}, "chapter": {Presentation: true}, "caption": {Presentation: true}, "cursor": {Presentation: true},
 		"zoom": {Presentation: true}, "hold": {Presentation: true}, "resume": {Presentation: true},
@@ -487,5 +490,23 @@ func TestMasks(t *testing.T) {
 	_, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "mask[0] must have a positive width and height") || !strings.Contains(err.Error(), "mask[1] needs one of css") {
 		t.Errorf("bad masks: %v", err)
+	}
+}
+
+// dialogs: is dismiss unless the script says accept; a dialog step's text
+// needs accept, and its secret is marked.
+func TestDialogs(t *testing.T) {
+	s := loadSrc(t, "steps: [reload]\n", LoadOptions{}, nil)
+	if s.Dialogs != DialogsDismiss {
+		t.Errorf("default dialogs: %q", s.Dialogs)
+	}
+	s = loadSrc(t, "dialogs: accept\nsecrets: [PIN]\nsteps:\n  - dialog: {text: \"${PIN}\"}\n", LoadOptions{Env: map[string]string{"PIN": "48151623"}}, nil)
+	if a := s.Steps[0].Action.(Dialog); s.Dialogs != DialogsAccept || !a.Accept || !a.Secret || a.Text != "48151623" {
+		t.Errorf("dialogs %q, step %+v", s.Dialogs, a)
+	}
+	dir := writeScript(t, map[string]string{"demo.yaml": "dialogs: maybe\nsteps:\n  - dialog: {accept: false, text: hi}\n"})
+	_, err := Load(filepath.Join(dir, "demo.yaml"), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "demo.yaml:1:10") || !strings.Contains(err.Error(), "dialog: text is typed into a prompt that is accepted") {
+		t.Errorf("bad dialogs: %v", err)
 	}
 }

@@ -289,6 +289,21 @@ func stepTable() []*stepSpec {
 			}},
 		{name: "repeat", doc: "repeat steps a number of times",
 			fields: []field{fInt("times", 1, 1000, "how many times").req(), fOf("steps", kSteps, "the steps").req()}},
+		{name: "dialog", doc: "answer the next dialog a page opens (alert, confirm, prompt, beforeunload) this way, whatever dialogs: says",
+			fields: []field{
+				fBool("accept", "true accepts it (OK; leave the page), false dismisses it (Cancel; stay); default true"),
+				fStr("text", "typed into a prompt before it is accepted"),
+			},
+			build: func(c *bctx) Action {
+				a := Dialog{Accept: true, Text: c.str("text")}
+				if c.has("accept") {
+					a.Accept = c.boolean("accept")
+				}
+				if a.Text != "" && !a.Accept {
+					c.errorf(c.keyPos("text"), "dialog: text is typed into a prompt that is accepted; with accept: false it would be thrown away")
+				}
+				return a
+			}},
 		{name: "eval", traits: Traits{ChangesPage: true}, doc: "run JavaScript in the page", short: "js",
 			fields: []field{fStr("js", "the script").req()},
 			build:  func(c *bctx) Action { return Eval{JS: c.str("js")} }},
@@ -582,6 +597,15 @@ func (st Step) String() string {
 	case Screenshot:
 		s += " " + a.File
 	case Eval:
+		if a.Secret {
+			s += " •••"
+		}
+	case Dialog:
+		if a.Accept {
+			s += " accept"
+		} else {
+			s += " dismiss"
+		}
 		if a.Secret {
 			s += " •••"
 		}

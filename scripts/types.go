@@ -26,7 +26,10 @@ type Script struct {
 	// Masks are what changes by nature on the pages (a clock, an avatar):
 	// each step records their boxes, which a comparison of takes leaves
 	// out.
-	Masks    []Mask
+	Masks []Mask
+	// Dialogs is how the pages' alert, confirm and prompt dialogs are
+	// answered when no dialog step said: DialogsDismiss or DialogsAccept.
+	Dialogs  string
 	Output   Output
 	Defaults Defaults
 	Steps    []Step
@@ -50,6 +53,12 @@ type Browser struct {
 	// it leaves the choice to the run.
 	Capture string
 }
+
+// Answers of the script's dialogs: policy.
+const (
+	DialogsDismiss = "dismiss"
+	DialogsAccept  = "accept"
+)
 
 // Capture modes of browser.capture.
 const (
@@ -456,6 +465,14 @@ type (
 		File   string // relative to the output folder
 		Target *Target
 	}
+	// Dialog answers the next dialog a page of the run opens (alert,
+	// confirm, prompt, beforeunload), whatever the dialogs: policy says.
+	Dialog struct {
+		Accept bool
+		Text   string // typed into a prompt before it is accepted
+		// Secret is true when Text holds a secret's value.
+		Secret bool
+	}
 	// Eval runs JavaScript in the page.
 	Eval struct {
 		JS string
@@ -490,6 +507,7 @@ func (Tab) Kind() string        { return "tab" }
 func (Expect) Kind() string     { return "expect" }
 func (Screenshot) Kind() string { return "screenshot" }
 func (Eval) Kind() string       { return "eval" }
+func (Dialog) Kind() string     { return "dialog" }
 
 // FirstTab is the tab every run starts in. Scripts may also call it
 // StageTab, unless they open a tab of their own with that name.

@@ -135,6 +135,8 @@ type run struct {
 	chromium string
 	// pages records what the tabs' pages say.
 	pages *pageLog
+	// dialogs answers the pages' dialogs (dialogs.go).
+	dialogs dialogs
 	// holdMu guards the tabs' hold state, the holds issued and the
 	// timeline's holds: a bounded hold resumes itself from its own
 	// goroutine (hold.go), counted in bounds.
@@ -185,6 +187,7 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 	defer func() { err = r.masked(err) }()
 	r.journal = NewJournal(r.clock)
 	r.pages = newPageLog(r.clock.Now, s.Mask)
+	r.dialogs.policy = s.Dialogs
 	r.tl = &timeline.Timeline{
 		Name: s.Mask(s.Name), Script: s.File, Tool: o.Tool, Outcome: timeline.RunError,
 		Viewport: timeline.Viewport{Width: s.Browser.Width, Height: s.Browser.Height, Scale: s.Browser.Scale},

@@ -93,6 +93,8 @@ func (r *run) exec(ctx context.Context, tab *Tab, st scripts.Step, rec *timeline
 		return r.screenshot(ctx, tab, a, rec)
 	case scripts.Eval:
 		return r.eval(ctx, a, rec)
+	case scripts.Dialog: // dialogs.go
+		return r.dialogStep(a, rec)
 	}
 	return undispatched(fmt.Errorf("step %q is not supported", st.Kind))
 }

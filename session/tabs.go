@@ -162,6 +162,9 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 	if err == nil {
 		err = chromedp.Listen(tctx, r.pages.listener(name))
 	}
+	if err == nil {
+		err = chromedp.Listen(tctx, r.dialogListener(name, tctx))
+	}
 	if err != nil {
 		cancel()
 		return nil, r.gone(fmt.Errorf("open tab %q: %w", name, err))

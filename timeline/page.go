@@ -5,6 +5,7 @@ const (
 	PageConsole   = "console"   // a console message
 	PageException = "exception" // an uncaught error in the page
 	PageRequest   = "request"   // a network request
+	PageDialog    = "dialog"    // an alert, confirm, prompt or beforeunload dialog, and its answer
 )
 
 // PageLog is what the pages said while the take was recorded: console
@@ -60,6 +61,11 @@ type PageEvent struct {
 	Status int    `json:"status,omitempty"`
 	Bytes  int64  `json:"bytes,omitempty"`
 	Failed string `json:"failed,omitempty"`
+	// A dialog's type (alert, confirm, prompt, beforeunload; its message
+	// is Text) and how it was answered: "accepted", "dismissed", or
+	// "accepted: " and the text typed into a prompt.
+	Dialog string `json:"dialog,omitempty"`
+	Answer string `json:"answer,omitempty"`
 }
 
 // Bad reports whether the event is one a reader looks at first: a console
@@ -84,10 +90,14 @@ type PageSummary struct {
 	ConsoleErrors  int   `json:"console_errors"`
 	Requests       int   `json:"requests"`
 	FailedRequests int   `json:"failed_requests"`
+	Dialogs        int   `json:"dialogs,omitempty"`
 	Dropped        int64 `json:"dropped,omitempty"`
 	// DroppedByKind splits Dropped by event kind.
 	DroppedByKind map[string]int64 `json:"dropped_by_kind,omitempty"`
 	Errors        []PageError      `json:"errors"`
+	// DialogList are the dialogs and their answers (at most
+	// MaxSummaryErrors, in time order).
+	DialogList []PageError `json:"dialog_list,omitempty"`
 }
 
 // PageError is a bad page event in a summary, its time in milliseconds
@@ -119,6 +129,11 @@ func SummarizePage(l *PageLog, start Time) *PageSummary {
 			s.Requests++
 			if e.Bad() {
 				s.FailedRequests++
+			}
+		case PageDialog:
+			s.Dialogs++
+			if len(s.DialogList) < MaxSummaryErrors {
+				s.DialogList = append(s.DialogList, PageError{AtMs: (e.At - start).Millis(), PageEvent: e})
 			}
 		}
 		if e.Bad() && len(s.Errors) < MaxSummaryErrors {

@@ -187,6 +187,9 @@ func Model(t *timeline.Timeline) Data {
 			if e.Kind == timeline.PageRequest && e.Bad() {
 				ev.Level = "error"
 			}
+			if e.Kind == timeline.PageDialog {
+				ev.Text = e.Dialog + " dialog: " + e.Text + " (" + e.Answer + ")"
+			}
 			d.Events = append(d.Events, ev)
 		}
 	}

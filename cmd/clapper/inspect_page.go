@@ -28,7 +28,16 @@ func printPage(w io.Writer, p *timeline.PageSummary) {
 			fmt.Fprintf(w, "            … and %d more (clapper inspect --json lists the first %d)\n", n, timeline.MaxSummaryErrors)
 		}
 	}
+	if len(p.DialogList) > 0 {
+		fmt.Fprintf(w, "\ndialogs:\n")
+		for _, e := range p.DialogList {
+			fmt.Fprintf(w, "  %7.2fs  %s\n", float64(e.AtMs)/1000, pageEventLine(e.PageEvent))
+		}
+	}
 	fmt.Fprintf(w, "\npage: %d console messages (%d errors), %d uncaught errors, %d requests (%d failed)", p.Console, p.ConsoleErrors, p.Exceptions, p.Requests, p.FailedRequests)
+	if p.Dialogs > 0 {
+		fmt.Fprintf(w, ", %d dialog%s", p.Dialogs, plural(p.Dialogs))
+	}
 	if p.Dropped > 0 {
 		kinds := make([]string, 0, len(p.DroppedByKind))
 		for _, k := range slices.Sorted(maps.Keys(p.DroppedByKind)) {
@@ -55,6 +64,8 @@ func pageEventLine(e timeline.PageEvent) string {
 		return fmt.Sprintf("request %s %s → %s", e.Method, one(e.URL), what)
 	case timeline.PageException:
 		return "uncaught " + one(e.Text)
+	case timeline.PageDialog:
+		return fmt.Sprintf("%s %q %s", e.Dialog, one(e.Text), e.Answer)
 	}
 	return fmt.Sprintf("console.%s %s", e.Level, one(e.Text))
 }
