@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/compare"
 	"github.com/clapper-dev/clapper/timeline"
+	"github.com/clapper-dev/clapper/viewer"
 )
 
 func diffCommand() *cli.Command {
@@ -27,6 +29,7 @@ func diffCommand() *cli.Command {
 			&cli.IntFlag{Name: "tolerance", Value: compare.DefaultTolerance, Usage: "how far (of 255) a pixel's channel may move before the pixel counts as changed"},
 			&cli.IntFlag{Name: "min-region", Value: compare.DefaultMinRegion, Usage: "the fewest changed pixels a changed region needs to count"},
 			&cli.DurationFlag{Name: "max-slowdown", Usage: "fail when a step took longer than its old self by more than this (0: a slower step is only reported)"},
+			&cli.StringFlag{Name: "report", Usage: "write the comparison to `FILE` as one HTML file, with each step's old and new picture"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -40,6 +43,12 @@ func diffCommand() *cli.Command {
 			}
 			if c.Duration("max-slowdown") < 0 {
 				return usageErr("--max-slowdown %s: give a duration of 0 or more", c.Duration("max-slowdown"))
+			}
+			report := c.String("report")
+			if report != "" {
+				if _, err := os.Stat(filepath.Dir(report)); err != nil {
+					return usageErr("--report %s: %v", report, err)
+				}
 			}
 			oldPath, newPath := c.Args().Get(0), c.Args().Get(1)
 			old, doneOld, err := openTakeArg(c.Context, oldPath)
@@ -70,6 +79,12 @@ func diffCommand() *cli.Command {
 					fmt.Fprintln(os.Stderr, "clapper: warning: "+w)
 				}
 				printDiff(os.Stdout, res)
+			}
+			if report != "" {
+				if err := viewer.WriteDiffReport(report, old, tk, res); err != nil {
+					return err
+				}
+				fmt.Fprintln(os.Stderr, "report: "+report)
 			}
 			if res.Fails() {
 				return &exitError{code: exitFailed, err: &quietError{fmt.Errorf("%s differs from %s", newPath, oldPath)}}
