@@ -28,9 +28,9 @@ var arrows = map[string][]string{
 	"recorder":           {"timeline"},
 	"bundle":             {"timeline", "internal/ownerlock", "internal/procfs", "internal/plainfile"},
 	"compare":            {"timeline"},
-	"viewer":             {"timeline"},
+	"viewer":             {"timeline", "compare"},
 	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock", "leases"},
-	"cmd/clapper":        {"bundle", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
+	"cmd/clapper":        {"bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.

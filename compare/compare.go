@@ -96,6 +96,9 @@ type Step struct {
 type Result struct {
 	Steps    []Step    `json:"steps"`
 	Findings []Finding `json:"findings"`
+	// Tolerance is the per-pixel tolerance the pictures were compared
+	// with (Options.Tolerance, or its default).
+	Tolerance int `json:"tolerance"`
 }
 
 // Fails reports whether any finding fails the comparison.
@@ -116,7 +119,7 @@ func Compare(old, new *timeline.Take, o Options) (*Result, error) {
 	if o.MinRegion <= 0 {
 		o.MinRegion = DefaultMinRegion
 	}
-	c := &comparison{o: o, old: newSide(old), new: newSide(new), res: &Result{}}
+	c := &comparison{o: o, old: newSide(old), new: newSide(new), res: &Result{Tolerance: o.Tolerance}}
 	if err := c.old.load(); err != nil {
 		return nil, fmt.Errorf("old take: %w", err)
 	}
@@ -347,8 +350,7 @@ func (c *comparison) picture(p Pair, oldSeq, newSeq int64) (*Finding, error) {
 		return nil, err
 	}
 	scale := c.new.scale()
-	masks := append(toPixels(c.old.masks(p.Old), scale), toPixels(c.new.masks(p.New), scale)...)
-	d := DiffPictures(a, b, masks, c.o.Tolerance, c.o.MinRegion)
+	d := DiffPictures(a, b, pictureMasks(c.old, c.new, p), c.o.Tolerance, c.o.MinRegion)
 	if !d.Differs() {
 		return nil, nil
 	}

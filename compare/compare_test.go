@@ -148,6 +148,45 @@ func TestDiffPictures(t *testing.T) {
 	}
 }
 
+// ChangedPixels marks the pixels DiffPictures counts, and Overlay draws
+// them over a dimmed copy of the new picture, leaving it as it was.
+func TestChangedPixelsAndOverlay(t *testing.T) {
+	a, b := solid(200, 100, white), solid(200, 100, white)
+	paint(b, image.Rect(50, 20, 80, 30), black)
+	paint(b, image.Rect(150, 70, 190, 95), black)
+	b.SetRGBA(5, 5, grey) // under the tolerance
+	masks := []image.Rectangle{image.Rect(140, 60, 200, 100)}
+	m := ChangedPixels(a, b, masks, DefaultTolerance)
+	n := 0
+	for y := 0; y < 100; y++ {
+		for x := 0; x < 200; x++ {
+			if m.AlphaAt(x, y).A != 0 {
+				n++
+				if !image.Pt(x, y).In(image.Rect(50, 20, 80, 30)) {
+					t.Fatalf("pixel %d,%d marked", x, y)
+				}
+			}
+		}
+	}
+	d := DiffPictures(a, b, masks, DefaultTolerance, DefaultMinRegion)
+	if compared := 200*100 - 60*40; n != 300 || d.Changed != float64(n)/float64(compared) {
+		t.Errorf("%d pixels marked, DiffPictures counts %v of %d", n, d.Changed, compared)
+	}
+	if ChangedPixels(a, solid(100, 100, white), nil, DefaultTolerance) != nil {
+		t.Error("pictures of two sizes have a mark")
+	}
+	o := Overlay(b, m)
+	if c := o.RGBAAt(60, 25); c.G != 0 || c.R < 200 {
+		t.Errorf("a changed pixel is drawn %v", c)
+	}
+	if c := o.RGBAAt(10, 10); c.R != c.G || c.R > 128 {
+		t.Errorf("an unchanged white pixel is drawn %v, want a dim grey", c)
+	}
+	if c := b.RGBAAt(60, 25); c != black {
+		t.Errorf("the picture itself was drawn on: %v", c)
+	}
+}
+
 // take writes a take of the given steps, each showing a picture, and
 // opens it.
 func take(t *testing.T, pics []*image.RGBA, sts []timeline.Step, page []timeline.PageEvent, bounds []timeline.Boundary) *timeline.Take {
@@ -304,8 +343,12 @@ func TestCompare(t *testing.T) {
 	s = sts()
 	s[1].Masks = []timeline.Rect{{X: 10, Y: 10, W: 60, H: 40}}
 	masked := take(t, p, s, nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:4000/a.html")}})
-	if r, _ := Compare(old, masked, Options{}); len(r.Findings) != 0 {
+	r, _ = Compare(old, masked, Options{})
+	if len(r.Findings) != 0 {
 		t.Errorf("a masked change: %+v", r.Findings)
+	}
+	if m := StepMasks(old, masked, r.Steps[1]); len(m) != 1 || m[0] != image.Rect(10, 10, 70, 50) {
+		t.Errorf("the step's masks: %v", m)
 	}
 }
 

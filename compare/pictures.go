@@ -39,31 +39,15 @@ func DiffPictures(a, b image.Image, masks []image.Rectangle, tolerance, minRegio
 	if a.Bounds().Size() != b.Bounds().Size() {
 		return PictureDiff{Size: true}
 	}
-	ra, rb := toRGBA(a), toRGBA(b)
-	w, h := ra.Rect.Dx(), ra.Rect.Dy()
-	masked := func(x, y int) bool {
-		p := image.Pt(x, y)
-		for _, m := range masks {
-			if p.In(m) {
-				return true
-			}
-		}
-		return false
-	}
+	m, compared := changedPixels(a, b, masks, tolerance)
+	w, h := m.Rect.Dx(), m.Rect.Dy()
 	cw, ch := (w+cell-1)/cell, (h+cell-1)/cell
 	counts := make([]int, cw*ch)
-	compared, changed := 0, 0
-	t := uint8(max(0, min(255, tolerance)))
+	changed := 0
 	for y := 0; y < h; y++ {
-		pa := ra.Pix[y*ra.Stride : y*ra.Stride+w*4]
-		pb := rb.Pix[y*rb.Stride : y*rb.Stride+w*4]
-		for x := 0; x < w; x++ {
-			if len(masks) > 0 && masked(x, y) {
-				continue
-			}
-			compared++
-			i := x * 4
-			if far(pa[i], pb[i], t) || far(pa[i+1], pb[i+1], t) || far(pa[i+2], pb[i+2], t) {
+		row := m.Pix[y*m.Stride : y*m.Stride+w]
+		for x, v := range row {
+			if v != 0 {
 				changed++
 				counts[(y/cell)*cw+x/cell]++
 			}
@@ -75,6 +59,95 @@ func DiffPictures(a, b image.Image, masks []image.Rectangle, tolerance, minRegio
 	}
 	d.Regions = regions(counts, cw, ch, w, h, minRegion)
 	return d
+}
+
+// ChangedPixels marks the pixels of b that changed from a as DiffPictures
+// counts them: 255 where a channel moved by more than tolerance (of 255),
+// 0 elsewhere and under the masks (in the pictures' pixels). It is nil
+// when the pictures are not the same size. Pure.
+func ChangedPixels(a, b image.Image, masks []image.Rectangle, tolerance int) *image.Alpha {
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return nil
+	}
+	m, _ := changedPixels(a, b, masks, tolerance)
+	return m
+}
+
+// changedPixels is ChangedPixels for pictures of one size, and how many
+// pixels it compared (those no mask covers).
+func changedPixels(a, b image.Image, masks []image.Rectangle, tolerance int) (*image.Alpha, int) {
+	ra, rb := toRGBA(a), toRGBA(b)
+	w, h := ra.Rect.Dx(), ra.Rect.Dy()
+	masked := func(x, y int) bool {
+		p := image.Pt(x, y)
+		for _, m := range masks {
+			if p.In(m) {
+				return true
+			}
+		}
+		return false
+	}
+	out := image.NewAlpha(image.Rect(0, 0, w, h))
+	compared := 0
+	t := uint8(max(0, min(255, tolerance)))
+	for y := 0; y < h; y++ {
+		pa := ra.Pix[y*ra.Stride : y*ra.Stride+w*4]
+		pb := rb.Pix[y*rb.Stride : y*rb.Stride+w*4]
+		row := out.Pix[y*out.Stride : y*out.Stride+w]
+		for x := 0; x < w; x++ {
+			if len(masks) > 0 && masked(x, y) {
+				continue
+			}
+			compared++
+			i := x * 4
+			if far(pa[i], pb[i], t) || far(pa[i+1], pb[i+1], t) || far(pa[i+2], pb[i+2], t) {
+				row[x] = 255
+			}
+		}
+	}
+	return out, compared
+}
+
+// Overlay draws the changed pixels (ChangedPixels' mark) in a strong
+// colour over a dimmed, greyed copy of picture b, so a change shows
+// however small. Pure.
+func Overlay(b image.Image, changed *image.Alpha) *image.RGBA {
+	out := toRGBA(b)
+	if out == b {
+		out = image.NewRGBA(out.Rect)
+		draw.Draw(out, out.Rect, b, b.Bounds().Min, draw.Src)
+	}
+	w, h := out.Rect.Dx(), out.Rect.Dy()
+	for y := 0; y < h; y++ {
+		p := out.Pix[y*out.Stride : y*out.Stride+w*4]
+		for x := 0; x < w; x++ {
+			i := x * 4
+			if changed != nil && image.Pt(x, y).In(changed.Rect) && changed.Pix[y*changed.Stride+x] != 0 {
+				p[i], p[i+1], p[i+2], p[i+3] = 255, 0, 200, 255
+				continue
+			}
+			// Grey, a third as bright, lifted a little: the page stays
+			// legible behind the marks.
+			g := (uint32(p[i])*3 + uint32(p[i+1])*6 + uint32(p[i+2])) / 10
+			v := uint8(g/3 + 40)
+			p[i], p[i+1], p[i+2], p[i+3] = v, v, v, 255
+		}
+	}
+	return out
+}
+
+// StepMasks are the rectangles, in the new picture's pixels, that Compare
+// left out of step st's pictures: what either take's script masked at the
+// step.
+func StepMasks(old, new *timeline.Take, st Step) []image.Rectangle {
+	return pictureMasks(newSide(old), newSide(new), st.Pair)
+}
+
+// pictureMasks are the masks of pair p's pictures, in the new picture's
+// pixels.
+func pictureMasks(old, new *side, p Pair) []image.Rectangle {
+	scale := new.scale()
+	return append(toPixels(old.masks(p.Old), scale), toPixels(new.masks(p.New), scale)...)
 }
 
 func far(a, b, t uint8) bool {

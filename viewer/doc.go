@@ -11,5 +11,12 @@
 // (by hash) and images from data: and file: URLs, so a hostile title or
 // address is shown as text.
 //
-// It reads only the timeline package.
+// WriteDiffReport writes the report of a comparison of two takes
+// (compare.Compare) the same way: one file, the findings first, then each
+// step with findings beside its old picture, the changed regions boxed and
+// the changed pixels drawn, and a slider that wipes from one picture to
+// the other; the pages' text is escaped by html/template.
+//
+// It reads the timeline package, and the compare package for the diff
+// report.
 package viewer

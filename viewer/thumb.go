@@ -18,18 +18,9 @@ const MaxFrameSide = 8192
 // thumbnail decodes a JPEG frame and returns it scaled to width w (box
 // filter), re-encoded as a small JPEG.
 func thumbnail(b []byte, w int) ([]byte, error) {
-	// The header first: a frame of a few hundred bytes can claim
-	// 65535×65535 pixels, and decoding it would allocate gigabytes.
-	cfg, err := jpeg.DecodeConfig(bytes.NewReader(b))
+	src, err := decodeFrame(b)
 	if err != nil {
-		return nil, fmt.Errorf("decode frame: %w", err)
-	}
-	if cfg.Width > MaxFrameSide || cfg.Height > MaxFrameSide {
-		return nil, fmt.Errorf("the frame claims %d×%d pixels, more than any screencast frame (at most %d a side): the take is damaged or was crafted", cfg.Width, cfg.Height, MaxFrameSide)
-	}
-	src, err := jpeg.Decode(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("decode frame: %w", err)
+		return nil, err
 	}
 	sb := src.Bounds()
 	if sb.Dx() <= 0 || sb.Dy() <= 0 {
@@ -71,4 +62,23 @@ func thumbnail(b []byte, w int) ([]byte, error) {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// decodeFrame decodes a JPEG frame, refusing one whose header claims more
+// than MaxFrameSide pixels a side.
+func decodeFrame(b []byte) (image.Image, error) {
+	// The header first: a frame of a few hundred bytes can claim
+	// 65535×65535 pixels, and decoding it would allocate gigabytes.
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("decode frame: %w", err)
+	}
+	if cfg.Width > MaxFrameSide || cfg.Height > MaxFrameSide {
+		return nil, fmt.Errorf("the frame claims %d×%d pixels, more than any screencast frame (at most %d a side): the take is damaged or was crafted", cfg.Width, cfg.Height, MaxFrameSide)
+	}
+	src, err := jpeg.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("decode frame: %w", err)
+	}
+	return src, nil
 }

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/compare"
 	"github.com/clapper-dev/clapper/timeline"
+	"github.com/clapper-dev/clapper/viewer"
 )
 
 func diffCommand() *cli.Command {
@@ -21,25 +23,23 @@ func diffCommand() *cli.Command {
 		Description: "Steps are matched by their place in the script and what they act on; each step's picture at its end is compared\n" +
 			"past a per-pixel tolerance, leaving out the script's mask: regions. One line per finding, exit 1 when any fails.\n" +
 			"Example: clapper diff baselines/quickstart.clap out/quickstart/take",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the comparison as JSON"},
-			&cli.BoolFlag{Name: "every-frame", Usage: "compare every frame of each step too, not only the picture it left"},
-			&cli.IntFlag{Name: "tolerance", Value: compare.DefaultTolerance, Usage: "how far (of 255) a pixel's channel may move before the pixel counts as changed"},
-			&cli.IntFlag{Name: "min-region", Value: compare.DefaultMinRegion, Usage: "the fewest changed pixels a changed region needs to count"},
-			&cli.DurationFlag{Name: "max-slowdown", Usage: "fail when a step took longer than its old self by more than this (0: a slower step is only reported)"},
-		},
+			&cli.StringFlag{Name: "report", Usage: "write the comparison to `FILE` as one HTML file, with each step's old and new picture"},
+		}, compareFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return usageErr("diff takes two takes, the old then the new (folders or .clap), e.g. clapper diff baselines/quickstart.clap out/quickstart/take")
 			}
-			if c.Int("tolerance") < 1 || c.Int("tolerance") > 255 {
-				return usageErr("--tolerance %d: give 1 to 255", c.Int("tolerance"))
+			opts, err := compareOptionsOf(c)
+			if err != nil {
+				return err
 			}
-			if c.Int("min-region") < 1 {
-				return usageErr("--min-region %d: give 1 or more pixels", c.Int("min-region"))
-			}
-			if c.Duration("max-slowdown") < 0 {
-				return usageErr("--max-slowdown %s: give a duration of 0 or more", c.Duration("max-slowdown"))
+			report := c.String("report")
+			if report != "" {
+				if _, err := os.Stat(filepath.Dir(report)); err != nil {
+					return usageErr("--report %s: %v", report, err)
+				}
 			}
 			oldPath, newPath := c.Args().Get(0), c.Args().Get(1)
 			old, doneOld, err := openTakeArg(c.Context, oldPath)
@@ -52,10 +52,7 @@ func diffCommand() *cli.Command {
 				return err
 			}
 			defer doneNew()
-			res, err := compare.Compare(old, tk, compare.Options{
-				Tolerance: c.Int("tolerance"), MinRegion: c.Int("min-region"),
-				EveryFrame: c.Bool("every-frame"), MaxSlowdown: c.Duration("max-slowdown"),
-			})
+			res, err := compare.Compare(old, tk, opts)
 			if err != nil {
 				return err
 			}
@@ -70,6 +67,12 @@ func diffCommand() *cli.Command {
 					fmt.Fprintln(os.Stderr, "clapper: warning: "+w)
 				}
 				printDiff(os.Stdout, res)
+			}
+			if report != "" {
+				if err := viewer.WriteDiffReport(report, old, tk, res); err != nil {
+					return err
+				}
+				fmt.Fprintln(os.Stderr, "report: "+report)
 			}
 			if res.Fails() {
 				return &exitError{code: exitFailed, err: &quietError{fmt.Errorf("%s differs from %s", newPath, oldPath)}}

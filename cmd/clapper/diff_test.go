@@ -86,7 +86,21 @@ func TestDiffTwoRunsAndAChangedWord(t *testing.T) {
 		}
 	}
 
+	// --report writes the comparison as one HTML file and says where; the
+	// rest of the command is as it was.
+	report := filepath.Join(dir, "diff.html")
+	stdout2, stderr, code := runCLI(t, "diff", "--report", report, a, c)
+	if code != exitFailed || stdout2 != stdout || !strings.Contains(stderr, "report: "+report+"\n") {
+		t.Errorf("diff --report: exit %d\n%s%s", code, stdout2, stderr)
+	}
+	if page, err := os.ReadFile(report); err != nil || !strings.Contains(string(page), `src="data:image/jpeg;base64,`) || !strings.Contains(string(page), `<rect x="`) {
+		t.Errorf("the report has no pictures or no region box: %v", err)
+	}
+
 	// Usage errors say what to give.
+	if _, stderr, code := runCLI(t, "diff", "--report", filepath.Join(dir, "no such folder", "diff.html"), a, b); code != exitUsage || !strings.Contains(stderr, "--report") {
+		t.Errorf("--report in a missing folder: exit %d: %s", code, stderr)
+	}
 	if _, stderr, code := runCLI(t, "diff", a); code != exitUsage || !strings.Contains(stderr, "diff takes two takes") {
 		t.Errorf("one take: exit %d: %s", code, stderr)
 	}

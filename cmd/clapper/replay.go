@@ -16,6 +16,7 @@ import (
 	"github.com/clapper-dev/clapper/compare"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
+	"github.com/clapper-dev/clapper/viewer"
 )
 
 // baselineOptions are what a run compares its take against, and how.
@@ -216,6 +217,12 @@ func compareBaseline(ctx context.Context, b baselineOptions, takeDir, out string
 	}
 	if j, err := json.MarshalIndent(res, "", "  "); err == nil {
 		_ = os.WriteFile(filepath.Join(out, "diff.json"), append(j, '\n'), 0o644)
+	}
+	report := filepath.Join(out, "diff.html")
+	if err := viewer.WriteDiffReport(report, old, tk, res); err != nil {
+		fmt.Fprintf(os.Stderr, "clapper: the comparison's report was not written: %v\n", err)
+	} else {
+		ui.printf("report: %s\n", report)
 	}
 	if w := scriptWarning(old.Timeline, tk.Timeline); w != "" {
 		fmt.Fprintln(os.Stderr, "clapper: warning: "+w)

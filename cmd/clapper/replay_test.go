@@ -96,6 +96,9 @@ func TestReplayAndBaseline(t *testing.T) {
 	if code != exitFailed {
 		t.Fatalf("replay of a changed site: exit %d\n%s%s", code, stdout, stderr)
 	}
+	if st, err := os.Stat(filepath.Join(dir, "changed", "diff.html")); err != nil || st.Size() == 0 {
+		t.Errorf("no diff report beside the replay: %v", err)
+	}
 	var res compare.Result
 	b, err := os.ReadFile(filepath.Join(dir, "changed", "diff.json"))
 	if err != nil || json.Unmarshal(b, &res) != nil {
