@@ -76,7 +76,9 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 		os.RemoveAll(profile)
 		return nil, fmt.Errorf("create browser profile: %w", err)
 	}
-	cmd := exec.Command(path, ChromiumArgs(o, profile)...)
+	// The program itself, not a wrapper script that would outlive nothing
+	// (wrapper.go): the parent-death signal must reach the browser.
+	cmd := exec.Command(launchTarget(path), ChromiumArgs(o, profile)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// Keep everything Chromium writes outside the profile flag (crash
 	// database, caches) inside the profile too, so cleanup removes it and

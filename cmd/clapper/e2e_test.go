@@ -409,7 +409,7 @@ func TestRunNoVideo(t *testing.T) {
 	}
 	// A failed optional step does not fail the run, but is said even quiet,
 	// with its place.
-	if want := "clapper: 1 optional step failed: " + path + ":6"; !strings.Contains(stderr, want) {
+	if want := "clapper: 1 optional step failed: still.yaml:6 (click)"; !strings.Contains(stderr, want) {
 		t.Errorf("quiet run's stderr %q lacks %q", stderr, want)
 	}
 	tk, err := timeline.Open(filepath.Join(out, "take"))

@@ -11,6 +11,7 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -81,6 +82,7 @@ func usageError(_ *cli.Context, err error, _ bool) error {
 
 func main() {
 	ctx, stop := signalContext(context.Background())
+	closeInheritedOnExec()
 	app := newApp()
 	args, err := hoistFlags(app, os.Args)
 	if err == nil {
@@ -168,4 +170,20 @@ func exitCode(ctx context.Context, err error) int {
 		return ee.code
 	}
 	return exitFailed
+}
+
+// closeInheritedOnExec marks the descriptors clapper inherited, past
+// standard input, output and error, close-on-exec: the browser and ffmpeg
+// it starts hold none of them (a CI wrapper's lock, a pipe the wrapper
+// waits on). Go opens its own with close-on-exec already.
+func closeInheritedOnExec() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }

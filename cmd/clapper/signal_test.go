@@ -52,7 +52,15 @@ type cliProc struct {
 // process is killed and waited for when the test ends, if still running.
 func startCLI(t *testing.T, env []string, args ...string) *cliProc {
 	t.Helper()
+	return startCLIWith(t, env, nil, args...)
+}
+
+// startCLIWith is startCLI that hands clapper the extra descriptors extra
+// (as 3, 4, ...), as a wrapper holding a lock would.
+func startCLIWith(t *testing.T, env []string, extra []*os.File, args ...string) *cliProc {
+	t.Helper()
 	p := &cliProc{cmd: exec.Command(clapperBin, args...), exited: make(chan struct{})}
+	p.cmd.ExtraFiles = extra
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {

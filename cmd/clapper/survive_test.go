@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -329,4 +330,70 @@ func startedSteps(t *testing.T, journal []byte) int {
 		}
 	}
 	return len(seen)
+}
+
+// kill -9 of a run takes its browser with it, live (Chromium) and studio
+// (the headless shell, whose Debian wrapper script starts the browser
+// without exec'ing it): within a few seconds no process the run started
+// is left, and nothing holds its DevTools port.
+func TestKilledRunTakesItsBrowser(t *testing.T) {
+	testenv.Need(t, "chromium", "chromium-headless-shell")
+	for _, capture := range []string{"live", "studio"} {
+		t.Run(capture, func(t *testing.T) {
+			dir := t.TempDir()
+			script := writeSurviveScript(t, dir)
+			// A descriptor clapper inherits (a CI wrapper's lock) is not
+			// handed on to the browser.
+			lock, err := os.Create(filepath.Join(dir, "ci.lock"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lock.Close()
+			p := startCLIWith(t, nil, []*os.File{lock}, append([]string{"run", script, "-o", filepath.Join(dir, "out"), "--no-video", "--capture", capture}, sandboxArgs()...)...)
+			p.waitFor(t, "the second step", func() bool { return strings.Contains(p.stderr.String(), "step 2/") })
+			family := map[int]bool{}
+			for _, q := range descendants(procfs.List(), p.cmd.Process.Pid) {
+				family[q.Pid] = true
+				fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", q.Pid))
+				for _, fd := range fds {
+					if to, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", q.Pid, fd.Name())); to == lock.Name() {
+						t.Errorf("%d %s holds clapper's inherited descriptor %s", q.Pid, q.Comm, to)
+					}
+				}
+			}
+			if len(family) == 0 {
+				t.Fatal("the run has no child processes")
+			}
+			if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			p.exit(t)
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				var left []string
+				for _, q := range procfs.List() {
+					if family[q.Pid] && !q.Zombie() {
+						left = append(left, fmt.Sprintf("%d %s", q.Pid, q.Comm))
+					}
+				}
+				if len(left) == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					for pid := range family {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+					t.Fatalf("5 s after kill -9 of the run, its processes still run: %v", left)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+	// The next run sweeps the profiles the killed ones left.
+	dir := t.TempDir()
+	quick := filepath.Join(dir, "quick.yaml")
+	os.WriteFile(quick, []byte("name: quick\nsteps:\n  - goto: about:blank\n"), 0o644)
+	if _, stderr, code := runCLI(t, append([]string{"run", quick, "-o", filepath.Join(dir, "next"), "--no-video", "-q"}, sandboxArgs()...)...); code != 0 {
+		t.Fatalf("the next run: exit %d: %s", code, stderr)
+	}
 }
