@@ -336,10 +336,15 @@ func (p *pump) frameCast(at, next timeline.Time) bool {
 		p.restartIn--
 	}
 	if p.careful > 0 || p.out.byOrderNow() {
+		// Careful after a start or a new document: a second, then the
+		// frame is shot again. Steady running by order: as long as any
+		// picture may take under load (castWait).
+		wait := castWait
 		if p.careful > 0 {
 			p.careful--
+			wait = carefulWait
 		}
-		if !p.pictureOrShot(bf) {
+		if !p.pictureOrShot(bf, wait) {
 			return false
 		}
 	}

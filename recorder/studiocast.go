@@ -406,13 +406,13 @@ func (p *pump) restartCast() bool {
 }
 
 // pictureOrShot waits for the picture of the frame just drawn by bf,
-// before the page runs on. When it does not come within carefulWait, the
+// before the page runs on. When it does not come within wait, the
 // screencast is given up for the rest of the capture and the frame is
 // shot again at the same time, drawing nothing (noDisplayUpdates), for its
 // picture: the display still shows it. It returns false once the capture
 // has ended.
-func (p *pump) pictureOrShot(bf headlessexperimental.BeginFrameParams) bool {
-	came, ok := p.pictures(0, carefulWait)
+func (p *pump) pictureOrShot(bf headlessexperimental.BeginFrameParams, wait time.Duration) bool {
+	came, ok := p.pictures(0, wait)
 	if !ok || came {
 		return ok
 	}

@@ -331,8 +331,11 @@ func testBoundedHoldResumesItself(t *testing.T, header string) {
 	}
 	h := tl.Holds[0]
 	d := time.Duration(h.End - h.Start)
-	if h.Ended != timeline.HoldBound || h.Max != time.Second || d < time.Second || d > 1900*time.Millisecond {
-		t.Errorf("hold %+v lasted %v, want ended at its bound of 1s", h, d)
+	// Ended by its bound, not before it, and before the resume step came
+	// (a loaded machine may take a while to let the page go: no wall-clock
+	// upper limit).
+	if h.Ended != timeline.HoldBound || h.Max != time.Second || d < time.Second || h.End > tl.Steps[5].Start {
+		t.Errorf("hold %+v lasted %v (resume step at %v), want ended at its bound of 1s", h, d, tl.Steps[5].Start)
 	}
 	if !strings.Contains(tl.Steps[5].Text, "bound") {
 		t.Errorf("resume after the bound: %+v", tl.Steps[5])
