@@ -585,6 +585,21 @@ func (s Snapshot) Accounting() timeline.Accounting {
 // has to be called to drain the buffer and get the record.
 func (c *Capture) Done() <-chan struct{} { return c.done }
 
+// ErrUnwritable is in the error of a capture that ended because a frame
+// could not be written (a full disk): nothing more would be kept.
+var ErrUnwritable = errors.New("the take cannot be written")
+
+// EndErr is why the capture ended on its own; read it once Done is
+// closed (nil when it was stopped, or before).
+func (c *Capture) EndErr() error {
+	select {
+	case <-c.done:
+		return c.endErr
+	default:
+		return nil
+	}
+}
+
 // Now reads the take clock the capture stamps its records with.
 func (c *Capture) Now() timeline.Time { return c.clock.Now() }
 

@@ -280,7 +280,7 @@ func (c *Capture) spool() {
 			// A partial frame is no frame, and a frame the index does not
 			// list is not the take's.
 			_ = os.Remove(name)
-			err = fmt.Errorf("spool frame %d: %w", it.fr.Seq, err)
+			err = fmt.Errorf("%w: spool frame %d: %w", ErrUnwritable, it.fr.Seq, err)
 			c.bmu.Lock()
 			c.spoolErr, c.spoolAt = err, c.clock.Now()
 			n := int64(1)
@@ -291,6 +291,12 @@ func (c *Capture) spool() {
 			c.bmu.Unlock()
 			c.spoolDropped.Add(n)
 			c.enqueue(event{kind: evEnd, at: c.clock.Now(), err: err})
+			// On virtual time nothing moves the page's clock once the
+			// pump has stopped: what waits on it is told now, instead of
+			// waiting out its bound.
+			if v := c.opts.Clock.Virtual; v != nil {
+				v.Fail(err)
+			}
 			continue
 		}
 		c.delivered.Add(1)

@@ -466,6 +466,11 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if err := r.takeUnwritable(); err != nil {
+			// Nothing more would be kept: the run stops here, with the
+			// take as far as it was written.
+			return &StepFailure{Index: i, Pos: st.Pos, Kind: st.Kind, Label: r.s.Mask(st.Label), Outcome: timeline.OutcomeUndispatched, Err: err}
+		}
 		if r.o.beforeStep != nil {
 			r.o.beforeStep(i, r)
 		}
@@ -496,6 +501,22 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 			continue
 		}
 		return &StepFailure{Index: i, Pos: st.Pos, Kind: st.Kind, Label: r.s.Mask(st.Label), Outcome: rec.Outcome, Err: r.masked(err)}
+	}
+	return nil
+}
+
+// takeUnwritable is why the take can no longer be written (a frame or the
+// journal failed to write: a full disk), nil while it can. A capture that
+// ended for another reason (its tab went away) is left to the steps.
+func (r *run) takeUnwritable() error {
+	if err := r.jr.Err(); err != nil {
+		return fmt.Errorf("%w: journal: %w (the take keeps what was written before)", recorder.ErrUnwritable, err)
+	}
+	if r.capture == nil {
+		return nil
+	}
+	if err := r.capture.EndErr(); errors.Is(err, recorder.ErrUnwritable) {
+		return fmt.Errorf("%w (the take keeps the frames written before)", err)
 	}
 	return nil
 }

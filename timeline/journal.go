@@ -159,6 +159,17 @@ func (j *Journal) Flush() error {
 	return j.err
 }
 
+// Err is the first write of the journal that failed (a full disk), nil
+// while every one has succeeded.
+func (j *Journal) Err() error {
+	if j == nil {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
+
 // Close stops the flusher, flushes and closes the file.
 func (j *Journal) Close() error {
 	if j == nil {
