@@ -11,7 +11,9 @@ import (
 // may import (docs/ARCHITECTURE.md draws them): timeline and scripts are
 // leaves (but for internal/size and internal/plainfile, leaves themselves), the compositor reads only
 // the timeline, the recorder knows nothing of steps, and the CLI uses
-// everything but the test helpers.
+// everything but the test helpers. film runs a script from start to
+// finish for the CLI (and any suite runner), host is the shared browser's
+// protocol; both sit above session.
 var arrows = map[string][]string{
 	"":                   {},
 	"timeline":           {"internal/plainfile"},
@@ -30,11 +32,18 @@ var arrows = map[string][]string{
 	"compare":            {"timeline"},
 	"viewer":             {"timeline", "compare"},
 	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock", "leases"},
-	"cmd/clapper":        {"bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
+	"internal/exit":      {},
+	"host":               {"session", "leases", "scripts", "timeline", "internal/exit", "internal/ownerlock"},
+	"film":               {"bundle", "compare", "compositor", "host", "internal/exit", "internal/ownerlock", "recorder", "scripts", "session", "timeline", "viewer"},
+	"cmd/clapper":        {"film", "host", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.
 var speaksCDP = []string{"session", "recorder"}
+
+// drivesSessions are the packages that reach chromedp only through session
+// (they run scripts or host a browser; none imports chromedp itself).
+var drivesSessions = []string{"cmd/clapper", "film", "host"}
 
 // TestImportArrows keeps the package arrows true: each package imports
 // only the module's packages its row allows, and only session and the
@@ -68,7 +77,7 @@ func TestImportArrows(t *testing.T) {
 			t.Fatalf("go list -deps %s: %v", pkg, err)
 		}
 		usesCDP := strings.Contains(string(deps), "github.com/chromedp/")
-		if usesCDP && !slices.Contains(speaksCDP, pkg) && pkg != "cmd/clapper" {
+		if usesCDP && !slices.Contains(speaksCDP, pkg) && !slices.Contains(drivesSessions, pkg) {
 			t.Errorf("%s depends on chromedp through its imports", f[0])
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/internal/benchpage"
 	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/recorder"
@@ -354,12 +355,13 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out s
 	busy0 := machineBusy()
 	t0 := time.Now()
 	var captured time.Time
-	err := runScript(ctx, runOptions{
-		script: script, out: out, noSandbox: o.noSandbox, chromium: o.chromium, ffmpeg: o.ffmpeg, quiet: true, silent: true, early: o.early,
-		capture: mode.Capture, shell: o.shell,
-		env:        map[string]string{"BENCH_URL": pageURL},
-		tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreenshots: mode.Screenshots},
-		onCaptured: func() { captured = time.Now() },
+	err := film.Run(ctx, film.Options{
+		Script: script, Out: out, NoSandbox: o.noSandbox, Chromium: o.chromium, FFmpeg: o.ffmpeg, UI: film.NewUI(true), Silent: true, Early: o.early,
+		Capture: mode.Capture, Shell: o.shell,
+		Env:        map[string]string{"BENCH_URL": pageURL},
+		Tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreenshots: mode.Screenshots},
+		OnCaptured: func() { captured = time.Now() },
+		Tool:       "clapper " + version, Revision: revision,
 	})
 	end := time.Now()
 	wall := end.Sub(t0)

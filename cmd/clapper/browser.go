@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clapper-dev/clapper/host"
 	"github.com/clapper-dev/clapper/leases"
 )
 
@@ -35,25 +36,25 @@ func browserCommand() *cli.Command {
 				&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
 			},
 			Action: func(c *cli.Context) error {
-				dir, err := resolveStateDir(c.String("state-dir"))
+				dir, err := host.StateDir(c.String("state-dir"))
 				if err != nil {
 					return err
 				}
 				if c.Duration("idle-timeout") < 0 {
 					return usageErr("--idle-timeout %v: give a duration like 15m, or 0 to never reap", c.Duration("idle-timeout"))
 				}
-				o := hostOptions{stateDir: dir, idleTimeout: c.Duration("idle-timeout"), noSandbox: c.Bool("no-sandbox"), chromium: c.String("chromium")}
+				o := host.Options{StateDir: dir, IdleTimeout: c.Duration("idle-timeout"), NoSandbox: c.Bool("no-sandbox"), Chromium: c.String("chromium")}
 				if c.Bool("detach") {
 					return detachHost(c.Context, o)
 				}
-				return runHost(c.Context, o, os.Stdout)
+				return host.Run(c.Context, o, os.Stdout)
 			},
 		}, {
 			Name:  "status",
 			Usage: "say whether a host runs, its endpoint and who holds its tabs",
 			Flags: []cli.Flag{stateFlag},
 			Action: func(c *cli.Context) error {
-				dir, err := resolveStateDir(c.String("state-dir"))
+				dir, err := host.StateDir(c.String("state-dir"))
 				if err != nil {
 					return err
 				}
@@ -64,7 +65,7 @@ func browserCommand() *cli.Command {
 			Usage: "end the host: its Chromium, profile and temporary folders go; prints the cleanup receipt",
 			Flags: []cli.Flag{stateFlag},
 			Action: func(c *cli.Context) error {
-				dir, err := resolveStateDir(c.String("state-dir"))
+				dir, err := host.StateDir(c.String("state-dir"))
 				if err != nil {
 					return err
 				}
@@ -77,29 +78,29 @@ func browserCommand() *cli.Command {
 // detachHost starts the host as a process of its own (a new session, so
 // the terminal's signals do not reach it), logging to the state folder,
 // and returns once it has recorded its endpoint.
-func detachHost(ctx context.Context, o hostOptions) error {
-	if err := os.MkdirAll(o.stateDir, 0o700); err != nil {
+func detachHost(ctx context.Context, o host.Options) error {
+	if err := os.MkdirAll(o.StateDir, 0o700); err != nil {
 		return fmt.Errorf("state folder: %w", err)
 	}
-	if rec, owner, ok := liveHost(o.stateDir); ok {
-		return usageErr("a browser host already runs in %s (%s, at %s): use it with --browser shared, or stop it with clapper browser stop", o.stateDir, owner, rec.Endpoint)
+	if rec, owner, ok := host.Live(o.StateDir); ok {
+		return usageErr("a browser host already runs in %s (%s, at %s): use it with --browser shared, or stop it with clapper browser stop", o.StateDir, owner, rec.Endpoint)
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	logPath := filepath.Join(o.stateDir, hostLogFile)
+	logPath := filepath.Join(o.StateDir, host.LogFile)
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("host log: %w", err)
 	}
 	defer log.Close()
-	args := []string{"browser", "start", "--state-dir", o.stateDir, "--idle-timeout", o.idleTimeout.String()}
-	if o.noSandbox {
+	args := []string{"browser", "start", "--state-dir", o.StateDir, "--idle-timeout", o.IdleTimeout.String()}
+	if o.NoSandbox {
 		args = append(args, "--no-sandbox")
 	}
-	if o.chromium != "" {
-		args = append(args, "--chromium", o.chromium)
+	if o.Chromium != "" {
+		args = append(args, "--chromium", o.Chromium)
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -113,7 +114,7 @@ func detachHost(ctx context.Context, o hostOptions) error {
 	defer tick.Stop()
 	deadline := time.After(60 * time.Second)
 	for {
-		if rec, _, ok := liveHost(o.stateDir); ok && rec.Pid == cmd.Process.Pid {
+		if rec, _, ok := host.Live(o.StateDir); ok && rec.Pid == cmd.Process.Pid {
 			fmt.Printf("%s\n", rec.Endpoint)
 			fmt.Fprintf(os.Stderr, "clapper: browser host up (pid %d), log in %s; stop it with clapper browser stop\n", rec.Pid, logPath)
 			return nil
@@ -144,14 +145,14 @@ func tailOf(path string) string {
 
 // hostStatus prints whether a host runs.
 func hostStatus(dir string) error {
-	rec, owner, ok := liveHost(dir)
+	rec, owner, ok := host.Live(dir)
 	if !ok {
 		if owner != nil {
 			fmt.Printf("no browser host is running in %s (the last one, pid %d, is gone)\n", dir, owner.Pid)
 		} else {
 			fmt.Printf("no browser host is running in %s\n", dir)
 		}
-		return &exitError{code: exitFailed, err: &quietError{errors.New("no browser host")}}
+		return &exitError{Code: exitFailed, Err: &quietError{Err: errors.New("no browser host")}}
 	}
 	clients := 0
 	if st, err := leases.Open(dir); err == nil {
@@ -167,11 +168,11 @@ func hostStatus(dir string) error {
 // receipt. Nothing running is not an error: a CI job's cleanup may run
 // twice.
 func stopHost(ctx context.Context, dir string) error {
-	_, owner, ok := liveHost(dir)
+	_, owner, ok := host.Live(dir)
 	if !ok {
 		if owner != nil && !owner.Alive() {
-			os.Remove(filepath.Join(dir, hostFile))
-			os.Remove(filepath.Join(dir, hostLockFile))
+			os.Remove(filepath.Join(dir, host.RecordFile))
+			os.Remove(filepath.Join(dir, host.LockFile))
 		}
 		fmt.Printf("no browser host is running in %s\n", dir)
 		return nil
@@ -191,14 +192,14 @@ func stopHost(ctx context.Context, dir string) error {
 			return context.Cause(ctx)
 		}
 	}
-	c, err := receiptOf(dir)
+	c, err := host.Receipt(dir)
 	if err != nil {
 		return fmt.Errorf("host pid %d stopped, but left no cleanup receipt: %w", owner.Pid, err)
 	}
-	os.Remove(filepath.Join(dir, hostReceiptFile))
+	os.Remove(filepath.Join(dir, host.ReceiptFile))
 	fmt.Printf("browser host stopped: connection %s, process %s, profile %s\n", c.Connection, c.Process, c.Profile)
 	if c.Profile != "removed" || (c.Process != "exited" && !strings.HasPrefix(c.Process, "exited") && c.Process != "killed") {
-		return &exitError{code: exitFailed, err: fmt.Errorf("the host's cleanup was incomplete: process %s, profile %s", c.Process, c.Profile)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("the host's cleanup was incomplete: process %s, profile %s", c.Process, c.Profile)}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
@@ -83,7 +84,7 @@ func TestExitCodes(t *testing.T) {
 		cancel(&signalled{sig})
 		return ctx
 	}
-	failed := &exitError{code: exitFailed, err: os.ErrNotExist}
+	failed := &exitError{Code: exitFailed, Err: os.ErrNotExist}
 	cases := []struct {
 		name string
 		ctx  context.Context
@@ -100,7 +101,7 @@ func TestExitCodes(t *testing.T) {
 		{"cancelled", t.Context(), fmt.Errorf("step 2: %w", context.Canceled), 1},
 		{"context cancelled", cancelled, os.ErrClosed, 1},
 		{"deadline", t.Context(), fmt.Errorf("advance virtual time: %w", context.DeadlineExceeded), 1},
-		{"cancelled, with an exit code", t.Context(), &exitError{code: exitUsage, err: context.Canceled}, 2},
+		{"cancelled, with an exit code", t.Context(), &exitError{Code: exitUsage, Err: context.Canceled}, 2},
 		{"SIGINT", bySignal(syscall.SIGINT), fmt.Errorf("step 1: %w", context.Canceled), 130},
 		{"SIGTERM", bySignal(syscall.SIGTERM), fmt.Errorf("step 1: %w", context.Canceled), 143},
 		{"SIGTERM, whatever the error", bySignal(syscall.SIGTERM), failed, 143},
@@ -222,8 +223,8 @@ func TestRenderWhileCapturingFlag(t *testing.T) {
 			if err := app.RunContext(t.Context(), args); err != nil {
 				t.Fatalf("%v: %v", args, err)
 			}
-			if got != c.want || renderEarly(got) != c.on {
-				t.Errorf("%v: %q (render early %v), want %q (%v)", args, got, renderEarly(got), c.want, c.on)
+			if got != c.want || film.RenderEarly(got) != c.on {
+				t.Errorf("%v: %q (render early %v), want %q (%v)", args, got, film.RenderEarly(got), c.want, c.on)
 			}
 		}
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
+	"github.com/clapper-dev/clapper/film"
+	"github.com/clapper-dev/clapper/host"
 	"github.com/clapper-dev/clapper/session"
 )
 
@@ -86,7 +88,7 @@ func doctor(ctx context.Context, o doctorOptions, w io.Writer) error {
 		printChecks(w, checks)
 	}
 	if len(failed) > 0 {
-		return &exitError{code: exitFailed, err: &quietError{fmt.Errorf("%d of %d checks failed: %s", len(failed), len(checks), strings.Join(failed, ", "))}}
+		return &exitError{Code: exitFailed, Err: &quietError{Err: fmt.Errorf("%d of %d checks failed: %s", len(failed), len(checks), strings.Join(failed, ", "))}}
 	}
 	return nil
 }
@@ -121,9 +123,9 @@ func printChecks(w io.Writer, checks []check) {
 // diagnose probes this machine and judges what it found, in the order the
 // report lists it.
 func diagnose(ctx context.Context, o doctorOptions) []check {
-	chromium := probeTool(ctx, func() (string, error) { return findChromium(o.chromium) }, "--version")
+	chromium := probeTool(ctx, func() (string, error) { return film.FindChromium(o.chromium) }, "--version")
 	shell := probeTool(ctx, func() (string, error) { return exec.LookPath("chromium-headless-shell") }, "--version")
-	ffmpeg := probeTool(ctx, func() (string, error) { return lookFFmpeg(o.ffmpeg) }, "-version")
+	ffmpeg := probeTool(ctx, func() (string, error) { return film.LookFFmpeg(o.ffmpeg) }, "-version")
 	ffprobe := probeTool(ctx, func() (string, error) { return exec.LookPath("ffprobe") }, "-version")
 	cs := []check{chromiumCheck(chromium), headlessShellCheck(shell), sandboxCheck(probeSandbox(ctx, o.noSandbox, chromium)),
 		ffmpegCheck(ffmpeg), ffprobeCheck(ffprobe)}
@@ -143,7 +145,7 @@ func diagnose(ctx context.Context, o doctorOptions) []check {
 	cs = append(cs, spaceCheck("output folder", o.out, statSpace(o.out), minOutputSpace,
 		"free space there, or choose another output folder with -o DIR"))
 	home, _ := os.UserHomeDir()
-	dir, from, rerr := stateDir(o.stateDir, os.Getenv, home)
+	dir, from, rerr := host.StateDirOf(o.stateDir, os.Getenv, home)
 	var f folder
 	if rerr == nil {
 		f = probeFolder(dir)

@@ -356,24 +356,6 @@ type folder struct {
 	err                             error // when nothing could be learnt
 }
 
-// stateDir resolves the state folder shared browsers keep their state in:
-// --state-dir, else CLAPPER_STATE_DIR, else $XDG_STATE_HOME/clapper (an
-// absolute XDG_STATE_HOME only, as the XDG specification says), else
-// ~/.local/state/clapper. from says which. Pure.
-func stateDir(flag string, getenv func(string) string, home string) (dir, from string, err error) {
-	switch {
-	case flag != "":
-		return flag, "--state-dir", nil
-	case getenv("CLAPPER_STATE_DIR") != "":
-		return getenv("CLAPPER_STATE_DIR"), "CLAPPER_STATE_DIR", nil
-	case filepath.IsAbs(getenv("XDG_STATE_HOME")):
-		return filepath.Join(getenv("XDG_STATE_HOME"), "clapper"), "$XDG_STATE_HOME", nil
-	case home != "":
-		return filepath.Join(home, ".local", "state", "clapper"), "the default", nil
-	}
-	return "", "", errors.New("no home folder to put it in")
-}
-
 // stateCheck judges the state folder: usable when it is a writable
 // directory, or does not exist yet and can be made.
 func stateCheck(dir, from string, resolveErr error, f folder) check {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clapper-dev/clapper/film"
+	"github.com/clapper-dev/clapper/host"
 	"github.com/clapper-dev/clapper/session"
 )
 
@@ -47,7 +49,7 @@ func TestHeadlessShellCheck(t *testing.T) {
 }
 
 func TestFFmpegChecks(t *testing.T) {
-	_, notFound := lookFFmpeg("/no/such/ffmpeg")
+	_, notFound := film.LookFFmpeg("/no/such/ffmpeg")
 	c := ffmpegCheck(tool{findErr: notFound})
 	want(t, "ffmpeg not found", c, false, "not found", "apt-get install ffmpeg")
 	if c.Fix != notFound.Error() {
@@ -234,12 +236,12 @@ func TestStateDir(t *testing.T) {
 		{"", "/home/ada", env(), "/home/ada/.local/state/clapper", "the default"},
 	}
 	for _, c := range cases {
-		dir, from, err := stateDir(c.flag, c.env, c.home)
+		dir, from, err := host.StateDirOf(c.flag, c.env, c.home)
 		if dir != c.dir || from != c.from || err != nil {
-			t.Errorf("stateDir(%q, home %q) = %q, %q, %v; want %q, %q", c.flag, c.home, dir, from, err, c.dir, c.from)
+			t.Errorf("host.StateDirOf(%q, home %q) = %q, %q, %v; want %q, %q", c.flag, c.home, dir, from, err, c.dir, c.from)
 		}
 	}
-	if _, _, err := stateDir("", env(), ""); err == nil {
+	if _, _, err := host.StateDirOf("", env(), ""); err == nil {
 		t.Error("no home and nothing set: no error")
 	}
 }

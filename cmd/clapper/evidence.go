@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/bundle"
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -23,7 +24,7 @@ func verifyCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("verify takes one take, e.g. clapper verify out/quickstart/take or clapper verify x.clap")
 			}
-			dir, done, err := takeArg(c.Context, c.Args().First())
+			dir, done, err := film.TakeArg(c.Context, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -41,7 +42,7 @@ func verifyCommand() *cli.Command {
 				}
 			}
 			if err := v.Err(); err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return &exitError{Code: exitFailed, Err: err}
 			}
 			if !c.Bool("json") {
 				what := "no manifest"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -28,14 +29,14 @@ func inspectCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("inspect takes one take (folder or .clap), e.g. clapper inspect out/quickstart/take")
 			}
-			tk, done, err := openTakeArg(c.Context, c.Args().First())
+			tk, done, err := film.OpenTakeArg(c.Context, c.Args().First())
 			if err != nil {
 				return err
 			}
 			defer done()
 			if c.Bool("verify") {
 				if err := timeline.Verify(tk.Dir).Err(); err != nil {
-					return &exitError{code: exitFailed, err: err}
+					return &exitError{Code: exitFailed, Err: err}
 				}
 			}
 			if c.Bool("check") {

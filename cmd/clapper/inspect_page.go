@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -36,7 +37,7 @@ func printPage(w io.Writer, p *timeline.PageSummary) {
 	}
 	fmt.Fprintf(w, "\npage: %d console messages (%d errors), %d uncaught errors, %d requests (%d failed)", p.Console, p.ConsoleErrors, p.Exceptions, p.Requests, p.FailedRequests)
 	if p.Dialogs > 0 {
-		fmt.Fprintf(w, ", %d dialog%s", p.Dialogs, plural(p.Dialogs))
+		fmt.Fprintf(w, ", %d dialog%s", p.Dialogs, film.Plural(p.Dialogs))
 	}
 	if p.Dropped > 0 {
 		kinds := make([]string, 0, len(p.DroppedByKind))

@@ -8,10 +8,10 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clapper-dev/clapper/host"
 	"github.com/clapper-dev/clapper/leases"
 	"github.com/clapper-dev/clapper/session"
 )
@@ -61,120 +61,25 @@ func releaseCommand() *cli.Command {
 	}
 }
 
-// openShared opens the lease store and, when a browser is reachable (the
-// host, or the endpoint given), connects to it; b is nil when none runs.
-func openShared(ctx context.Context, stateFlag, browserFlag string) (*leases.Store, *session.Browser, error) {
-	dir, err := resolveStateDir(stateFlag)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := leases.Open(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	endpoint := browserFlag
-	if endpoint == "" || endpoint == "shared" {
-		rec, _, ok := liveHost(dir)
-		if !ok {
-			return st, nil, nil
-		}
-		endpoint = rec.Endpoint
-	}
-	if err := session.CheckEndpoint(endpoint); err != nil {
-		return nil, nil, usageErr("--browser: %v", err)
-	}
-	b, err := session.Attach(ctx, endpoint)
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, b, nil
-}
-
-// leaseRow is one lease as clapper leases prints it: never the nonce.
-type leaseRow struct {
-	Tab        string `json:"tab"`
-	URL        string `json:"url,omitempty"`
-	Label      string `json:"label,omitempty"`
-	Pid        int    `json:"pid,omitempty"`
-	Tier       string `json:"tier,omitempty"`
-	Alive      bool   `json:"alive"`
-	Stale      bool   `json:"stale"`
-	Why        string `json:"why,omitempty"` // dead-pid, expired, tab-gone
-	Open       *bool  `json:"open,omitempty"`
-	Opened     bool   `json:"opened_by_clapper"`
-	Unreadable string `json:"unreadable,omitempty"`
-	LastUsed   string `json:"last_used,omitempty"`
-}
-
-// reapedTab is a tab reaping closed.
-type reapedTab struct {
-	Tab    string `json:"tab"`
-	URL    string `json:"url"`
-	Label  string `json:"label"`
-	Reason string `json:"reason"`
-}
-
 func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool) error {
-	st, b, err := openShared(ctx, stateFlag, browserFlag)
+	l, err := host.List(ctx, stateFlag, browserFlag)
 	if err != nil {
 		return err
 	}
-	if b != nil {
-		defer b.Close()
-	}
-	rows, err := st.List()
-	if err != nil {
-		return err
-	}
-	var pages []leases.Page
-	open := map[string]bool{}
-	urls := map[string]string{}
-	bid := ""
-	listed := time.Now()
-	if b != nil {
-		bid = b.ID()
-		if pages, err = b.Pages(ctx); err != nil {
-			return err
-		}
-		for _, p := range pages {
-			open[p.ID], urls[p.ID] = true, p.URL
-		}
-	}
-	opened := map[string]bool{}
-	for _, r := range rows {
-		opened[r.Lease.Tab] = st.Opened(r.Lease.Tab, bid)
-	}
-	// Reap on read: only with the browser's list in hand (a tab is closed
-	// only when it is still open).
-	var reaped []reapedTab
-	if b != nil {
-		reaped = reap(st, rows, bid, open, urls, opened, func(id string) error { return b.ClosePage(ctx, id) })
-		st.PruneOrigins(bid, open, listed)
-	}
-	isReaped := map[string]bool{}
-	for _, r := range reaped {
-		isReaped[r.Tab] = true
-	}
-	var out []leaseRow
-	for _, r := range rows {
-		if isReaped[r.Lease.Tab] {
-			continue
-		}
-		out = append(out, rowOf(r, b != nil && r.Lease.Browser == bid, open, urls, opened))
-	}
+	bid, out, reaped, b := l.Browser, l.Leases, l.Reaped, l.Connected
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Browser string      `json:"browser,omitempty"`
-			Leases  []leaseRow  `json:"leases"`
-			Reaped  []reapedTab `json:"reaped,omitempty"`
-		}{bid, append([]leaseRow{}, out...), reaped})
+			Browser string           `json:"browser,omitempty"`
+			Leases  []host.LeaseRow  `json:"leases"`
+			Reaped  []host.ReapedTab `json:"reaped,omitempty"`
+		}{bid, append([]host.LeaseRow{}, out...), reaped})
 	}
 	for _, r := range reaped {
 		fmt.Printf("reaped tab %s (%s), left by %s: %s\n", r.Tab, r.URL, r.Label, r.Reason)
 	}
-	if b == nil {
+	if !b {
 		fmt.Println("no browser host is running: tabs not checked, nothing reaped")
 	}
 	if len(out) == 0 {
@@ -198,54 +103,11 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 	return w.Flush()
 }
 
-// reap closes the abandoned tabs among rows and drops their leases and
-// origin records. Each close is decided again under the store's lock, on
-// the lease as it is then (same nonce, still stale: not refreshed or
-// reclaimed since the listing), and made with the lease in place. A close
-// that fails leaves both, so the next read tries again, and is not
-// reported as done. Closed tabs leave open.
-func reap(st *leases.Store, rows []leases.Row, bid string, open map[string]bool, urls map[string]string, opened map[string]bool, closeTab func(id string) error) []reapedTab {
-	var reaped []reapedTab
-	for _, r := range leases.Abandoned(rows, bid, open, opened) {
-		id := r.Lease.Tab
-		closed, err := st.ReapIf(id, r.Lease.Nonce, func() error { return closeTab(id) })
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "clapper: could not close abandoned tab %s (lease kept, tried again next time): %v\n", id, err)
-			continue
-		}
-		if !closed {
-			continue // used or reclaimed since the listing: wanted again
-		}
-		delete(open, id)
-		reaped = append(reaped, reapedTab{Tab: id, URL: urls[id], Label: r.Lease.Label, Reason: r.Stale})
-	}
-	return reaped
-}
-
-func rowOf(r leases.Row, known bool, open map[string]bool, urls map[string]string, opened map[string]bool) leaseRow {
-	l := r.Lease
-	if r.Unreadable != "" {
-		return leaseRow{Tab: l.Tab, Unreadable: r.Unreadable}
-	}
-	row := leaseRow{Tab: l.Tab, URL: l.URL, Label: l.Label, Pid: l.Pid, Tier: string(l.Tier), Alive: r.Alive,
-		Stale: r.Stale != "", Why: r.Stale, Opened: opened[l.Tab], LastUsed: l.LastUsed.Format(time.RFC3339)}
-	if known {
-		o := open[l.Tab]
-		row.Open = &o
-		if o {
-			row.URL = urls[l.Tab]
-		} else if row.Why == "" {
-			row.Why = leases.TabGone // reported; not what frees it
-		}
-	}
-	return row
-}
-
 func releaseTab(ctx context.Context, stateFlag, browserFlag, sel string, override *bool) error {
 	if _, err := leases.ParseSelector(sel); err != nil {
 		return usageErr("%v", err)
 	}
-	st, b, err := openShared(ctx, stateFlag, browserFlag)
+	st, b, err := host.OpenShared(ctx, stateFlag, browserFlag)
 	if err != nil {
 		return err
 	}
@@ -310,7 +172,7 @@ func refusal(err error) error {
 	var none *leases.NoTabError
 	switch {
 	case errors.As(err, &ce), errors.As(err, &un), errors.As(err, &none):
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	case strings.HasPrefix(err.Error(), "tab selector"):
 		return usageErr("%v", err)
 	}

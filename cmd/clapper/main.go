@@ -8,11 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/clapper-dev/clapper/timeline"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
+
+	"github.com/clapper-dev/clapper/internal/exit"
+	"github.com/clapper-dev/clapper/timeline"
 
 	"github.com/urfave/cli/v2"
 )
@@ -22,25 +24,21 @@ import (
 // closed), 130 for SIGINT (Ctrl-C), 143 for SIGTERM (kill, a CI job's
 // timeout, docker stop), so a caller can tell them apart.
 const (
-	exitOK          = 0
-	exitFailed      = 1                          // a step or expectation failed, or the run broke
-	exitUsage       = 2                          // usage or script error
+	exitOK          = exit.OK
+	exitFailed      = exit.Failed                // a step or expectation failed, or the run broke
+	exitUsage       = exit.Usage                 // usage or script error
 	exitInterrupted = 128 + int(syscall.SIGINT)  // 130
 	exitTerminated  = 128 + int(syscall.SIGTERM) // 143
 )
 
-// exitError carries an exit code with its error.
-type exitError struct {
-	code int
-	err  error
-}
+// exitError carries an exit code with its error; quietError is an error
+// already reported to the user in full.
+type (
+	exitError  = exit.Error
+	quietError = exit.Quiet
+)
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErr(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
+var usageErr = exit.Usagef
 
 func newApp() *cli.App {
 	app := &cli.App{
@@ -77,7 +75,7 @@ func newApp() *cli.App {
 
 // usageError makes a flag the parser refused a usage error (exit 2).
 func usageError(_ *cli.Context, err error, _ bool) error {
-	return &exitError{code: exitUsage, err: err}
+	return &exitError{Code: exitUsage, Err: err}
 }
 
 func main() {
@@ -147,12 +145,6 @@ func signalContext(parent context.Context) (context.Context, func()) {
 	}
 }
 
-// quietError is an error already reported to the user in full.
-type quietError struct{ err error }
-
-func (e *quietError) Error() string { return e.err.Error() }
-func (e *quietError) Unwrap() error { return e.err }
-
 // exitCode maps an error to the process's exit code, in one place: a run
 // ended by a signal exits 128 + its number (129, 130, 143), and only such
 // a run. Any other cancellation (a deadline inside a step, a dialog, a
@@ -167,7 +159,7 @@ func exitCode(ctx context.Context, err error) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return ee.code
+		return ee.Code
 	}
 	return exitFailed
 }

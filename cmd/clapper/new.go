@@ -172,7 +172,7 @@ func newScript(o newOptions, w io.Writer) error {
 		if len(taken) > 1 {
 			verb = "exist"
 		}
-		return &exitError{code: exitFailed, err: fmt.Errorf("new: %s already %s: nothing written (choose another name, or remove it)", strings.Join(taken, " and "), verb)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("new: %s already %s: nothing written (choose another name, or remove it)", strings.Join(taken, " and "), verb)}
 	}
 	var wrote, kept []string
 	for _, f := range p.files {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -27,7 +28,7 @@ func recoverCommand() *cli.Command {
 			} else if !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
-			if holder, busy := folderInUse(filepath.Dir(filepath.Clean(dir))); busy {
+			if holder, busy := film.FolderInUse(filepath.Dir(filepath.Clean(dir))); busy {
 				return usageErr("%s is being written by %s: it is not a take to recover", dir, holder)
 			}
 			t, err := timeline.Recover(dir)

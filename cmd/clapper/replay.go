@@ -1,38 +1,18 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clapper-dev/clapper/bundle"
 	"github.com/clapper-dev/clapper/compare"
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
-	"github.com/clapper-dev/clapper/viewer"
 )
-
-// baselineOptions are what a run compares its take against, and how.
-type baselineOptions struct {
-	// path is the baseline take (folder or .clap), "" for none.
-	path string
-	// old is the baseline already opened (replay), nil to open path.
-	old *timeline.Take
-	// update makes the new take the baseline at path (when the run
-	// passed), whatever the comparison says.
-	update bool
-	diff   compare.Options
-	// copyOf names the script a replay films (the take's copy), shown
-	// in findings as shownAs, the script the take was filmed from.
-	copyOf, shownAs string
-}
 
 // compareFlags are the flags that tune a comparison, shared by diff,
 // replay and run --baseline.
@@ -92,7 +72,7 @@ func replayCommand() *cli.Command {
 				return err
 			}
 			path := c.Args().First()
-			old, done, err := openTakeArg(c.Context, path)
+			old, done, err := film.OpenTakeArg(c.Context, path)
 			if err != nil {
 				return err
 			}
@@ -108,11 +88,12 @@ func replayCommand() *cli.Command {
 			if out == "" {
 				out = filepath.Join("out", strings.TrimSuffix(filepath.Base(old.Timeline.Script), filepath.Ext(old.Timeline.Script))+"-replay")
 			}
-			return runScript(c.Context, runOptions{
-				script: script, scriptDir: dir, out: out, env: env, noVideo: !c.Bool("video"), quiet: c.Bool("quiet"),
-				noSandbox: c.Bool("no-sandbox"), chromium: c.String("chromium"), shell: c.String("chromium-shell"), ffmpeg: c.String("ffmpeg"),
-				capture:  string(old.Timeline.Capture.Mode),
-				baseline: baselineOptions{path: path, old: old, update: c.Bool("update"), diff: diff, copyOf: script, shownAs: shownPath(old.Timeline.Script)},
+			return film.Run(c.Context, film.Options{
+				Script: script, ScriptDir: dir, Out: out, Env: env, NoVideo: !c.Bool("video"), UI: film.NewUI(c.Bool("quiet")),
+				NoSandbox: c.Bool("no-sandbox"), Chromium: c.String("chromium"), Shell: c.String("chromium-shell"), FFmpeg: c.String("ffmpeg"),
+				Capture:  string(old.Timeline.Capture.Mode),
+				Baseline: film.Baseline{Path: path, Old: old, Update: c.Bool("update"), Diff: diff, CopyOf: script, ShownAs: shownPath(old.Timeline.Script)},
+				Tool:     "clapper " + version, Revision: revision,
 			})
 		},
 	}
@@ -124,7 +105,7 @@ func replayCommand() *cli.Command {
 func replayScript(old *timeline.Take, dir string) (script, from string, err error) {
 	script = filepath.Join(old.Dir, timeline.ScriptFile)
 	if _, err := os.Stat(script); err != nil {
-		return "", "", &exitError{code: exitFailed, err: fmt.Errorf("the take keeps no copy of its script (%s): run the script again with clapper run --baseline", timeline.ScriptFile)}
+		return "", "", &exitError{Code: exitFailed, Err: fmt.Errorf("the take keeps no copy of its script (%s): run the script again with clapper run --baseline", timeline.ScriptFile)}
 	}
 	if dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -166,121 +147,4 @@ func shownPath(path string) string {
 		return rel
 	}
 	return path
-}
-
-// checkBaseline refuses, before anything launches, a baseline that is not
-// there (unless --update makes it).
-func checkBaseline(b baselineOptions) error {
-	if b.path == "" || b.old != nil {
-		return nil
-	}
-	if _, err := os.Stat(b.path); errors.Is(err, fs.ErrNotExist) {
-		if b.update {
-			return nil
-		}
-		return usageErr("no baseline at %s: film one with --update, or pass a take (folder or .clap) with --baseline", b.path)
-	}
-	return nil
-}
-
-// compareBaseline compares the take a run wrote with its baseline, prints
-// the findings, keeps the comparison beside the take (diff.json) and, with
-// update, makes the new take the baseline. It returns an exit error when
-// the comparison fails (and update was not asked).
-func compareBaseline(ctx context.Context, b baselineOptions, takeDir, out string, passed bool, ui *ui) error {
-	if b.path == "" {
-		return nil
-	}
-	tk, err := timeline.Open(takeDir)
-	if err != nil {
-		return err
-	}
-	old := b.old
-	if old == nil {
-		if _, err := os.Stat(b.path); errors.Is(err, fs.ErrNotExist) && b.update {
-			return updateBaseline(ctx, b.path, takeDir, passed, ui)
-		}
-		var done func()
-		if old, done, err = openTakeArg(ctx, b.path); err != nil {
-			return err
-		}
-		defer done()
-	}
-	res, err := compare.Compare(old, tk, b.diff)
-	if err != nil {
-		return err
-	}
-	for i := range res.Findings {
-		if f := &res.Findings[i]; b.copyOf != "" && f.File == b.copyOf {
-			f.File = b.shownAs
-		}
-	}
-	if j, err := json.MarshalIndent(res, "", "  "); err == nil {
-		_ = os.WriteFile(filepath.Join(out, "diff.json"), append(j, '\n'), 0o644)
-	}
-	report := filepath.Join(out, "diff.html")
-	if err := viewer.WriteDiffReport(report, old, tk, res); err != nil {
-		fmt.Fprintf(os.Stderr, "clapper: the comparison's report was not written: %v\n", err)
-	} else {
-		ui.printf("report: %s\n", report)
-	}
-	if w := scriptWarning(old.Timeline, tk.Timeline); w != "" {
-		fmt.Fprintln(os.Stderr, "clapper: warning: "+w)
-	}
-	fmt.Fprintf(os.Stdout, "compared with %s:\n", b.path)
-	printDiff(os.Stdout, res)
-	if b.update {
-		return updateBaseline(ctx, b.path, takeDir, passed, ui)
-	}
-	if res.Fails() {
-		return &exitError{code: exitFailed, err: fmt.Errorf("the take differs from the baseline %s (clapper run --update makes it the baseline)", b.path)}
-	}
-	return nil
-}
-
-// updateBaseline makes the take in takeDir the baseline at path: a .clap
-// written anew, or a folder replaced, each put in place whole. A failed
-// run's take is not made a baseline.
-func updateBaseline(ctx context.Context, path, takeDir string, passed bool, ui *ui) error {
-	if !passed {
-		fmt.Fprintf(os.Stderr, "clapper: the run failed: the baseline %s is left as it was\n", path)
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	if bundle.IsBundle(path) {
-		if _, err := bundle.PackContext(ctx, takeDir, path); err != nil {
-			return fmt.Errorf("update the baseline: %w", err)
-		}
-		ui.printf("baseline: %s\n", path)
-		return nil
-	}
-	// A folder: the take is packed, unpacked beside the old baseline
-	// (every file checked), and swapped in.
-	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".new-")
-	if err != nil {
-		return fmt.Errorf("update the baseline: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	clap := filepath.Join(tmp, "take"+bundle.Ext)
-	if _, err := bundle.PackContext(ctx, takeDir, clap); err != nil {
-		return fmt.Errorf("update the baseline: %w", err)
-	}
-	fresh := filepath.Join(tmp, "take")
-	if _, err := bundle.UnpackContext(ctx, clap, fresh, bundle.DefaultLimits); err != nil {
-		return fmt.Errorf("update the baseline: %w", err)
-	}
-	aside := filepath.Join(tmp, "old")
-	if _, err := os.Stat(path); err == nil {
-		if err := os.Rename(path, aside); err != nil {
-			return fmt.Errorf("update the baseline: %w", err)
-		}
-	}
-	if err := os.Rename(fresh, path); err != nil {
-		_ = os.Rename(aside, path)
-		return fmt.Errorf("update the baseline: %w", err)
-	}
-	ui.printf("baseline: %s\n", path)
-	return nil
 }

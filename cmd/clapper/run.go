@@ -1,57 +1,11 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"github.com/clapper-dev/clapper/bundle"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
+	"github.com/clapper-dev/clapper/film"
 	"github.com/urfave/cli/v2"
-
-	"github.com/clapper-dev/clapper/compositor"
-	"github.com/clapper-dev/clapper/internal/ownerlock"
-	"github.com/clapper-dev/clapper/recorder"
-	"github.com/clapper-dev/clapper/scripts"
-	"github.com/clapper-dev/clapper/session"
-	"github.com/clapper-dev/clapper/timeline"
 )
-
-type runOptions struct {
-	script    string
-	out       string
-	noSandbox bool
-	chromium  string
-	env       map[string]string
-	noVideo   bool
-	// early renders the video's chunks while capturing (earlyRender):
-	// "on", "off", or "" for the default (on).
-	early   string
-	quiet   bool
-	junit   string
-	ffmpeg  string
-	shared  sharedFlags
-	view    bool
-	headed  bool
-	capture string
-	shell   string
-	// onCaptured, when set, is called as the capture ends, before the
-	// render (clapper bench run times what follows the last step).
-	onCaptured func()
-	// capture tunes the recorder (clapper bench run compares settings);
-	// silent drops the summary lines too (the bench reports its own).
-	tuning recorder.Options
-	silent bool
-	// scriptDir, when set, is where the script's relative paths start
-	// (replay: the take's copy of a script).
-	scriptDir string
-	// baseline is the take the run's take is compared with afterwards.
-	baseline baselineOptions
-}
 
 func runCommand() *cli.Command {
 	return &cli.Command{
@@ -90,12 +44,13 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runScript(c.Context, runOptions{
-				script: c.Args().First(), out: c.String("out"), noSandbox: c.Bool("no-sandbox"),
-				chromium: c.String("chromium"), env: env, noVideo: c.Bool("no-video"), early: onOff(c, "render-while-capturing"), quiet: c.Bool("quiet"), junit: c.String("junit"),
-				ffmpeg: c.String("ffmpeg"), shared: sharedFlagsOf(c), view: c.Bool("view"), headed: c.Bool("headed"),
-				capture: c.String("capture"), shell: c.String("chromium-shell"),
-				baseline: baselineOptions{path: c.String("baseline"), update: c.Bool("update"), diff: diff},
+			return film.Run(c.Context, film.Options{
+				Script: c.Args().First(), Out: c.String("out"), NoSandbox: c.Bool("no-sandbox"),
+				Chromium: c.String("chromium"), Env: env, NoVideo: c.Bool("no-video"), Early: onOff(c, "render-while-capturing"), UI: film.NewUI(c.Bool("quiet")), JUnit: c.String("junit"),
+				FFmpeg: c.String("ffmpeg"), Shared: sharedFlagsOf(c), View: c.Bool("view"), Headed: c.Bool("headed"),
+				Capture: c.String("capture"), Shell: c.String("chromium-shell"),
+				Baseline: film.Baseline{Path: c.String("baseline"), Update: c.Bool("update"), Diff: diff},
+				Tool:     "clapper " + version, Revision: revision,
 			})
 		},
 	}
@@ -113,170 +68,6 @@ func parseEnv(kvs []string) (map[string]string, error) {
 	return env, nil
 }
 
-// loadScript parses a script (headed: as --headed says), turning its
-// errors into a usage exit.
-func loadScript(path string, env map[string]string, headed bool, dir string) (*scripts.Script, error) {
-	s, err := scripts.Load(path, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv, Headed: headed, Dir: dir})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return nil, &exitError{code: exitUsage, err: &quietError{err}}
-	}
-	return s, nil
-}
-
-func runScript(ctx context.Context, o runOptions) error {
-	s, err := loadScript(o.script, o.env, o.headed, o.scriptDir)
-	if err != nil {
-		return err
-	}
-	if err := checkBaseline(o.baseline); err != nil {
-		return err
-	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", strings.TrimSuffix(filepath.Base(o.script), filepath.Ext(o.script)))
-	}
-	// Render settings are checked before anything launches, too.
-	rc := configOf(s.Output)
-	settings, err := renderSettings(rc, renderFlags{ffmpeg: o.ffmpeg})
-	if err != nil {
-		err = outputError(o.script, s, err)
-		fmt.Fprintln(os.Stderr, err)
-		return &exitError{code: exitUsage, err: &quietError{err}}
-	}
-	attach, leased, err := sharedRun(s, o.shared)
-	if err != nil {
-		return err
-	}
-	if o.capture != "" && o.capture != scripts.CaptureLive && o.capture != scripts.CaptureStudio {
-		return usageErr("--capture %q: use live or studio", o.capture)
-	}
-	shell, shellErr := session.FindShell(o.shell)
-	ask := session.AskOf(s, session.CaptureAsk{Flag: o.capture, Attach: attach != "", Chromium: o.chromium != "",
-		Video: !o.noVideo && len(s.Output.Video) > 0})
-	choice, err := session.ChooseCapture(ask, shell, shellErr)
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	if choice.Note != "" {
-		fmt.Fprintln(os.Stderr, "clapper: "+choice.Note)
-	}
-	needs := needsOf(s, o, settings.FFmpeg)
-	if choice.Mode == scripts.CaptureStudio {
-		needs.chromium = choice.Shell // the shell is what launches
-	}
-	if err := preflight(needs, os.Geteuid(), findChromium, lookFFmpeg); err != nil {
-		return err
-	}
-	// One writer per take: the run holds its output folder for its whole
-	// life, and a second run given the same folder is refused before
-	// anything launches.
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("create output folder: %w", err)
-	}
-	lock, stale, err := ownerlock.Acquire(filepath.Join(out, lockFile), "clapper run "+o.script)
-	var held *ownerlock.HeldError
-	switch {
-	case errors.As(err, &held):
-		return usageErr("output folder %s is in use by %s: wait for it to end, or pass another -o", out, held.Owner)
-	case err != nil:
-		return err
-	case stale != nil:
-		fmt.Fprintf(os.Stderr, "clapper: took over %s from %s, which is gone\n", out, stale)
-	}
-	defer lock.Release()
-	// What killed runs left in the temporary folder goes (the browser's
-	// profiles are swept when it launches).
-	compositor.SweepWorkDirs(os.TempDir())
-	bundle.SweepTemp(os.TempDir())
-	takeDir := filepath.Join(out, "take")
-	if err := os.MkdirAll(takeDir, 0o755); err != nil {
-		return fmt.Errorf("create output folder: %w", err)
-	}
-	if err := compositor.WriteRenderConfig(takeDir, rc); err != nil {
-		return err
-	}
-	ui := newUI(o.quiet)
-	if o.silent {
-		ui.out = io.Discard
-	}
-	started := time.Now()
-	var early *earlyRender
-	if !o.noVideo && renderEarly(o.early) {
-		early = startEarlyRender(ctx, takeDir, s.Output.Video, settings, ui.logf)
-		defer early.remove()
-	}
-	res, runErr := session.Run(ctx, s, session.RunOptions{
-		TakeDir: takeDir, NoSandbox: o.noSandbox, Chromium: o.chromium, Tool: "clapper " + version, Revision: revision,
-		Progress: ui.step, Logf: ui.logf, Attach: attach, Leases: leased, Handoff: ui.handoff,
-		Filming: &choice, Capture: o.tuning,
-	})
-	ui.doneSteps()
-	if o.onCaptured != nil {
-		o.onCaptured()
-	}
-	cache := early.finish()
-	if runErr != nil && res == nil {
-		if errors.Is(runErr, session.ErrRootNeedsNoSandbox) {
-			return usageErr("%w", runErr)
-		}
-		return fmt.Errorf("run %s: %w", o.script, runErr)
-	}
-	tl := res.Timeline
-	ui.printf("take: %s (%.1fs, %d frames, run took %.1fs)\n", takeDir, time.Duration(tl.End-tl.Start).Seconds(), tl.Capture.Frames.Delivered, time.Since(started).Seconds())
-	if line := timeline.OptionalFailures(tl); line != "" && !o.silent {
-		// Said even with --quiet: the run passes, but not everything did.
-		fmt.Fprintln(os.Stderr, "clapper: "+line)
-	}
-	if o.junit != "" {
-		x, err := timeline.JUnit(tl)
-		if err == nil {
-			err = os.WriteFile(o.junit, x, 0o644)
-		}
-		if err != nil {
-			return fmt.Errorf("write JUnit report: %w", err)
-		}
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	// The video is made up to the point reached, even when a step failed.
-	var renderErr error
-	if !o.noVideo {
-		renderErr = renderOutputsCached(ctx, takeDir, takeDir, out, s.Output.Video, settings, ui, cache)
-		if renderErr == nil {
-			early.used()
-		}
-	}
-	viewErr := afterRun(ctx, takeDir, out, o.view, ui)
-	passed := res.Failed == nil && (tl.Capture.EndReason == "stopped" || tl.Capture.EndReason == "")
-	diffErr := compareBaseline(ctx, o.baseline, takeDir, out, passed, ui)
-	switch {
-	case res.Failed != nil:
-		fmt.Fprintln(os.Stderr, res.Failed.Error())
-		fmt.Fprintln(os.Stderr, viewHint(takeDir, out, o.view && viewErr == nil))
-		return &exitError{code: exitFailed, err: &quietError{res.Failed}}
-	case tl.Capture.EndReason != "stopped" && tl.Capture.EndReason != "":
-		return &exitError{code: exitFailed, err: fmt.Errorf("capture ended early: %s (the take so far is in %s)", tl.Capture.EndReason, takeDir)}
-	}
-	if renderErr != nil {
-		return renderErr
-	}
-	if diffErr != nil {
-		return diffErr
-	}
-	return viewErr
-}
-
-// lockFile, in an output folder, names the run writing it.
-const lockFile = ".clapper.lock"
-
-// folderInUse says whether a live run holds dir, and who.
-func folderInUse(dir string) (ownerlock.Owner, bool) {
-	o, err := ownerlock.Read(filepath.Join(dir, lockFile))
-	return o, err == nil && o.Alive()
-}
-
 // onOff reads a boolean flag as "on", "off", or "" when it was not given.
 func onOff(c *cli.Context, name string) string {
 	switch {
@@ -287,14 +78,4 @@ func onOff(c *cli.Context, name string) string {
 	default:
 		return "off"
 	}
-}
-
-// renderEarly decides whether a run renders its video while capturing:
-// as asked, else yes, filming in either mode. In studio mode virtual time
-// waits for the encoder, so the footage loses nothing. Live, the encoder
-// (idle class, one thread a chunk) takes only what the capture leaves: on
-// the bench run at 1280x720 it brought the run from 1.47x to 1.36x its
-// scenario, with no difference in coverage through the noise. Pure.
-func renderEarly(asked string) bool {
-	return asked != "off"
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clapper-dev/clapper/host"
 	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/leases"
@@ -44,7 +45,7 @@ func startHost(t *testing.T, idle string) *testHost {
 	var ev struct{ Endpoint string }
 	json.Unmarshal([]byte(strings.SplitN(h.proc.stdout.String(), "\n", 2)[0]), &ev)
 	h.endpoint = ev.Endpoint
-	rec, _, ok := liveHost(h.dir)
+	rec, _, ok := host.Live(h.dir)
 	if !ok || rec.Endpoint != h.endpoint {
 		t.Fatalf("host record %+v, %v; endpoint printed %q", rec, ok, h.endpoint)
 	}
@@ -69,7 +70,7 @@ func startHost(t *testing.T, idle string) *testHost {
 		if _, err := os.Stat(h.profile); !os.IsNotExist(err) {
 			t.Errorf("host profile %s left: %v", h.profile, err)
 		}
-		if _, _, ok := liveHost(h.dir); ok {
+		if _, _, ok := host.Live(h.dir); ok {
 			t.Error("a host is still recorded after stop")
 		}
 	})
@@ -237,8 +238,8 @@ func TestSharedReapAfterKill(t *testing.T) {
 
 	out, stderr, code := runCLI(t, "leases", "--json", "--state-dir", h.dir)
 	var got struct {
-		Leases []leaseRow
-		Reaped []reapedTab
+		Leases []host.LeaseRow
+		Reaped []host.ReapedTab
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 {
 		t.Fatalf("leases --json: %d %v\n%s%s", code, err, out, stderr)
@@ -474,7 +475,7 @@ func TestSharedDetachedHost(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "ws://127.0.0.1:") {
 		t.Fatalf("browser start --detach: %d\n%s%s", code, out, stderr)
 	}
-	rec, _, ok := liveHost(dir)
+	rec, _, ok := host.Live(dir)
 	if !ok || rec.Endpoint != strings.TrimSpace(out) {
 		t.Fatalf("host record %+v, %v", rec, ok)
 	}
@@ -506,7 +507,7 @@ func TestSharedDetachedHost(t *testing.T) {
 	if p, ok := procfs.Read(rec.Pid); ok && !p.Zombie() && strings.Contains(p.Cmdline, "browser start") {
 		t.Errorf("host pid %d still runs", rec.Pid)
 	}
-	if log, _ := os.ReadFile(filepath.Join(dir, hostLogFile)); !strings.Contains(string(log), `"host_stopped"`) {
+	if log, _ := os.ReadFile(filepath.Join(dir, host.LogFile)); !strings.Contains(string(log), `"host_stopped"`) {
 		t.Errorf("host log:\n%s", log)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/timeline"
@@ -204,7 +205,7 @@ func TestOneWriterPerTake(t *testing.T) {
 	if stdout, stderr, code := runCLI(t, "inspect", filepath.Join(out, "take"), "--check"); code != 0 {
 		t.Errorf("the first run's take: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(out, lockFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, film.LockFile)); !os.IsNotExist(err) {
 		t.Errorf("the lock is left after the run: %v", err)
 	}
 }

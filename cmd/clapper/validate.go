@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
@@ -35,8 +36,8 @@ func validateCommand() *cli.Command {
 					bad++
 					continue
 				}
-				if _, err := renderSettings(configOf(s.Output), renderFlags{}); err != nil {
-					fmt.Fprintln(os.Stderr, outputError(f, s, err))
+				if _, err := film.RenderSettings(film.ConfigOf(s.Output), film.RenderFlags{}); err != nil {
+					fmt.Fprintln(os.Stderr, film.OutputError(f, s, err))
 					bad++
 					continue
 				}
@@ -44,7 +45,7 @@ func validateCommand() *cli.Command {
 			}
 			if bad > 0 {
 				// An invalid script is a script error, as for run.
-				return &exitError{code: exitUsage, err: &quietError{fmt.Errorf("%d of %d scripts invalid", bad, c.NArg())}}
+				return &exitError{Code: exitUsage, Err: &quietError{Err: fmt.Errorf("%d of %d scripts invalid", bad, c.NArg())}}
 			}
 			return nil
 		},

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -12,8 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/bundle"
-	"github.com/clapper-dev/clapper/timeline"
-	"github.com/clapper-dev/clapper/viewer"
+	"github.com/clapper-dev/clapper/film"
 )
 
 func viewCommand() *cli.Command {
@@ -35,7 +32,7 @@ func viewCommand() *cli.Command {
 			if out == "" {
 				out = defaultReport(c.Args().First())
 			}
-			res, err := writeReport(c.Context, c.Args().First(), out, c.String("frames"), newUI(c.Bool("quiet")))
+			res, err := film.WriteReport(c.Context, c.Args().First(), out, c.String("frames"), film.NewUI(c.Bool("quiet")))
 			if err != nil {
 				return err
 			}
@@ -61,41 +58,6 @@ func defaultReport(arg string) string {
 	return clean + ".html"
 }
 
-// writeReport verifies the take (folder or bundle) and writes its report,
-// saying where, how big, and where its frames are.
-func writeReport(ctx context.Context, arg, out, frames string, ui *ui) (*viewer.Result, error) {
-	if _, err := os.Stat(filepath.Dir(out)); err != nil {
-		return nil, usageErr("cannot write %s: %v", out, err)
-	}
-	tk, done, err := openTakeArg(ctx, arg)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	// openTakeArg refused a take with a manifest that fails; this also
-	// refuses one without a manifest whose timeline or frame index is
-	// inconsistent: a report must not present a broken take as evidence.
-	v := timeline.Verify(tk.Dir)
-	if err := refuseUnverified(arg, v); err != nil {
-		return nil, err
-	}
-	verified := "not verified: the take has no manifest"
-	switch {
-	case v.Manifest != nil:
-		verified = fmt.Sprintf("verified: %d files match the manifest", len(v.Manifest.Files))
-	}
-	res, err := viewer.Write(tk, out, viewer.Options{Frames: frames, Manifest: v.Manifest, Verified: verified, Context: ctx})
-	if err != nil {
-		return nil, err
-	}
-	where := "embedded"
-	if res.Mode == viewer.ModeFolder {
-		where = "in " + res.FramesDir + "/ beside it (keep the two together; --frames embedded makes one file)"
-	}
-	ui.printf("report: %s (%.1f MB, %d frames %s, %d in the filmstrip)\n", res.Path, float64(res.Bytes)/1e6, res.Frames, where, res.Thumbs)
-	return res, nil
-}
-
 // openInBrowser hands the report to the desktop's opener and does not wait.
 func openInBrowser(path string) error {
 	abs, err := filepath.Abs(path)
@@ -111,24 +73,4 @@ func openInBrowser(path string) error {
 		return fmt.Errorf("open %s: %w (open it yourself: file://%s)", path, err, abs)
 	}
 	return cmd.Process.Release()
-}
-
-// afterRun writes the take's report when asked (--view).
-func afterRun(ctx context.Context, takeDir, out string, view bool, ui *ui) error {
-	if !view {
-		return nil
-	}
-	if _, err := writeReport(ctx, takeDir, filepath.Join(out, "report.html"), "auto", ui); err != nil {
-		return fmt.Errorf("write the report: %w", err)
-	}
-	return nil
-}
-
-// viewHint tells, after a failed run, where the take is and how to see
-// the failure.
-func viewHint(takeDir, out string, viewed bool) string {
-	if viewed {
-		return fmt.Sprintf("the take is in %s; its report, %s, shows the failure (open it in a browser)", takeDir, filepath.Join(out, "report.html"))
-	}
-	return fmt.Sprintf("the take is in %s; see the failure with: clapper view %s --open", takeDir, takeDir)
 }

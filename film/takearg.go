@@ -1,4 +1,4 @@
-package main
+package film
 
 import (
 	"context"
@@ -7,14 +7,15 @@ import (
 	"path/filepath"
 
 	"github.com/clapper-dev/clapper/bundle"
+	"github.com/clapper-dev/clapper/internal/exit"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// takeArg resolves a command's TAKE argument, a take folder or a .clap
+// TakeArg resolves a command's TAKE argument, a take folder or a .clap
 // bundle: a bundle is unpacked (checked entry by entry against its
 // manifest) into a temporary folder that done removes. A folder without a
 // manifest opens with a warning.
-func takeArg(ctx context.Context, path string) (dir string, done func(), err error) {
+func TakeArg(ctx context.Context, path string) (dir string, done func(), err error) {
 	if bundle.IsBundle(path) {
 		return bundle.OpenTempContext(ctx, path)
 	}
@@ -29,14 +30,14 @@ func takeArg(ctx context.Context, path string) (dir string, done func(), err err
 	return path, func() {}, nil
 }
 
-// checkedTakeArg is takeArg for the commands that show or render a take
+// CheckedTakeArg is TakeArg for the commands that show or render a take
 // (inspect, render, view): a take that has a manifest is verified first,
 // and one that fails is refused, exit 1, naming each problem, because an
 // altered take is not evidence of the run that wrote it. A take without a
 // manifest (older than manifests, or killed before it was sealed) opens
-// as before, with the warning takeArg printed.
-func checkedTakeArg(ctx context.Context, path string) (string, *timeline.Verification, func(), error) {
-	dir, done, err := takeArg(ctx, path)
+// as before, with the warning TakeArg printed.
+func CheckedTakeArg(ctx context.Context, path string) (string, *timeline.Verification, func(), error) {
+	dir, done, err := TakeArg(ctx, path)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -44,26 +45,26 @@ func checkedTakeArg(ctx context.Context, path string) (string, *timeline.Verific
 		return dir, nil, done, nil
 	}
 	v := timeline.Verify(dir)
-	if err := refuseUnverified(path, v); err != nil {
+	if err := RefuseUnverified(path, v); err != nil {
 		done()
 		return "", nil, nil, err
 	}
 	return dir, v, done, nil
 }
 
-// refuseUnverified is the error for a take that failed verification, nil
+// RefuseUnverified is the error for a take that failed verification, nil
 // for one that passed.
-func refuseUnverified(path string, v *timeline.Verification) error {
+func RefuseUnverified(path string, v *timeline.Verification) error {
 	if v.OK() {
 		return nil
 	}
-	return &exitError{code: exitFailed, err: fmt.Errorf("%s was not opened: it does not match what clapper recorded (clapper verify %s lists the same problems)\n%w", path, path, v.Err())}
+	return &exit.Error{Code: exit.Failed, Err: fmt.Errorf("%s was not opened: it does not match what clapper recorded (clapper verify %s lists the same problems)\n%w", path, path, v.Err())}
 }
 
-// openTakeArg opens the take a command was given (folder or bundle),
-// checked as checkedTakeArg does.
-func openTakeArg(ctx context.Context, path string) (*timeline.Take, func(), error) {
-	dir, _, done, err := checkedTakeArg(ctx, path)
+// OpenTakeArg opens the take a command was given (folder or bundle),
+// checked as CheckedTakeArg does.
+func OpenTakeArg(ctx context.Context, path string) (*timeline.Take, func(), error) {
+	dir, _, done, err := CheckedTakeArg(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}

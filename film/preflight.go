@@ -1,7 +1,8 @@
-package main
+package film
 
 import (
 	"github.com/clapper-dev/clapper/compositor"
+	"github.com/clapper-dev/clapper/internal/exit"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/session"
 )
@@ -21,16 +22,16 @@ type runNeeds struct {
 	ffmpeg    string // the ffmpeg executable, "" for PATH
 }
 
-func needsOf(s *scripts.Script, o runOptions, ffmpeg string) runNeeds {
+func needsOf(s *scripts.Script, o Options, ffmpeg string) runNeeds {
 	n := runNeeds{
-		launch:    s.Browser.Attach == "" && o.shared.browser == "",
+		launch:    s.Browser.Attach == "" && o.Shared.Browser == "",
 		chromium:  s.Browser.Chromium,
-		noSandbox: o.noSandbox || s.Browser.NoSandbox,
-		render:    !o.noVideo && len(s.Output.Video) > 0,
+		noSandbox: o.NoSandbox || s.Browser.NoSandbox,
+		render:    !o.NoVideo && len(s.Output.Video) > 0,
 		ffmpeg:    ffmpeg,
 	}
-	if o.chromium != "" {
-		n.chromium = o.chromium
+	if o.Chromium != "" {
+		n.chromium = o.Chromium
 	}
 	return n
 }
@@ -42,15 +43,15 @@ func needsOf(s *scripts.Script, o runOptions, ffmpeg string) runNeeds {
 func preflight(n runNeeds, euid int, findChromium, lookFFmpeg func(string) (string, error)) error {
 	if n.launch {
 		if euid == 0 && !n.noSandbox {
-			return &exitError{code: exitUsage, err: session.ErrRootNeedsNoSandbox}
+			return &exit.Error{Code: exit.Usage, Err: session.ErrRootNeedsNoSandbox}
 		}
 		if _, err := findChromium(n.chromium); err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return &exit.Error{Code: exit.Failed, Err: err}
 		}
 	}
 	if n.render {
 		if _, err := lookFFmpeg(n.ffmpeg); err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return &exit.Error{Code: exit.Failed, Err: err}
 		}
 	}
 	return nil
@@ -58,6 +59,6 @@ func preflight(n runNeeds, euid int, findChromium, lookFFmpeg func(string) (stri
 
 // The real look-ups, for run and doctor.
 var (
-	findChromium = session.FindChromium
-	lookFFmpeg   = compositor.LookFFmpeg
+	FindChromium = session.FindChromium
+	LookFFmpeg   = compositor.LookFFmpeg
 )

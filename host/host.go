@@ -1,4 +1,9 @@
-package main
+// Package host is the shared browser's protocol: the host process that
+// owns a Chromium many runs lease tabs in (its record, lock and cleanup
+// receipt in the state folder, the idle sweeper), and what a run or
+// clapper leases does with it (find its endpoint, list the leases and reap
+// the abandoned tabs on read, give a tab back).
+package host
 
 import (
 	"context"
@@ -10,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/clapper-dev/clapper/internal/exit"
 	"github.com/clapper-dev/clapper/internal/ownerlock"
 	"github.com/clapper-dev/clapper/leases"
 	"github.com/clapper-dev/clapper/session"
@@ -21,14 +27,14 @@ import (
 // the cleanup receipt it leaves for "clapper browser stop", and, detached,
 // its log.
 const (
-	hostLockFile    = "host.lock"
-	hostFile        = "host.json"
-	hostReceiptFile = "host-cleanup.json"
-	hostLogFile     = "host.log"
+	LockFile    = "host.lock"
+	RecordFile  = "host.json"
+	ReceiptFile = "host-cleanup.json"
+	LogFile     = "host.log"
 )
 
-// hostRecord is what the host tells runs about itself.
-type hostRecord struct {
+// Record is what the host tells runs about itself.
+type Record struct {
 	Endpoint    string    `json:"endpoint"`
 	Pid         int       `json:"pid"`
 	ChromiumPid int       `json:"chromium_pid"`
@@ -37,26 +43,26 @@ type hostRecord struct {
 	IdleTimeout string    `json:"idle_timeout"`
 }
 
-// resolveStateDir is the state folder of --state-dir, CLAPPER_STATE_DIR,
+// StateDir is the state folder of --state-dir, CLAPPER_STATE_DIR,
 // $XDG_STATE_HOME/clapper or ~/.local/state/clapper.
-func resolveStateDir(flag string) (string, error) {
+func StateDir(flag string) (string, error) {
 	home, _ := os.UserHomeDir()
-	dir, _, err := stateDir(flag, os.Getenv, home)
+	dir, _, err := StateDirOf(flag, os.Getenv, home)
 	if err != nil {
-		return "", usageErr("state folder: %v: pass --state-dir DIR", err)
+		return "", exit.Usagef("state folder: %v: pass --state-dir DIR", err)
 	}
 	return dir, nil
 }
 
-// liveHost reads the host of the state folder: its record when its
+// Live reads the host of the state folder: its record when its
 // process lives; ok false when none runs (owner names the last one, if
 // any).
-func liveHost(dir string) (rec hostRecord, owner *ownerlock.Owner, ok bool) {
-	o, err := ownerlock.Read(filepath.Join(dir, hostLockFile))
+func Live(dir string) (rec Record, owner *ownerlock.Owner, ok bool) {
+	o, err := ownerlock.Read(filepath.Join(dir, LockFile))
 	if err != nil {
 		return rec, nil, false
 	}
-	b, err := os.ReadFile(filepath.Join(dir, hostFile))
+	b, err := os.ReadFile(filepath.Join(dir, RecordFile))
 	if err != nil || json.Unmarshal(b, &rec) != nil || rec.Pid != o.Pid {
 		return rec, &o, false
 	}
@@ -66,63 +72,63 @@ func liveHost(dir string) (rec hostRecord, owner *ownerlock.Owner, ok bool) {
 // sharedEndpoint is the endpoint of the host of dir, or a usage error
 // that says how to start one.
 func sharedEndpoint(dir string) (string, error) {
-	rec, _, ok := liveHost(dir)
+	rec, _, ok := Live(dir)
 	if !ok {
-		return "", usageErr("no browser host is running in %s: start one with \"clapper browser start --detach\" (or pass --state-dir of the one you started)", dir)
+		return "", exit.Usagef("no browser host is running in %s: start one with \"clapper browser start --detach\" (or pass --state-dir of the one you started)", dir)
 	}
 	return rec.Endpoint, nil
 }
 
-// hostOptions configure the host.
-type hostOptions struct {
-	stateDir    string
-	idleTimeout time.Duration
-	noSandbox   bool
-	chromium    string
-	headful     bool
+// Options configure the host.
+type Options struct {
+	StateDir    string
+	IdleTimeout time.Duration
+	NoSandbox   bool
+	Chromium    string
+	Headful     bool
 }
 
-// runHost launches the host's Chromium, records it, reaps idle pages
+// Run launches the host's Chromium, records it, reaps idle pages
 // until ctx ends (a signal, "clapper browser stop"), then cleans up and
 // leaves its receipt. Events go to out as JSON lines.
-func runHost(ctx context.Context, o hostOptions, out io.Writer) error {
-	if err := os.MkdirAll(o.stateDir, 0o700); err != nil {
+func Run(ctx context.Context, o Options, out io.Writer) error {
+	if err := os.MkdirAll(o.StateDir, 0o700); err != nil {
 		return fmt.Errorf("state folder: %w", err)
 	}
-	lock, _, err := ownerlock.Acquire(filepath.Join(o.stateDir, hostLockFile), "clapper browser host")
+	lock, _, err := ownerlock.Acquire(filepath.Join(o.StateDir, LockFile), "clapper browser host")
 	var held *ownerlock.HeldError
 	if errors.As(err, &held) {
-		rec, _, _ := liveHost(o.stateDir)
-		return usageErr("a browser host already runs in %s (%s, at %s): use it with --browser shared, or stop it with clapper browser stop", o.stateDir, held.Owner, rec.Endpoint)
+		rec, _, _ := Live(o.StateDir)
+		return exit.Usagef("a browser host already runs in %s (%s, at %s): use it with --browser shared, or stop it with clapper browser stop", o.StateDir, held.Owner, rec.Endpoint)
 	}
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	st, err := leases.Open(o.stateDir)
+	st, err := leases.Open(o.StateDir)
 	if err != nil {
 		return err
 	}
-	os.Remove(filepath.Join(o.stateDir, hostReceiptFile))
-	b, err := session.Launch(ctx, session.LaunchOptions{Path: o.chromium, Headless: !o.headful, NoSandbox: o.noSandbox, Width: 1280, Height: 720})
+	os.Remove(filepath.Join(o.StateDir, ReceiptFile))
+	b, err := session.Launch(ctx, session.LaunchOptions{Path: o.Chromium, Headless: !o.Headful, NoSandbox: o.NoSandbox, Width: 1280, Height: 720})
 	if err != nil {
 		if errors.Is(err, session.ErrRootNeedsNoSandbox) {
-			return usageErr("%w", err)
+			return exit.Usagef("%w", err)
 		}
 		return err
 	}
 	st.DropOthers(b.ID())
-	rec := hostRecord{Endpoint: b.Endpoint(), Pid: os.Getpid(), ChromiumPid: b.Pid(), Profile: b.Profile(),
-		Started: time.Now().UTC().Truncate(time.Second), IdleTimeout: o.idleTimeout.String()}
-	werr := writeJSON(filepath.Join(o.stateDir, hostFile), rec)
+	rec := Record{Endpoint: b.Endpoint(), Pid: os.Getpid(), ChromiumPid: b.Pid(), Profile: b.Profile(),
+		Started: time.Now().UTC().Truncate(time.Second), IdleTimeout: o.IdleTimeout.String()}
+	werr := writeJSON(filepath.Join(o.StateDir, RecordFile), rec)
 	if werr == nil {
 		event(out, map[string]any{"event": "host_started", "endpoint": rec.Endpoint, "pid": rec.Pid, "chromium_pid": rec.ChromiumPid, "idle_timeout": rec.IdleTimeout})
-		werr = reapIdle(ctx, b, st, o.idleTimeout, out)
+		werr = reapIdle(ctx, b, st, o.IdleTimeout, out)
 	}
-	os.Remove(filepath.Join(o.stateDir, hostFile))
+	os.Remove(filepath.Join(o.StateDir, RecordFile))
 	c := b.Close()
 	c.At = 0
-	_ = writeJSON(filepath.Join(o.stateDir, hostReceiptFile), c)
+	_ = writeJSON(filepath.Join(o.StateDir, ReceiptFile), c)
 	event(out, map[string]any{"event": "host_stopped", "connection": c.Connection, "process": c.Process, "profile": c.Profile})
 	return werr
 }
@@ -217,10 +223,10 @@ func writeJSON(path string, v any) error {
 	return os.Rename(tmp, path)
 }
 
-// receiptOf reads the cleanup receipt a stopped host left.
-func receiptOf(dir string) (timeline.Cleanup, error) {
+// Receipt reads the cleanup receipt a stopped host left.
+func Receipt(dir string) (timeline.Cleanup, error) {
 	var c timeline.Cleanup
-	b, err := os.ReadFile(filepath.Join(dir, hostReceiptFile))
+	b, err := os.ReadFile(filepath.Join(dir, ReceiptFile))
 	if err == nil {
 		err = json.Unmarshal(b, &c)
 	}

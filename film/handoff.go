@@ -1,4 +1,4 @@
-package main
+package film
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 // handoff tells the person at the browser's window what a handoff step
 // asks of them. It is printed even with --quiet: the run waits for them.
 // Called from the run's goroutine; it only writes.
-func (u *ui) handoff(h session.HandoffRequest) {
+func (u *UI) Handoff(h session.HandoffRequest) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	msg := h.Message

@@ -1,4 +1,4 @@
-package main
+package film
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 	"github.com/clapper-dev/clapper/session"
 )
 
-// ui shows progress: bars on a terminal, quiet timestamped lines elsewhere
+// UI shows progress: bars on a terminal, quiet timestamped lines elsewhere
 // (CI logs), nothing with --quiet.
-type ui struct {
+type UI struct {
 	mu    sync.Mutex
 	tty   bool
 	quiet bool
@@ -28,12 +28,12 @@ type ui struct {
 	what  atomic.Value // string: the running step, shown beside the bar
 }
 
-func newUI(quiet bool) *ui {
-	return &ui{tty: term.IsTerminal(int(os.Stderr.Fd())), quiet: quiet, out: os.Stdout, log: os.Stderr}
+func NewUI(quiet bool) *UI {
+	return &UI{tty: term.IsTerminal(int(os.Stderr.Fd())), quiet: quiet, out: os.Stdout, log: os.Stderr}
 }
 
 // logf writes a quiet log line (not on a terminal while bars are drawn).
-func (u *ui) logf(format string, args ...any) {
+func (u *UI) Logf(format string, args ...any) {
 	if u.quiet {
 		return
 	}
@@ -46,10 +46,10 @@ func (u *ui) logf(format string, args ...any) {
 }
 
 // printf writes a result line to standard output.
-func (u *ui) printf(format string, args ...any) { fmt.Fprintf(u.out, format, args...) }
+func (u *UI) Printf(format string, args ...any) { fmt.Fprintf(u.out, format, args...) }
 
 // step reports a run's progress; called from the run goroutine.
-func (u *ui) step(p session.Progress) {
+func (u *UI) Step(p session.Progress) {
 	if u.quiet {
 		return
 	}
@@ -58,7 +58,7 @@ func (u *ui) step(p session.Progress) {
 		what += " · " + p.Label
 	}
 	if !u.tty {
-		u.logf("step %d/%d %s (frames %d)", p.Step, p.Steps, what, p.Capture.Delivered)
+		u.Logf("step %d/%d %s (frames %d)", p.Step, p.Steps, what, p.Capture.Delivered)
 		return
 	}
 	u.what.Store(fmt.Sprintf("%s (%d frames)", what, p.Capture.Delivered))
@@ -78,7 +78,7 @@ func (u *ui) step(p session.Progress) {
 }
 
 // doneSteps finishes the step bar.
-func (u *ui) doneSteps() {
+func (u *UI) DoneSteps() {
 	u.mu.Lock()
 	p, bar := u.p, u.steps
 	u.p, u.steps = nil, nil
@@ -90,17 +90,17 @@ func (u *ui) doneSteps() {
 	}
 }
 
-// progressBar is one bar (or its quiet stand-in) for a counted job.
-type progressBar struct {
-	u    *ui
+// Bar is one bar (or its quiet stand-in) for a counted job.
+type Bar struct {
+	u    *UI
 	name string
 	p    *mpb.Progress
 	bar  *mpb.Bar
 	last time.Time
 }
 
-func (u *ui) bar(name string, total int) *progressBar {
-	b := &progressBar{u: u, name: name}
+func (u *UI) Bar(name string, total int) *Bar {
+	b := &Bar{u: u, name: name}
 	if u.quiet || !u.tty {
 		return b
 	}
@@ -111,7 +111,7 @@ func (u *ui) bar(name string, total int) *progressBar {
 }
 
 // set is the progress callback: done of total frames.
-func (b *progressBar) set(done, total int) {
+func (b *Bar) Set(done, total int) {
 	if b.bar != nil {
 		b.bar.SetTotal(int64(total), false)
 		b.bar.SetCurrent(int64(done))
@@ -121,10 +121,10 @@ func (b *progressBar) set(done, total int) {
 		return
 	}
 	b.last = time.Now()
-	b.u.logf("%s: %d/%d frames", b.name, done, total)
+	b.u.Logf("%s: %d/%d frames", b.name, done, total)
 }
 
-func (b *progressBar) done() {
+func (b *Bar) Done() {
 	if b.bar != nil {
 		b.bar.SetTotal(-1, true)
 		b.p.Wait()

@@ -1,11 +1,11 @@
-package main
+package film
 
 import "testing"
 
 func TestRenderEarly(t *testing.T) {
 	for asked, want := range map[string]bool{"": true, "on": true, "off": false} {
-		if got := renderEarly(asked); got != want {
-			t.Errorf("renderEarly(%q) = %v, want %v", asked, got, want)
+		if got := RenderEarly(asked); got != want {
+			t.Errorf("RenderEarly(%q) = %v, want %v", asked, got, want)
 		}
 	}
 }
