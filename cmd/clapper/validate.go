@@ -12,8 +12,11 @@ import (
 
 func validateCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "validate",
-		Usage:     "check scripts without launching anything",
+		Name:  "validate",
+		Usage: "check scripts without launching anything",
+		Description: "Each script is loaded as clapper run loads it, its includes and output settings too; every error is printed at once\n" +
+			"as file:line:col with the line and a caret. Exit 2 when any script is invalid.\n" +
+			"Example: clapper validate samples/quickstart.yaml samples/tour.yaml",
 		ArgsUsage: "FILE...",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable)"},
