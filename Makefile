@@ -14,7 +14,7 @@ NO_SANDBOX := $(if $(filter 0,$(shell id -u)),--no-sandbox,)
 VCS_LDFLAGS := $(shell TZ=UTC git log -1 --format='-X main.vcsRevision=%H -X main.vcsTime=%cd' --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
 	$(if $(shell git status --porcelain 2>/dev/null),-X main.vcsModified=true)
 
-.PHONY: setup build doctor demo test bench clean schema
+.PHONY: setup build doctor demo test bench clean schema reference
 
 # setup installs what clapper needs on a Debian machine (Chromium and its
 # headless shell, ffmpeg, fonts: the list is .ci/debian-packages) and
@@ -49,3 +49,8 @@ clean:
 # schema regenerates clapper.schema.json from the language's tables.
 schema: build
 	$(BIN) schema > clapper.schema.json
+
+# reference regenerates docs/reference.md, the language reference, from the
+# same tables.
+reference: build
+	$(BIN) schema --markdown > docs/reference.md

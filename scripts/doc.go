@@ -2,7 +2,7 @@
 // script into typed steps (durations, enums, targets), resolves variables and
 // includes, masks secrets, and reports every error at once as file:line:col
 // with the source line and a caret, before anything launches. It also
-// publishes the language's JSON Schema.
+// publishes the language's JSON Schema and its reference in Markdown.
 //
 // It does not touch a browser, and imports no other clapper package.
 //
@@ -11,7 +11,9 @@
 // Load reads one script (and the files its run steps include) and returns
 // a *Script or Errors, every problem sorted by file, line and column.
 // There is no separate Validate: `clapper validate FILE...` calls Load for
-// each file and reports the Errors of each. Schema returns the JSON Schema.
+// each file and reports the Errors of each. Schema returns the JSON Schema;
+// Reference, the language reference (docs/reference.md), with the example
+// of each step from examples.go.
 // Once the served folder listens, (*Script).BindServe fills ${serve.url};
 // (*Script).Mask hides secret values in anything about to be shown.
 //

@@ -50,8 +50,11 @@ type benchCaptureOptions struct {
 func benchCommand() *cli.Command {
 	capture := benchCaptureCommand()
 	return &cli.Command{
-		Name:            "bench",
-		Usage:           "capture and render benchmarks",
+		Name:  "bench",
+		Usage: "capture and render benchmarks",
+		Description: "Measure capture, render and whole runs on the bench page, a page that paints a code in every frame;\n" +
+			"docs/internals.md has the figures and the commands that took them.\n" +
+			"Example: clapper bench run --capture live,studio",
 		HideHelpCommand: true,
 		Subcommands:     []*cli.Command{capture, benchRenderCommand(), benchRunCommand()},
 		Action: func(c *cli.Context) error {
@@ -64,6 +67,9 @@ func benchCaptureCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "capture",
 		Usage: "record the bench page for a fixed time and report rate, coverage, order, timing error and recorder CPU, from the take alone",
+		Description: "Live and studio side by side with --capture live,studio (studio-screenshot: studio with each picture taken by its\n" +
+			"begin-frame instead of from the screencast); run time against the take, and the CPU of every process.\n" +
+			"Example: clapper bench capture --capture studio,studio-screenshot --seconds 3 --size 1280x720 --size 1280x720@2",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "size", Value: cli.NewStringSlice("1280x720"), Usage: "viewport WIDTHxHEIGHT, or WIDTHxHEIGHT@2 for device scale 2; repeatable"},
 			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live, studio, or studio-screenshot (studio with each picture taken by its begin-frame instead of from the screencast beside the frame pump); repeatable (or live,studio) to compare them in one run"},

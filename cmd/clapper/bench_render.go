@@ -17,8 +17,9 @@ import (
 
 func benchRenderCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "render",
-		Usage: "render speed (720p30, 1080p60, with and without overlays) and resampling quality on a take of the bench page",
+		Name:        "render",
+		Usage:       "render speed (720p30, 1080p60, with and without overlays) and resampling quality on a take of the bench page",
+		Description: "Example: clapper bench render --seconds 5 --runs 3",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "take", Usage: "a take of the bench page (from bench capture --keep); default: record one"},
 			&cli.StringFlag{Name: "size", Value: "1280x720", Usage: "viewport of the take to record"},

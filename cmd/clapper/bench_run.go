@@ -131,6 +131,13 @@ func benchRunCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "run a scripted scenario on the bench page end to end (record and video) and report wall time, CPU of every process, coverage, freezes, drift and repeated frames",
+		Description: "The scenario (typing, a navigation, a wheel scroll) is recorded and rendered through clapper run's own path. It\n" +
+			"reports wall time against the scenario's length, the time from the last step to the video written, the longest\n" +
+			"freeze of each run (where it began, and the step running), the screencast restarts, drift (each frame's source time\n" +
+			"less its animation-frame time, against the frames within 500 ms of it, and against its whole document), repeated video frames\n" +
+			"and the first frame; live and studio side by side, and how many video frames and stored pictures of each run are\n" +
+			"the first run's.\n" +
+			"Example: clapper bench run --capture live,studio --runs 3",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "size", Value: "1280x720", Usage: "viewport and video WIDTHxHEIGHT"},
 			&cli.IntFlag{Name: "fps", Value: 60, Usage: "video frame rate"},

@@ -25,9 +25,14 @@ func browserCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "browser",
 		Usage: "a browser host many runs share: start, status, stop",
+		Description: "One long-lived Chromium that runs share with clapper run --browser shared, each in a tab of its own, leased.\n" +
+			"Example: clapper browser start --detach",
 		Subcommands: []*cli.Command{{
 			Name:  "start",
 			Usage: "launch a long-lived Chromium for runs with --browser shared, and stay until stopped",
+			Description: "A fresh profile, loopback debugging, its own process group; its endpoint is recorded in the state folder and\n" +
+				"printed. Leftover http(s) pages are closed after --idle-timeout with no client (0 never).\n" +
+				"Example: clapper browser start --detach",
 			Flags: []cli.Flag{
 				stateFlag,
 				&cli.DurationFlag{Name: "idle-timeout", Value: 15 * time.Minute, Usage: "close leftover http(s) pages after this long with no client (0 never)"},
@@ -50,9 +55,10 @@ func browserCommand() *cli.Command {
 				return host.Run(c.Context, o, os.Stdout)
 			},
 		}, {
-			Name:  "status",
-			Usage: "say whether a host runs, its endpoint and who holds its tabs",
-			Flags: []cli.Flag{stateFlag},
+			Name:        "status",
+			Usage:       "say whether a host runs, its endpoint and who holds its tabs",
+			Description: "Example: clapper browser status",
+			Flags:       []cli.Flag{stateFlag},
 			Action: func(c *cli.Context) error {
 				dir, err := host.StateDir(c.String("state-dir"))
 				if err != nil {
@@ -61,9 +67,10 @@ func browserCommand() *cli.Command {
 				return hostStatus(dir)
 			},
 		}, {
-			Name:  "stop",
-			Usage: "end the host: its Chromium, profile and temporary folders go; prints the cleanup receipt",
-			Flags: []cli.Flag{stateFlag},
+			Name:        "stop",
+			Usage:       "end the host: its Chromium, profile and temporary folders go; prints the cleanup receipt",
+			Description: "Example: clapper browser stop",
+			Flags:       []cli.Flag{stateFlag},
 			Action: func(c *cli.Context) error {
 				dir, err := host.StateDir(c.String("state-dir"))
 				if err != nil {

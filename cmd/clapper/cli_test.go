@@ -116,11 +116,11 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// The app is built with the commands the README lists, and maps its own
-// usage errors (an unknown flag) to exit 2.
+// The app is built with the commands docs/commands.md lists, and maps its
+// own usage errors (an unknown flag) to exit 2.
 func TestApp(t *testing.T) {
 	app := newApp()
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/commands.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +129,10 @@ func TestApp(t *testing.T) {
 			t.Errorf("no %s command", name)
 		}
 	}
-	// Every command is in the README's table of commands.
+	// Every command is in the table of commands.
 	for _, c := range app.Commands {
 		if !strings.Contains(string(readme), "| `clapper "+c.Name+" ") && !strings.Contains(string(readme), "| `clapper "+c.Name+"` |") {
-			t.Errorf("the README's commands do not list %s", c.Name)
+			t.Errorf("docs/commands.md does not list %s", c.Name)
 		}
 	}
 	app.Writer, app.ErrWriter = io.Discard, io.Discard

@@ -14,8 +14,12 @@ import (
 
 func verifyCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "verify",
-		Usage:     "check a take (folder or .clap) against its manifest, accounting, clock and frame index",
+		Name:  "verify",
+		Usage: "check a take (folder or .clap) against its manifest, accounting, clock and frame index",
+		Description: "Checks everything a take claims: a known timeline.json version, every file present, unaltered and listed, the\n" +
+			"accounting equation, times that never go backwards, and a frame index that matches the frame files. Exit 1,\n" +
+			"naming each problem with its file.\n" +
+			"Example: clapper verify out/qa-check/qa-check.clap",
 		ArgsUsage: "TAKE",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the verification as JSON"},
@@ -62,8 +66,10 @@ func verifyCommand() *cli.Command {
 
 func packCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "pack",
-		Usage:     "pack a take folder into one .clap file (zstd-compressed tar) to send or keep",
+		Name:  "pack",
+		Usage: "pack a take folder into one .clap file (zstd-compressed tar) to send or keep",
+		Description: "The manifest goes first; inspect, render, verify, view, diff and replay read a .clap as they read a folder.\n" +
+			"Example: clapper pack out/qa-check/take",
 		ArgsUsage: "TAKE",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "bundle to write (default beside the take, e.g. out/qa-check/qa-check.clap)"},
@@ -97,8 +103,11 @@ func packCommand() *cli.Command {
 
 func unpackCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "unpack",
-		Usage:     "unpack a .clap bundle into a take folder, checking every file",
+		Name:  "unpack",
+		Usage: "unpack a .clap bundle into a take folder, checking every file",
+		Description: "A bundle is unpacked entry by entry against its manifest, as hostile input: absolute paths, .., links, devices and\n" +
+			"anything the manifest does not list are refused, every checksum is checked, and a bad bundle leaves nothing.\n" +
+			"Example: clapper unpack out/qa-check/qa-check.clap -o out/qa-check/unpacked",
 		ArgsUsage: "BUNDLE",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder to create (default: the bundle's name without .clap)"},

@@ -17,8 +17,11 @@ import (
 
 func inspectCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "inspect",
-		Usage:     "summarise a take: steps, frame accounting, boundaries, holds, receipts",
+		Name:  "inspect",
+		Usage: "summarise a take: steps, frame accounting, boundaries, holds, receipts",
+		Description: "Prints a summary of a take (folder or .clap): page errors first, then steps, frame accounting, documents, receipts,\n" +
+			"holds and cleanup. A take with a manifest is verified first, and refused when it fails.\n" +
+			"Example: clapper inspect out/quickstart/take",
 		ArgsUsage: "TAKE",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},

@@ -29,6 +29,9 @@ func leasesCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "leases",
 		Usage: "list who holds which tab of the shared browser, and close the tabs abandoned runs left",
+		Description: "Each lease: tab, URL, label, pid, tier, alive, stale and why (never the token). A tab is closed only when clapper\n" +
+			"opened it, leased it, and the lease is stale because its run died or expired; each one closed is said.\n" +
+			"Example: clapper leases --json",
 		Flags: append(leaseFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}),
 		Action: func(c *cli.Context) error {
 			return listLeases(c.Context, c.String("state-dir"), c.String("browser"), c.Bool("json"))
@@ -39,8 +42,11 @@ func leasesCommand() *cli.Command {
 // releaseCommand is "clapper release TAB".
 func releaseCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "release",
-		Usage:     "give back a tab's lease (one whose holder is gone or expired: a live holder's is refused)",
+		Name:  "release",
+		Usage: "give back a tab's lease (one whose holder is gone or expired: a live holder's is refused)",
+		Description: "TAB is a tab id as clapper leases shows it. There is no steal: a lease frees up only when its holder is gone or it\n" +
+			"went unused for its --lease-ttl. The tab is closed only if clapper opened it, unless --close says otherwise.\n" +
+			"Example: clapper release 9C1E5B7A2F0D4E63 --close false",
 		ArgsUsage: "TAB",
 		Flags:     append(leaseFlags(), &cli.StringFlag{Name: "close", Usage: "true or false: close the tab, or leave it open (default: close only a tab clapper opened)"}),
 		Action: func(c *cli.Context) error {

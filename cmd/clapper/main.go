@@ -45,6 +45,10 @@ func newApp() *cli.App {
 		Name:    "clapper",
 		Usage:   "turn a YAML run script into browser footage you can trust",
 		Version: version,
+		Description: "clapper drives Chromium with real input and renders a video with a smooth cursor and zoom; each run also\n" +
+			"keeps a take, the evidence of every step, frame and input. The guides are in docs/ and the language reference\n" +
+			"is docs/reference.md (clapper schema --markdown); clapper COMMAND --help says more of each command.\n" +
+			"Example: clapper new demo --url https://example.com && clapper run demo.yaml",
 		Commands: []*cli.Command{
 			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), recoverCommand(), benchCommand(), doctorCommand(), newCommand(),
 			browserCommand(), leasesCommand(), releaseCommand(),

@@ -14,8 +14,11 @@ import (
 
 func recoverCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "recover",
-		Usage:     "write the timeline of a take whose run was killed, rebuilt from its journal",
+		Name:  "recover",
+		Usage: "write the timeline of a take whose run was killed, rebuilt from its journal",
+		Description: "A run that was killed (kill -9, the OOM killer) leaves a take without timeline.json; reading such a take rebuilds it\n" +
+			"from the journal in memory, and recover writes it.\n" +
+			"Example: clapper recover out/quickstart/take",
 		ArgsUsage: "TAKE",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

@@ -12,8 +12,11 @@ import (
 
 func renderCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "render",
-		Usage:     "re-render a stored take with other settings, no browser needed",
+		Name:  "render",
+		Usage: "re-render a stored take with other settings, no browser needed",
+		Description: "Renders a take (folder or .clap) again without a browser: the script's videos beside the take, or each -o file\n" +
+			"(.mp4, .webm, .gif, or .png for a folder of frames), with the take's output settings changed by the flags.\n" +
+			"Example: clapper render out/quickstart/take -o square.mp4 --size 1080x1080",
 		ArgsUsage: "TAKE",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output file: .mp4, .webm, .gif or .png (a folder of frames); repeatable (default: the script's videos beside the take)"},

@@ -48,7 +48,7 @@ func replayCommand() *cli.Command {
 			"the script was run from, or --dir. Secrets are supplied again, from the environment or -e.\n" +
 			"Example: clapper replay out/quickstart/take -o out/quickstart-replay",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output folder (default out/<script name>-replay)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output folder (default out/<script file name>-replay)"},
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable); a secret must be given again"},
 			&cli.StringFlag{Name: "dir", Usage: "the folder the script's relative paths start from (default: the folder the take's script was in)"},
 			&cli.BoolFlag{Name: "video", Usage: "render the new take's videos too"},

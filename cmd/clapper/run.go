@@ -9,11 +9,17 @@ import (
 
 func runCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "run",
-		Usage:     "run a script: the take goes to DIR/take/, videos to DIR/",
+		Name:  "run",
+		Usage: "run a script: the take goes to DIR/take/, videos to DIR/",
+		Description: "Films SCRIPT in a Chromium clapper launches (with --browser, in a tab of its own of a shared browser) and renders\n" +
+			"its videos. The take goes to DIR/take/ and the videos to DIR/ (default out/<script file name>); --view also writes\n" +
+			"DIR/report.html, and --baseline compares the take with an approved one. A run that renders a video films in studio\n" +
+			"capture, one with --no-video films live; --capture chooses. Exit 0 when every step passed, 1 when a step or\n" +
+			"expectation failed (the take and the video up to it are kept), 2 for a usage or script error.\n" +
+			"Example: clapper run samples/quickstart.yaml -o out/quickstart",
 		ArgsUsage: "SCRIPT",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output folder (default out/<script name>)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output folder (default out/<script file name>)"},
 			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
 			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable)"},
@@ -22,7 +28,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
-			&cli.StringFlag{Name: "capture", Usage: "live (the page in real time) or studio (every frame, on virtual time; needs chromium-headless-shell); default: the script's browser.capture, else live"},
+			&cli.StringFlag{Name: "capture", Usage: "live (the page in real time) or studio (every frame, on virtual time; needs chromium-headless-shell); default: the script's browser.capture, else studio when the run renders a video and live with --no-video (a run that attaches, shows its window or names its Chromium films live)"},
 			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.BoolFlag{Name: "view", Usage: "write the take's report (DIR/report.html, as clapper view does) when the run ends"},
 			&cli.BoolFlag{Name: "headed", Usage: "show the browser's window (needed by handoff steps), whatever the script says"},

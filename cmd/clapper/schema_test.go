@@ -125,3 +125,22 @@ func TestSchemaValidatesScripts(t *testing.T) {
 		t.Errorf("clapper validate accepts the unknown step (exit %d)", code)
 	}
 }
+
+// docs/reference.md is what clapper schema --markdown prints: the
+// reference is generated from the step table, never edited by hand.
+func TestReferenceIsGenerated(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "schema", "--markdown")
+	if code != 0 {
+		t.Fatalf("clapper schema --markdown: exit %d: %s", code, stderr)
+	}
+	file, err := os.ReadFile("../../docs/reference.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout != string(file) {
+		t.Error("docs/reference.md differs from clapper schema --markdown: run make reference")
+	}
+	if _, _, code := runCLI(t, "schema", "--markdown", "--take"); code != exitUsage {
+		t.Errorf("schema --markdown --take: exit %d, want a usage error", code)
+	}
+}

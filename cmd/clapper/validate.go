@@ -13,8 +13,11 @@ import (
 
 func validateCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "validate",
-		Usage:     "check scripts without launching anything",
+		Name:  "validate",
+		Usage: "check scripts without launching anything",
+		Description: "Each script is loaded as clapper run loads it, its includes and output settings too; every error is printed at once\n" +
+			"as file:line:col with the line and a caret. Exit 2 when any script is invalid.\n" +
+			"Example: clapper validate samples/quickstart.yaml samples/tour.yaml",
 		ArgsUsage: "FILE...",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable)"},
@@ -55,16 +58,28 @@ func validateCommand() *cli.Command {
 func schemaCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "schema",
-		Usage: "print the JSON Schema of the run-script language (--take: of a take's timeline.json)",
+		Usage: "print the JSON Schema of the run-script language (--take: of a take's timeline.json; --markdown: the language reference)",
+		Description: "The schema is generated from the language's tables, as the parser reads them; editors use it to\n" +
+			"complete and check scripts (clapper.schema.json). --markdown prints the same tables as the language\n" +
+			"reference, with an example per step (docs/reference.md).\n" +
+			"Example: clapper schema > clapper.schema.json",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "take", Usage: "print the schema of timeline.json instead"},
+			&cli.BoolFlag{Name: "markdown", Usage: "print the language reference in Markdown instead (docs/reference.md)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.Bool("take") {
-				_, err := os.Stdout.Write(timeline.Schema())
-				return err
+			var out []byte
+			switch {
+			case c.Bool("take") && c.Bool("markdown"):
+				return usageErr("schema: give --take or --markdown, not both")
+			case c.Bool("take"):
+				out = timeline.Schema()
+			case c.Bool("markdown"):
+				out = scripts.Reference()
+			default:
+				out = scripts.Schema()
 			}
-			_, err := os.Stdout.Write(scripts.Schema())
+			_, err := os.Stdout.Write(out)
 			return err
 		},
 	}

@@ -15,8 +15,12 @@ import (
 
 func viewCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "view",
-		Usage:     "write a take's report: one HTML file that opens from disk (player, steps, filmstrip, accounting)",
+		Name:  "view",
+		Usage: "write a take's report: one HTML file that opens from disk (player, steps, filmstrip, accounting)",
+		Description: "The report plays the take with its steps, failures first with their error and script line, lanes for steps,\n" +
+			"chapters, documents, holds and page errors, and the cleanup receipt; #t=12.5 and #step=7 link to a moment.\n" +
+			"Nothing from the page runs in it.\n" +
+			"Example: clapper view out/quickstart/take --open",
 		ArgsUsage: "TAKE",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report to write (default: report.html beside the take, or the bundle's name with .html)"},
