@@ -10,6 +10,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/scripts"
 )
@@ -165,7 +166,7 @@ func loadDocScript(t *testing.T, b docBlock, src string) error {
 	if err != nil {
 		return err
 	}
-	_, err = renderSettings(configOf(s.Output), renderFlags{})
+	_, err = film.RenderSettings(film.ConfigOf(s.Output), film.RenderFlags{})
 	return err
 }
 
