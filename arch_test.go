@@ -13,7 +13,8 @@ import (
 // the timeline, the recorder knows nothing of steps, and the CLI uses
 // everything but the test helpers. film runs a script from start to
 // finish for the CLI (and any suite runner), host is the shared browser's
-// protocol; both sit above session.
+// protocol; both sit above session. The benchmarks (internal/bench) and
+// the doctor's checks (internal/doctor) sit beside them, under the CLI.
 var arrows = map[string][]string{
 	"":                   {},
 	"timeline":           {"internal/plainfile"},
@@ -35,7 +36,9 @@ var arrows = map[string][]string{
 	"internal/exit":      {},
 	"host":               {"session", "leases", "scripts", "timeline", "internal/exit", "internal/ownerlock"},
 	"film":               {"bundle", "compare", "compositor", "host", "internal/exit", "internal/ownerlock", "recorder", "scripts", "session", "timeline", "viewer"},
-	"cmd/clapper":        {"film", "host", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
+	"internal/bench":     {"film", "compositor", "internal/benchpage", "internal/exit", "internal/procfs", "recorder", "scripts", "session", "timeline"},
+	"internal/doctor":    {"compositor", "host", "session"},
+	"cmd/clapper":        {"film", "host", "internal/bench", "internal/doctor", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.
@@ -43,7 +46,7 @@ var speaksCDP = []string{"session", "recorder"}
 
 // drivesSessions are the packages that reach chromedp only through session
 // (they run scripts or host a browser; none imports chromedp itself).
-var drivesSessions = []string{"cmd/clapper", "film", "host"}
+var drivesSessions = []string{"cmd/clapper", "film", "host", "internal/bench", "internal/doctor"}
 
 // TestImportArrows keeps the package arrows true: each package imports
 // only the module's packages its row allows, and only session and the

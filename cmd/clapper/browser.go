@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -82,72 +81,28 @@ func browserCommand() *cli.Command {
 	}
 }
 
-// detachHost starts the host as a process of its own (a new session, so
-// the terminal's signals do not reach it), logging to the state folder,
-// and returns once it has recorded its endpoint.
+// detachHost starts the host in the background (host.Detach) as this
+// executable's clapper browser start with o's flags, and prints its
+// endpoint once it is up.
 func detachHost(ctx context.Context, o host.Options) error {
-	if err := os.MkdirAll(o.StateDir, 0o700); err != nil {
-		return fmt.Errorf("state folder: %w", err)
-	}
-	if rec, owner, ok := host.Live(o.StateDir); ok {
-		return usageErr("a browser host already runs in %s (%s, at %s): use it with --browser shared, or stop it with clapper browser stop", o.StateDir, owner, rec.Endpoint)
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	logPath := filepath.Join(o.StateDir, host.LogFile)
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("host log: %w", err)
-	}
-	defer log.Close()
-	args := []string{"browser", "start", "--state-dir", o.StateDir, "--idle-timeout", o.IdleTimeout.String()}
+	argv := []string{exe, "browser", "start", "--state-dir", o.StateDir, "--idle-timeout", o.IdleTimeout.String()}
 	if o.NoSandbox {
-		args = append(args, "--no-sandbox")
+		argv = append(argv, "--no-sandbox")
 	}
 	if o.Chromium != "" {
-		args = append(args, "--chromium", o.Chromium)
+		argv = append(argv, "--chromium", o.Chromium)
 	}
-	cmd := exec.Command(exe, args...)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the host: %w", err)
+	rec, logPath, err := host.Detach(ctx, o, argv)
+	if err != nil {
+		return err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }() // owned by this call while it waits; the process outlives it once up
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(60 * time.Second)
-	for {
-		if rec, _, ok := host.Live(o.StateDir); ok && rec.Pid == cmd.Process.Pid {
-			fmt.Printf("%s\n", rec.Endpoint)
-			fmt.Fprintf(os.Stderr, "clapper: browser host up (pid %d), log in %s; stop it with clapper browser stop\n", rec.Pid, logPath)
-			return nil
-		}
-		select {
-		case err := <-exited:
-			return fmt.Errorf("the host exited at start (%v); its log, %s:\n%s", err, logPath, tailOf(logPath))
-		case <-deadline:
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			return fmt.Errorf("the host did not come up within 60s; its log, %s:\n%s", logPath, tailOf(logPath))
-		case <-ctx.Done():
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			<-exited
-			return context.Cause(ctx)
-		case <-tick.C:
-		}
-	}
-}
-
-func tailOf(path string) string {
-	b, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 10 {
-		lines = lines[len(lines)-10:]
-	}
-	return strings.Join(lines, "\n")
+	fmt.Printf("%s\n", rec.Endpoint)
+	fmt.Fprintf(os.Stderr, "clapper: browser host up (pid %d), log in %s; stop it with clapper browser stop\n", rec.Pid, logPath)
+	return nil
 }
 
 // hostStatus prints whether a host runs.

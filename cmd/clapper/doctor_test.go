@@ -8,28 +8,32 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clapper-dev/clapper/internal/doctor"
 	"github.com/clapper-dev/clapper/internal/testenv"
 )
 
 // doctorReport is clapper doctor --json.
 type doctorReport struct {
-	Version string  `json:"version"`
-	OK      bool    `json:"ok"`
-	Checks  []check `json:"checks"`
+	Version string         `json:"version"`
+	OK      bool           `json:"ok"`
+	Checks  []doctor.Check `json:"checks"`
 }
 
-func parseReport(t *testing.T, stdout string) (doctorReport, map[string]check) {
+func parseReport(t *testing.T, stdout string) (doctorReport, map[string]doctor.Check) {
 	t.Helper()
 	var r doctorReport
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatalf("doctor --json: %v\n%s", err, stdout)
 	}
-	by := map[string]check{}
+	by := map[string]doctor.Check{}
 	for _, c := range r.Checks {
 		by[c.Name] = c
 	}
 	return r, by
 }
+
+// noSandboxFlag ends the doctor's fix for a sandbox that cannot start.
+const noSandboxFlag = "--no-sandbox (or CLAPPER_NO_SANDBOX=1, or browser: {sandbox: false} in the script)"
 
 // doctorChecks are the checks the doctor makes, in its order.
 var doctorChecks = []string{"chromium", "headless shell", "sandbox", "ffmpeg", "ffprobe", "encoders",
@@ -135,5 +139,24 @@ func TestDoctorSaysWhatToDo(t *testing.T) {
 	stdout, _, _, _ = asUID(t, true, "doctor", "--chromium", fake)
 	if !strings.Contains(stdout, "  FAIL  sandbox ") || !strings.Contains(stdout, "fix: "+by["sandbox"].Fix+"\n") || !strings.Contains(stdout, "checks failed: ") {
 		t.Errorf("text report:\n%s", stdout)
+	}
+}
+
+func TestPrintChecks(t *testing.T) {
+	var b strings.Builder
+	printChecks(&b, []doctor.Check{{Name: "chromium", OK: true, Detail: "Chromium 156 at /usr/bin/chromium"}, {Name: "sandbox", Detail: "running as root", Fix: "pass --no-sandbox"}, {Name: "ffmpeg", OK: true, Detail: "ffmpeg 5.1"}})
+	wantText := "clapper " + version + "\n" +
+		"  ok    chromium  Chromium 156 at /usr/bin/chromium\n" +
+		"  FAIL  sandbox   running as root\n" +
+		"                  fix: pass --no-sandbox\n" +
+		"  ok    ffmpeg    ffmpeg 5.1\n" +
+		"1 of 3 checks failed: sandbox\n"
+	if b.String() != wantText {
+		t.Errorf("report:\n%s\nwant:\n%s", b.String(), wantText)
+	}
+	b.Reset()
+	printChecks(&b, []doctor.Check{{Name: "ffmpeg", OK: true, Detail: "ffmpeg 5.1"}})
+	if !strings.HasSuffix(b.String(), "\nall 1 checks passed\n") {
+		t.Errorf("report:\n%s", b.String())
 	}
 }

@@ -353,7 +353,7 @@ func TestKilledRunTakesItsBrowser(t *testing.T) {
 			p := startCLIWith(t, nil, []*os.File{lock}, append([]string{"run", script, "-o", filepath.Join(dir, "out"), "--no-video", "--capture", capture}, sandboxArgs()...)...)
 			p.waitFor(t, "the second step", func() bool { return strings.Contains(p.stderr.String(), "step 2/") })
 			family := map[int]bool{}
-			for _, q := range descendants(procfs.List(), p.cmd.Process.Pid) {
+			for _, q := range procfs.Descendants(procfs.List(), p.cmd.Process.Pid) {
 				family[q.Pid] = true
 				fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", q.Pid))
 				for _, fd := range fds {

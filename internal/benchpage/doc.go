@@ -12,5 +12,5 @@
 // order, gaps, timing error, latency); Summarize is the pure part of it.
 //
 // It does not drive a browser: launching, capturing and measuring CPU is
-// the bench command's.
+// package bench's (internal/bench).
 package benchpage

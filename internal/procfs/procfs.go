@@ -48,6 +48,24 @@ func List() []Proc {
 	return out
 }
 
+// Descendants are the processes of ps below pid. Pure.
+func Descendants(ps []Proc, pid int) []Proc {
+	parent := map[int]int{}
+	for _, p := range ps {
+		parent[p.Pid] = p.PPid
+	}
+	var out []Proc
+	for _, p := range ps {
+		for a, hops := parent[p.Pid], 0; a != 0 && hops < 64; a, hops = parent[a], hops+1 {
+			if a == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Read reads one process.
 func Read(pid int) (Proc, bool) {
 	dir := filepath.Join("/proc", strconv.Itoa(pid))

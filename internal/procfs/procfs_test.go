@@ -1,6 +1,7 @@
 package procfs
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -46,5 +47,25 @@ func TestListFindsItselfAndAChild(t *testing.T) {
 	}
 	if _, ok := Read(-1); ok {
 		t.Error("Read(-1) found a process")
+	}
+}
+
+// Descendants follows parents down from a pid, however deep, and leaves
+// out the pid itself, its ancestors and other trees.
+func TestDescendants(t *testing.T) {
+	ps := []Proc{
+		{Pid: 1, PPid: 0}, {Pid: 10, PPid: 1}, // init, and this process
+		{Pid: 11, PPid: 10}, {Pid: 12, PPid: 11}, {Pid: 13, PPid: 12}, // browser, zygote, renderer
+		{Pid: 20, PPid: 1}, {Pid: 21, PPid: 20}, // another tree
+	}
+	var got []int
+	for _, p := range Descendants(ps, 10) {
+		got = append(got, p.Pid)
+	}
+	if fmt.Sprint(got) != "[11 12 13]" {
+		t.Errorf("descendants of 10 = %v, want [11 12 13]", got)
+	}
+	if d := Descendants(ps, 13); len(d) != 0 {
+		t.Errorf("a leaf has descendants: %v", d)
 	}
 }

@@ -1,9 +1,10 @@
-package main
+package bench
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,21 +12,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/internal/benchpage"
+	"github.com/clapper-dev/clapper/internal/exit"
 	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// benchScenario is the scripted scenario of clapper bench run, on the bench
+// scenario is the scripted scenario of clapper bench run, on the bench
 // page (which paints a new frame on every animation frame): a pause, a
 // click and typing, a navigation, a wheel scroll, each followed by a pause
 // in which the recorder takes its settled picture.
-const benchScenario = `name: Bench scenario
+const scenario = `name: Bench scenario
 browser:
   viewport: {width: %[1]d, height: %[2]d}
 output:
@@ -44,22 +44,25 @@ steps:
   - pause: 2s
 `
 
-type benchRunOptions struct {
-	w, h, fps, runs int
-	modes           []benchRunMode
-	noSandbox, json bool
-	chromium        string
-	shell           string
-	ffmpeg          string
-	keep            string
-	early           string // render while capturing: on, off, or "" for clapper run's default
-	quietWait       time.Duration
+// RunOptions are clapper bench run's settings.
+type RunOptions struct {
+	W, H, FPS, Runs int
+	Modes           []RunMode
+	NoSandbox, JSON bool
+	Chromium        string
+	Shell           string
+	FFmpeg          string
+	Keep            string
+	Early           string // render while capturing: on, off, or "" for clapper run's default
+	QuietWait       time.Duration
+	// Tool and Revision name clapper in the takes, as clapper run does.
+	Tool, Revision string
 }
 
-// benchRunMode is how one series of runs films: the capture mode and, live,
+// RunMode is how one series of runs films: the capture mode and, live,
 // how its settled pictures are had and whether it keeps one screencast
 // (no restarts) for the whole take.
-type benchRunMode struct {
+type RunMode struct {
 	Capture string `json:"capture"`
 	// Screenshots: studio, each picture taken by its begin-frame.
 	Screenshots bool   `json:"screenshots,omitempty"`
@@ -67,10 +70,10 @@ type benchRunMode struct {
 	NoRestart   bool   `json:"no_restart,omitempty"`
 }
 
-func (m benchRunMode) String() string {
+func (m RunMode) String() string {
 	if m.Capture == scripts.CaptureStudio {
 		if m.Screenshots {
-			return studioScreenshot
+			return StudioScreenshot
 		}
 		return "studio"
 	}
@@ -80,12 +83,12 @@ func (m benchRunMode) String() string {
 	return "live, settled by " + m.SettledBy
 }
 
-// benchRunModes are the series --capture, --settled-by and
+// RunModes are the series --capture, --settled-by and
 // --restart-screencast ask for: each live one per way of settling and of
 // restarting, studio once per way of taking its pictures (it needs no
 // settled picture: every frame is made on request, and its screencast
 // is not restarted that way). Pure.
-func benchRunModes(captures []string, settled, restart string) ([]benchRunMode, error) {
+func RunModes(captures []string, settled, restart string) ([]RunMode, error) {
 	var ways []string
 	switch settled {
 	case "both":
@@ -93,7 +96,7 @@ func benchRunModes(captures []string, settled, restart string) ([]benchRunMode, 
 	case settledByFrame, settledByScreenshot:
 		ways = []string{settled}
 	default:
-		return nil, usageErr("--settled-by %q: use frame, screenshot or both", settled)
+		return nil, exit.Usagef("--settled-by %q: use frame, screenshot or both", settled)
 	}
 	var noRestart []bool
 	switch restart {
@@ -104,17 +107,17 @@ func benchRunModes(captures []string, settled, restart string) ([]benchRunMode, 
 	case "both":
 		noRestart = []bool{false, true}
 	default:
-		return nil, usageErr("--restart-screencast %q: use on, off or both", restart)
+		return nil, exit.Usagef("--restart-screencast %q: use on, off or both", restart)
 	}
-	var modes []benchRunMode
+	var modes []RunMode
 	for _, c := range captures {
-		if c == scripts.CaptureStudio || c == studioScreenshot {
-			modes = append(modes, benchRunMode{Capture: scripts.CaptureStudio, Screenshots: c == studioScreenshot})
+		if c == scripts.CaptureStudio || c == StudioScreenshot {
+			modes = append(modes, RunMode{Capture: scripts.CaptureStudio, Screenshots: c == StudioScreenshot})
 			continue
 		}
 		for _, w := range ways {
 			for _, nr := range noRestart {
-				modes = append(modes, benchRunMode{Capture: c, SettledBy: w, NoRestart: nr})
+				modes = append(modes, RunMode{Capture: c, SettledBy: w, NoRestart: nr})
 			}
 		}
 	}
@@ -126,60 +129,6 @@ const (
 	settledByFrame      = "frame"
 	settledByScreenshot = "screenshot"
 )
-
-func benchRunCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "run",
-		Usage: "run a scripted scenario on the bench page end to end (record and video) and report wall time, CPU of every process, coverage, freezes, drift and repeated frames",
-		Description: "The scenario (typing, a navigation, a wheel scroll) is recorded and rendered through clapper run's own path. It\n" +
-			"reports wall time against the scenario's length, the time from the last step to the video written, the longest\n" +
-			"freeze of each run (where it began, and the step running), the screencast restarts, drift (each frame's source time\n" +
-			"less its animation-frame time, against the frames within 500 ms of it, and against its whole document), repeated video frames\n" +
-			"and the first frame; live and studio side by side, and how many video frames and stored pictures of each run are\n" +
-			"the first run's.\n" +
-			"Example: clapper bench run --capture live,studio --runs 3",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "size", Value: "1280x720", Usage: "viewport and video WIDTHxHEIGHT"},
-			&cli.IntFlag{Name: "fps", Value: 60, Usage: "video frame rate"},
-			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs per mode; figures are their medians"},
-			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live, studio, or studio-screenshot (studio with each picture taken by its begin-frame instead of from the screencast beside the frame pump); repeatable (or live,studio) to compare them in one run"},
-			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
-			&cli.StringFlag{Name: "settled-by", Value: "both", Usage: "live: how the settled picture after a step is had: frame (one more screencast frame), screenshot, or both (runs alternate)"},
-			&cli.StringFlag{Name: "restart-screencast", Value: "on", Usage: "live: restart the screencast after each 750 ms of steady frames (on, as clapper run), keep one (off), or both (runs alternate)"},
-			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
-			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
-			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
-			&cli.StringFlag{Name: "keep", Usage: "keep each run's output folder in this folder"},
-			&cli.DurationFlag{Name: "settle", Value: 30 * time.Second, Usage: "before each run, wait up to this long for other work on the machine to fall under a third of a core (0: do not wait)"},
-			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
-			&cli.BoolFlag{Name: "render-while-capturing", Value: true, Usage: "render the video's chunks during the capture, as clapper run does (--render-while-capturing=false: render after it)"},
-		},
-		Action: func(c *cli.Context) error {
-			w, h, err := parseSize(c.String("size"))
-			if err != nil {
-				return usageErr("--size: %v", err)
-			}
-			if w < 1160 || h < 640 {
-				return usageErr("--size %q: the scenario's field and list need at least 1160x640", c.String("size"))
-			}
-			captures, err := benchModes(c.StringSlice("capture"), true)
-			if err != nil {
-				return err
-			}
-			modes, err := benchRunModes(captures, c.String("settled-by"), c.String("restart-screencast"))
-			if err != nil {
-				return err
-			}
-			o := benchRunOptions{w: w, h: h, fps: c.Int("fps"), runs: c.Int("runs"), noSandbox: c.Bool("no-sandbox"), json: c.Bool("json"), modes: modes,
-				chromium: c.String("chromium"), shell: c.String("chromium-shell"), ffmpeg: c.String("ffmpeg"), keep: c.String("keep"),
-				early: onOff(c, "render-while-capturing"), quietWait: c.Duration("settle")}
-			if o.runs < 1 || o.fps < 1 {
-				return usageErr("--runs and --fps must be positive")
-			}
-			return benchScenarioRuns(c.Context, o)
-		},
-	}
-}
 
 // scenarioRun is one run's figures.
 type scenarioRun struct {
@@ -221,7 +170,7 @@ type scenarioRun struct {
 }
 
 type scenarioMode struct {
-	Mode   benchRunMode  `json:"mode"`
+	Mode   RunMode       `json:"mode"`
 	Runs   []scenarioRun `json:"runs"`
 	Median scenarioRun   `json:"median"`
 	// SameAsFirst says, for each run after the first, how many of its
@@ -266,13 +215,17 @@ func (m scenarioMode) sameLine() string {
 	return "; identical to run 1's: " + strings.Join(parts, ", ")
 }
 
-func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
-	srv, pageURL, err := serveBenchPage()
+// Run films the scenario on the bench page o.Runs times in each mode,
+// through film.Run as clapper run does, the modes taking turns run by run.
+// It prints each run's line to progress and the medians (or the JSON
+// report) to w.
+func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
+	srv, pageURL, err := servePage()
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	work := o.keep
+	work := o.Keep
 	if work != "" {
 		if err := os.MkdirAll(work, 0o755); err != nil {
 			return err
@@ -284,24 +237,24 @@ func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
 		defer os.RemoveAll(work)
 	}
 	script := filepath.Join(work, "scenario.yaml")
-	if err := os.WriteFile(script, []byte(fmt.Sprintf(benchScenario, o.w, o.h, o.fps)), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(scenario, o.W, o.H, o.FPS)), 0o644); err != nil {
 		return err
 	}
-	modes := make([]scenarioMode, len(o.modes))
-	for i, m := range o.modes {
+	modes := make([]scenarioMode, len(o.Modes))
+	for i, m := range o.Modes {
 		modes[i].Mode = m
 	}
 	// Modes alternate run by run, so both see the same machine.
-	for n := 1; n <= o.runs; n++ {
+	for n := 1; n <= o.Runs; n++ {
 		for i := range modes {
 			m := modes[i].Mode
-			r, err := benchRunOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s%s%s-run%d", m.Capture, m.SettledBy, map[bool]string{true: "-onecast"}[m.NoRestart], n)), m)
+			r, err := runOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s%s%s-run%d", m.Capture, m.SettledBy, map[bool]string{true: "-onecast"}[m.NoRestart], n)), m)
 			if err != nil {
 				return fmt.Errorf("bench run (%s) %d: %w", m, n, err)
 			}
 			modes[i].Runs = append(modes[i].Runs, r)
-			if !o.json {
-				fmt.Fprintf(os.Stderr, "%-26s run %d: %s\n", m, n, r.runLine())
+			if !o.JSON {
+				fmt.Fprintf(progress, "%-26s run %d: %s\n", m, n, r.runLine())
 			}
 		}
 	}
@@ -309,14 +262,14 @@ func benchScenarioRuns(ctx context.Context, o benchRunOptions) error {
 		modes[i].Median = medianScenario(modes[i].Runs)
 		modes[i].SameAsFirst = sameAsFirst(modes[i].Runs)
 	}
-	if o.json {
-		enc := json.NewEncoder(os.Stdout)
+	if o.JSON {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"size": fmt.Sprintf("%dx%d", o.w, o.h), "fps": o.fps, "runs": o.runs, "modes": modes})
+		return enc.Encode(map[string]any{"size": fmt.Sprintf("%dx%d", o.W, o.H), "fps": o.FPS, "runs": o.Runs, "modes": modes})
 	}
-	fmt.Printf("bench run: %dx%d, %d fps video, medians of %d runs\n", o.w, o.h, o.fps, o.runs)
+	fmt.Fprintf(w, "bench run: %dx%d, %d fps video, medians of %d runs\n", o.W, o.H, o.FPS, o.Runs)
 	for _, m := range modes {
-		fmt.Printf("%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
+		fmt.Fprintf(w, "%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
 	}
 	return nil
 }
@@ -349,10 +302,10 @@ func (r scenarioRun) line() string {
 		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage, r.SettledFrames, r.SettledShots, r.Restarts)
 }
 
-// benchRunOnce runs the scenario once through clapper run's own path into
+// runOnce runs the scenario once through clapper run's own path into
 // out, and measures it.
-func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out string, mode benchRunMode) (scenarioRun, error) {
-	if err := settle(ctx, o.quietWait); err != nil {
+func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mode RunMode) (scenarioRun, error) {
+	if err := settle(ctx, o.QuietWait); err != nil {
 		return scenarioRun{}, err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -363,12 +316,12 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out s
 	t0 := time.Now()
 	var captured time.Time
 	err := film.Run(ctx, film.Options{
-		Script: script, Out: out, NoSandbox: o.noSandbox, Chromium: o.chromium, FFmpeg: o.ffmpeg, UI: film.NewUI(true), Silent: true, Early: o.early,
-		Capture: mode.Capture, Shell: o.shell,
+		Script: script, Out: out, NoSandbox: o.NoSandbox, Chromium: o.Chromium, FFmpeg: o.FFmpeg, UI: film.NewUI(true), Silent: true, Early: o.Early,
+		Capture: mode.Capture, Shell: o.Shell,
 		Env:        map[string]string{"BENCH_URL": pageURL},
 		Tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreenshots: mode.Screenshots},
 		OnCaptured: func() { captured = time.Now() },
-		Tool:       "clapper " + version, Revision: revision,
+		Tool:       o.Tool, Revision: o.Revision,
 	})
 	end := time.Now()
 	wall := end.Sub(t0)
@@ -397,11 +350,11 @@ func benchRunOnce(ctx context.Context, o benchRunOptions, script, pageURL, out s
 	if s := tl.Capture.Settled; s != nil {
 		r.SettledFrames, r.SettledShots = s.Frames, s.Screenshots
 	}
-	ticks, err := benchpage.DecodeVideo(ctx, filepath.Join(out, "bench.mp4"), o.w, o.h, tl.Viewport.Width, o.ffmpeg)
+	ticks, err := benchpage.DecodeVideo(ctx, filepath.Join(out, "bench.mp4"), o.W, o.H, tl.Viewport.Width, o.FFmpeg)
 	if err != nil {
 		return scenarioRun{}, err
 	}
-	r.Video = benchpage.SummarizeVideo(ticks, o.fps)
+	r.Video = benchpage.SummarizeVideo(ticks, o.FPS)
 	r.ticks = ticks
 	r.FirstFrameIsPage = len(ticks) > 0 && ticks[0].Decoded
 	return r, nil
@@ -432,7 +385,7 @@ const treeSampleEvery = 100 * time.Millisecond
 
 func startTreeCPU() *treeCPU {
 	c := &treeCPU{self0: selfCPU(), base: map[procKey]time.Duration{}, seen: map[procKey]time.Duration{}, quit: make(chan struct{})}
-	for _, p := range descendants(procfs.List(), os.Getpid()) {
+	for _, p := range procfs.Descendants(procfs.List(), os.Getpid()) {
 		c.base[procKey{p.Pid, p.Start}] = p.CPU
 	}
 	c.wg.Add(1)
@@ -452,25 +405,7 @@ func startTreeCPU() *treeCPU {
 	return c
 }
 
-// descendants are the processes of ps below pid. Pure.
-func descendants(ps []procfs.Proc, pid int) []procfs.Proc {
-	parent := map[int]int{}
-	for _, p := range ps {
-		parent[p.Pid] = p.PPid
-	}
-	var out []procfs.Proc
-	for _, p := range ps {
-		for a, hops := parent[p.Pid], 0; a != 0 && hops < 64; a, hops = parent[a], hops+1 {
-			if a == pid {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	return out
-}
-
-func (c *treeCPU) sample() { c.note(descendants(procfs.List(), os.Getpid())) }
+func (c *treeCPU) sample() { c.note(procfs.Descendants(procfs.List(), os.Getpid())) }
 
 // note records what the processes ps have used since sampling began.
 func (c *treeCPU) note(ps []procfs.Proc) {

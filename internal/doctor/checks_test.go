@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"errors"
@@ -9,14 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clapper-dev/clapper/film"
-	"github.com/clapper-dev/clapper/host"
+	"github.com/clapper-dev/clapper/compositor"
 	"github.com/clapper-dev/clapper/session"
 )
 
 // want checks a verdict: whether it passed, and words its detail and fix
 // must hold (a fix only when it failed).
-func want(t *testing.T, name string, c check, ok bool, detail, fix string) {
+func want(t *testing.T, name string, c Check, ok bool, detail, fix string) {
 	t.Helper()
 	if c.OK != ok || !strings.Contains(c.Detail, detail) || !strings.Contains(c.Fix, fix) || c.OK != (c.Fix == "") {
 		t.Errorf("%s: %+v; want ok=%v, detail with %q, fix with %q", name, c, ok, detail, fix)
@@ -49,7 +48,7 @@ func TestHeadlessShellCheck(t *testing.T) {
 }
 
 func TestFFmpegChecks(t *testing.T) {
-	_, notFound := film.LookFFmpeg("/no/such/ffmpeg")
+	_, notFound := compositor.LookFFmpeg("/no/such/ffmpeg")
 	c := ffmpegCheck(tool{findErr: notFound})
 	want(t, "ffmpeg not found", c, false, "not found", "apt-get install ffmpeg")
 	if c.Fix != notFound.Error() {
@@ -211,41 +210,6 @@ func TestSpaceChecks(t *testing.T) {
 	want(t, "unmeasurable", spaceCheck("temp folder", "/tmp", space{path: "/tmp", err: errors.New("permission denied")}, minTempSpace, "TMPDIR"), false, "cannot be measured", "TMPDIR")
 }
 
-func TestStateDir(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		return func(k string) string {
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1]
-				}
-			}
-			return ""
-		}
-	}
-	cases := []struct {
-		flag, home string
-		env        func(string) string
-		dir, from  string
-	}{
-		{"/flag", "/home/ada", env("CLAPPER_STATE_DIR", "/env", "XDG_STATE_HOME", "/xdg"), "/flag", "--state-dir"},
-		{"", "/home/ada", env("CLAPPER_STATE_DIR", "/env", "XDG_STATE_HOME", "/xdg"), "/env", "CLAPPER_STATE_DIR"},
-		{"", "/home/ada", env("XDG_STATE_HOME", "/xdg"), "/xdg/clapper", "$XDG_STATE_HOME"},
-		// A relative XDG_STATE_HOME is invalid and ignored, as the XDG
-		// specification says.
-		{"", "/home/ada", env("XDG_STATE_HOME", "xdg"), "/home/ada/.local/state/clapper", "the default"},
-		{"", "/home/ada", env(), "/home/ada/.local/state/clapper", "the default"},
-	}
-	for _, c := range cases {
-		dir, from, err := host.StateDirOf(c.flag, c.env, c.home)
-		if dir != c.dir || from != c.from || err != nil {
-			t.Errorf("host.StateDirOf(%q, home %q) = %q, %q, %v; want %q, %q", c.flag, c.home, dir, from, err, c.dir, c.from)
-		}
-	}
-	if _, _, err := host.StateDirOf("", env(), ""); err == nil {
-		t.Error("no home and nothing set: no error")
-	}
-}
-
 func TestStateCheck(t *testing.T) {
 	const dir = "/home/ada/.local/state/clapper"
 	want(t, "there", stateCheck(dir, "the default", nil, folder{exists: true, isDir: true, writable: true}), true, dir+" (the default), for shared browsers: writable", "")
@@ -285,24 +249,5 @@ func TestBytesText(t *testing.T) {
 		if got := bytesText(n); got != want {
 			t.Errorf("bytesText(%d) = %q, want %q", n, got, want)
 		}
-	}
-}
-
-func TestPrintChecks(t *testing.T) {
-	var b strings.Builder
-	printChecks(&b, []check{pass("chromium", "Chromium 156 at /usr/bin/chromium"), fail("sandbox", "pass --no-sandbox", "running as root"), pass("ffmpeg", "ffmpeg 5.1")})
-	wantText := "clapper " + version + "\n" +
-		"  ok    chromium  Chromium 156 at /usr/bin/chromium\n" +
-		"  FAIL  sandbox   running as root\n" +
-		"                  fix: pass --no-sandbox\n" +
-		"  ok    ffmpeg    ffmpeg 5.1\n" +
-		"1 of 3 checks failed: sandbox\n"
-	if b.String() != wantText {
-		t.Errorf("report:\n%s\nwant:\n%s", b.String(), wantText)
-	}
-	b.Reset()
-	printChecks(&b, []check{pass("ffmpeg", "ffmpeg 5.1")})
-	if !strings.HasSuffix(b.String(), "\nall 1 checks passed\n") {
-		t.Errorf("report:\n%s", b.String())
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -29,34 +29,14 @@ func TestBenchRunModes(t *testing.T) {
 		{[]string{"live"}, "never", "on", "error"},
 		{[]string{"live"}, "frame", "sometimes", "error"},
 	} {
-		got, err := benchRunModes(c.captures, c.settled, c.restart)
+		got, err := RunModes(c.captures, c.settled, c.restart)
 		s := fmt.Sprint(got)
 		if err != nil {
 			s = "error"
 		}
 		if s != c.want {
-			t.Errorf("benchRunModes(%v, %q, %q) = %s, want %s", c.captures, c.settled, c.restart, s, c.want)
+			t.Errorf("RunModes(%v, %q, %q) = %s, want %s", c.captures, c.settled, c.restart, s, c.want)
 		}
-	}
-}
-
-// descendants follows parents down from a pid, however deep, and leaves
-// out the pid itself, its ancestors and other trees.
-func TestDescendants(t *testing.T) {
-	ps := []procfs.Proc{
-		{Pid: 1, PPid: 0}, {Pid: 10, PPid: 1}, // init, and this process
-		{Pid: 11, PPid: 10}, {Pid: 12, PPid: 11}, {Pid: 13, PPid: 12}, // browser, zygote, renderer
-		{Pid: 20, PPid: 1}, {Pid: 21, PPid: 20}, // another tree
-	}
-	var got []int
-	for _, p := range descendants(ps, 10) {
-		got = append(got, p.Pid)
-	}
-	if fmt.Sprint(got) != "[11 12 13]" {
-		t.Errorf("descendants of 10 = %v, want [11 12 13]", got)
-	}
-	if d := descendants(ps, 13); len(d) != 0 {
-		t.Errorf("a leaf has descendants: %v", d)
 	}
 }
 

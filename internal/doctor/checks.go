@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"errors"
@@ -14,22 +14,22 @@ import (
 // The doctor's verdicts: pure functions from what the probes in doctor.go
 // found to a check, each with the fix to apply when it fails. The fixes
 // for a missing Chromium, a missing ffmpeg and the sandbox as root are the
-// errors a run gives (preflight.go), word for word.
+// errors a run gives (film's preflight), word for word.
 
-// check is one line of the doctor's report.
-type check struct {
+// Check is one line of the doctor's report.
+type Check struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`        // what was found
 	Fix    string `json:"fix,omitempty"` // what to do, when not OK
 }
 
-func pass(name, format string, args ...any) check {
-	return check{Name: name, OK: true, Detail: fmt.Sprintf(format, args...)}
+func pass(name, format string, args ...any) Check {
+	return Check{Name: name, OK: true, Detail: fmt.Sprintf(format, args...)}
 }
 
-func fail(name, fix, format string, args ...any) check {
-	return check{Name: name, Detail: fmt.Sprintf(format, args...), Fix: fix}
+func fail(name, fix, format string, args ...any) Check {
+	return Check{Name: name, Detail: fmt.Sprintf(format, args...), Fix: fix}
 }
 
 // tool is what a probe found of an executable: where it is (or why it was
@@ -60,7 +60,7 @@ func versionLine(out string) string {
 }
 
 // chromiumCheck judges the Chromium clapper launches.
-func chromiumCheck(t tool) check {
+func chromiumCheck(t tool) Check {
 	const name = "chromium"
 	if t.findErr != nil {
 		return fail(name, t.findErr.Error(), "not found")
@@ -82,7 +82,7 @@ func chromiumCheck(t tool) check {
 
 // headlessShellCheck judges chromium-headless-shell, the lean headless
 // build of Chromium that studio capture runs on.
-func headlessShellCheck(t tool) check {
+func headlessShellCheck(t tool) Check {
 	const name = "headless shell"
 	const fix = `install it with "apt-get install chromium-headless-shell"`
 	switch {
@@ -97,10 +97,10 @@ func headlessShellCheck(t tool) check {
 }
 
 // ffmpegCheck and ffprobeCheck judge the two ffmpeg tools.
-func ffmpegCheck(t tool) check  { return ffToolCheck("ffmpeg", t) }
-func ffprobeCheck(t tool) check { return ffToolCheck("ffprobe", t) }
+func ffmpegCheck(t tool) Check  { return ffToolCheck("ffmpeg", t) }
+func ffprobeCheck(t tool) Check { return ffToolCheck("ffprobe", t) }
 
-func ffToolCheck(name string, t tool) check {
+func ffToolCheck(name string, t tool) Check {
 	if t.findErr != nil {
 		fix := t.findErr.Error()
 		if name == "ffprobe" {
@@ -138,7 +138,7 @@ func ffmpegNames(list string) map[string]bool {
 }
 
 // codecsCheck judges whether ffmpeg has what clapper renders with.
-func codecsCheck(encoders, filters string, err error) check {
+func codecsCheck(encoders, filters string, err error) Check {
 	const name = "encoders"
 	if err != nil {
 		return fail(name, "install ffmpeg first", "cannot list ffmpeg's encoders and filters: %v", err)
@@ -186,8 +186,8 @@ var fontNeeds = []fontNeed{
 
 // fontChecks judges each need from the families fc-list lists for its
 // pattern (list is fc-list).
-func fontChecks(list func(pattern string) ([]string, error)) []check {
-	var cs []check
+func fontChecks(list func(pattern string) ([]string, error)) []Check {
+	var cs []Check
 	for _, n := range fontNeeds {
 		name := "font: " + n.name
 		fams, err := list(n.pattern)
@@ -229,7 +229,7 @@ const noSandboxFlag = "--no-sandbox (or CLAPPER_NO_SANDBOX=1, or browser: {sandb
 
 // sandboxCheck judges whether Chromium's sandbox can start, and whether
 // Chromium starts the way clapper's runs will launch it.
-func sandboxCheck(f sandboxFacts) check {
+func sandboxCheck(f sandboxFacts) Check {
 	const name = "sandbox"
 	switch {
 	case errors.Is(f.launch, session.ErrRootNeedsNoSandbox):
@@ -308,7 +308,7 @@ const minShm = 64 * mib
 // --disable-dev-shm-usage, so Chromium's shared memory goes to the temp
 // folder instead; /dev/shm must still exist with room for what else
 // uses it.
-func shmCheck(s space) check {
+func shmCheck(s space) Check {
 	const name = "/dev/shm"
 	const fix = "give it at least 64 MiB: docker run --shm-size=1g, or in Kubernetes an emptyDir volume with medium: Memory mounted at /dev/shm"
 	if s.err != nil {
@@ -331,7 +331,7 @@ const (
 // spaceCheck judges the free space of a folder (want: the folder as the
 // user named it; s.path: the folder measured, itself or the nearest one
 // that exists).
-func spaceCheck(name, want string, s space, min uint64, fix string) check {
+func spaceCheck(name, want string, s space, min uint64, fix string) Check {
 	if s.err != nil {
 		return fail(name, fix, "%s: cannot be measured: %v", want, s.err)
 	}
@@ -358,7 +358,7 @@ type folder struct {
 
 // stateCheck judges the state folder: usable when it is a writable
 // directory, or does not exist yet and can be made.
-func stateCheck(dir, from string, resolveErr error, f folder) check {
+func stateCheck(dir, from string, resolveErr error, f folder) Check {
 	const name = "state folder"
 	const fix = "choose a folder you can write with --state-dir DIR or CLAPPER_STATE_DIR=DIR"
 	switch {
