@@ -20,7 +20,6 @@ var arrows = map[string][]string{
 	"timeline":           {"internal/plainfile"},
 	"scripts":            {"internal/size", "internal/plainfile"},
 	"internal/plainfile": {},
-	"samples":            {},
 	"internal/size":      {},
 	"internal/procfs":    {},
 	"internal/ownerlock": {"internal/procfs"},
@@ -38,7 +37,9 @@ var arrows = map[string][]string{
 	"film":               {"bundle", "compare", "compositor", "host", "internal/exit", "internal/ownerlock", "recorder", "scripts", "session", "timeline", "viewer"},
 	"internal/bench":     {"film", "compositor", "internal/benchpage", "internal/exit", "internal/procfs", "recorder", "scripts", "session", "timeline"},
 	"internal/doctor":    {"compositor", "host", "session"},
-	"cmd/clapper":        {"film", "host", "internal/bench", "internal/doctor", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
+	"internal/starter":   {"scripts", "internal/exit"},
+	"internal/buildinfo": {},
+	"cmd/clapper":        {"film", "host", "internal/bench", "internal/buildinfo", "internal/doctor", "internal/starter", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.

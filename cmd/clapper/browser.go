@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -130,35 +128,14 @@ func hostStatus(dir string) error {
 // receipt. Nothing running is not an error: a CI job's cleanup may run
 // twice.
 func stopHost(ctx context.Context, dir string) error {
-	_, owner, ok := host.Live(dir)
+	c, ok, err := host.Stop(ctx, dir)
+	if err != nil {
+		return err
+	}
 	if !ok {
-		if owner != nil && !owner.Alive() {
-			os.Remove(filepath.Join(dir, host.RecordFile))
-			os.Remove(filepath.Join(dir, host.LockFile))
-		}
 		fmt.Printf("no browser host is running in %s\n", dir)
 		return nil
 	}
-	if err := syscall.Kill(owner.Pid, syscall.SIGTERM); err != nil {
-		return fmt.Errorf("stop host pid %d: %w", owner.Pid, err)
-	}
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(60 * time.Second)
-	for owner.Alive() {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			return fmt.Errorf("host pid %d did not stop within 60s", owner.Pid)
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
-	c, err := host.Receipt(dir)
-	if err != nil {
-		return fmt.Errorf("host pid %d stopped, but left no cleanup receipt: %w", owner.Pid, err)
-	}
-	os.Remove(filepath.Join(dir, host.ReceiptFile))
 	fmt.Printf("browser host stopped: connection %s, process %s, profile %s\n", c.Connection, c.Process, c.Profile)
 	if c.Profile != "removed" || (c.Process != "exited" && !strings.HasPrefix(c.Process, "exited") && c.Process != "killed") {
 		return &exitError{Code: exitFailed, Err: fmt.Errorf("the host's cleanup was incomplete: process %s, profile %s", c.Process, c.Profile)}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -123,34 +122,6 @@ func TestDefaultReport(t *testing.T) {
 	} {
 		if got := defaultReport(in); got != want {
 			t.Errorf("defaultReport(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestResolveRevision(t *testing.T) {
-	bi := func(kv ...string) *debug.BuildInfo {
-		b := &debug.BuildInfo{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			b.Settings = append(b.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
-		}
-		return b
-	}
-	const rev = "0123456789abcdef0123456789abcdef01234567"
-	cases := []struct {
-		st   stamp
-		bi   *debug.BuildInfo
-		want string
-	}{
-		{stamp{}, nil, ""},
-		{stamp{}, bi("vcs.revision", rev), rev},
-		{stamp{}, bi("vcs.revision", rev, "vcs.modified", "true"), rev + "-dirty"},
-		{stamp{revision: rev}, bi(), rev},
-		{stamp{revision: rev, modified: true}, nil, rev + "-dirty"},
-		{stamp{revision: "other"}, bi("vcs.revision", rev), rev},
-	}
-	for _, c := range cases {
-		if got := resolveRevision(c.st, c.bi); got != c.want {
-			t.Errorf("resolveRevision(%+v, %v) = %q, want %q", c.st, c.bi, got, c.want)
 		}
 	}
 }

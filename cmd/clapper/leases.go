@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/host"
-	"github.com/clapper-dev/clapper/leases"
-	"github.com/clapper-dev/clapper/session"
 )
 
 func leaseFlags() []cli.Flag {
@@ -110,77 +106,18 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 }
 
 func releaseTab(ctx context.Context, stateFlag, browserFlag, sel string, override *bool) error {
-	if _, err := leases.ParseSelector(sel); err != nil {
-		return usageErr("%v", err)
-	}
-	st, b, err := host.OpenShared(ctx, stateFlag, browserFlag)
-	if err != nil {
-		return err
-	}
-	if b != nil {
-		defer b.Close()
-	}
-	me := leases.Self("")
-	id := ""
-	if b != nil {
-		page, err := session.ResolveTab(ctx, b, st, sel, me)
-		var none *leases.NoTabError
-		switch {
-		case err == nil:
-			id = page.ID
-		case errors.As(err, &none) && looksLikeID(sel):
-			id = strings.ToUpper(sel) // a lease whose tab is gone
-		default:
-			return refusal(err)
-		}
-	} else if looksLikeID(sel) {
-		id = strings.ToUpper(sel)
-	} else {
-		return usageErr("no browser host is running: name the tab by its id (clapper leases lists them)")
-	}
-	bid := ""
-	if b != nil {
-		bid = b.ID()
-	}
-	// The close is decided and made under the store's lock with the lease
-	// still in place: no other run can claim the tab in between.
-	g, err := st.ReleaseClosing(id, me,
-		func(leases.Lease) bool { return b != nil && leases.CloseOnRelease(true, st.Opened(id, bid), override) },
-		func() error { return b.ClosePage(ctx, id) })
-	if err != nil {
-		return refusal(err)
-	}
-	if !g.Released {
-		fmt.Printf("tab %s has no lease to give back\n", id)
-		return nil
-	}
-	if g.CloseErr != nil {
-		return fmt.Errorf("released tab %s, but could not close it: %w", id, g.CloseErr)
-	}
-	if !g.Closed {
-		fmt.Printf("released tab %s (held by %s); left open\n", id, g.Was.Label)
-		return nil
-	}
-	fmt.Printf("released tab %s (held by %s); closed it\n", id, g.Was.Label)
-	return nil
-}
-
-func looksLikeID(s string) bool {
-	sel, err := leases.ParseSelector(s)
-	return err == nil && sel.Kind == "id"
-}
-
-// refusal makes a lease refusal a failure that names the holder, and a
-// bad selector a usage error.
-func refusal(err error) error {
-	var ce *leases.ConflictError
-	var un *leases.UnreadableError
-	var none *leases.NoTabError
+	id, g, err := host.Release(ctx, stateFlag, browserFlag, sel, override)
 	switch {
-	case errors.As(err, &ce), errors.As(err, &un), errors.As(err, &none):
-		return &exitError{Code: exitFailed, Err: err}
-	case strings.HasPrefix(err.Error(), "tab selector"):
-		return usageErr("%v", err)
+	case err != nil:
+		return err
+	case !g.Released:
+		fmt.Printf("tab %s has no lease to give back\n", id)
+	case g.CloseErr != nil:
+		return fmt.Errorf("released tab %s, but could not close it: %w", id, g.CloseErr)
+	case !g.Closed:
+		fmt.Printf("released tab %s (held by %s); left open\n", id, g.Was.Label)
+	default:
+		fmt.Printf("released tab %s (held by %s); closed it\n", id, g.Was.Label)
 	}
-	return err
+	return nil
 }

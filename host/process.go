@@ -11,7 +11,11 @@ import (
 	"time"
 
 	"github.com/clapper-dev/clapper/internal/exit"
+	"github.com/clapper-dev/clapper/timeline"
 )
+
+// The host as a process of its own: started in the background (Detach)
+// and stopped (Stop).
 
 // Detach starts the host as a process of its own, in a new session so
 // the terminal's signals do not reach it, logging to the state folder,
@@ -59,6 +63,41 @@ func Detach(ctx context.Context, o Options, argv []string) (Record, string, erro
 		case <-tick.C:
 		}
 	}
+}
+
+// Stop asks the host of dir to end (SIGTERM), waits for it, and returns
+// its cleanup receipt, which it removes. ok is false when no host runs;
+// the files of one that died are removed then.
+func Stop(ctx context.Context, dir string) (c timeline.Cleanup, ok bool, err error) {
+	_, owner, ok := Live(dir)
+	if !ok {
+		if owner != nil && !owner.Alive() {
+			os.Remove(filepath.Join(dir, RecordFile))
+			os.Remove(filepath.Join(dir, LockFile))
+		}
+		return c, false, nil
+	}
+	if err := syscall.Kill(owner.Pid, syscall.SIGTERM); err != nil {
+		return c, true, fmt.Errorf("stop host pid %d: %w", owner.Pid, err)
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(60 * time.Second)
+	for owner.Alive() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return c, true, fmt.Errorf("host pid %d did not stop within 60s", owner.Pid)
+		case <-ctx.Done():
+			return c, true, context.Cause(ctx)
+		}
+	}
+	c, err = Receipt(dir)
+	if err != nil {
+		return c, true, fmt.Errorf("host pid %d stopped, but left no cleanup receipt: %w", owner.Pid, err)
+	}
+	os.Remove(filepath.Join(dir, ReceiptFile))
+	return c, true, nil
 }
 
 // tailOf is the last ten lines of a log.
