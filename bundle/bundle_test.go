@@ -24,12 +24,12 @@ const keptTake = "../timeline/testdata/v2"
 func TestPackUnpackRoundTrip(t *testing.T) {
 	tmp := t.TempDir()
 	clap := filepath.Join(tmp, "x.clap")
-	m, err := Pack(keptTake, clap)
+	m, err := PackContext(context.Background(), keptTake, clap)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dest := filepath.Join(tmp, "out", "take")
-	m2, err := Unpack(clap, dest, DefaultLimits)
+	m2, err := UnpackContext(context.Background(), clap, dest, DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,10 +47,10 @@ func TestPackUnpackRoundTrip(t *testing.T) {
 		}
 	}
 	// Unpacking onto an existing folder is refused.
-	if _, err := Unpack(clap, dest, DefaultLimits); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := UnpackContext(context.Background(), clap, dest, DefaultLimits); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("unpack onto an existing folder: %v", err)
 	}
-	dir, done, err := OpenTemp(clap)
+	dir, done, err := OpenTempContext(context.Background(), clap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestPackUnpackRoundTrip(t *testing.T) {
 	}
 	done()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("OpenTemp's folder left: %v", err)
+		t.Errorf("OpenTempContext's folder left: %v", err)
 	}
 }
 
@@ -71,7 +71,7 @@ func TestPackRefusesBrokenTake(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "frames/000003.jpg"), []byte("no"), 0o644)
-	if _, err := Pack(dir, filepath.Join(tmp, "x.clap")); err == nil || !strings.Contains(err.Error(), "frames/000003.jpg") {
+	if _, err := PackContext(context.Background(), dir, filepath.Join(tmp, "x.clap")); err == nil || !strings.Contains(err.Error(), "frames/000003.jpg") {
 		t.Errorf("packed a broken take: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "x.clap")); !os.IsNotExist(err) {
@@ -205,7 +205,7 @@ func TestUnpackRefusesHostileBundles(t *testing.T) {
 			src := craft(t, c.ents)
 			parent := t.TempDir()
 			dest := filepath.Join(parent, "take")
-			_, err := Unpack(src, dest, c.lim)
+			_, err := UnpackContext(context.Background(), src, dest, c.lim)
 			if err == nil || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want a refusal saying %q, got %v", c.want, err)
 			}
@@ -240,7 +240,7 @@ func TestUnpackRefusesAMetaHeaderFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 	parent := t.TempDir()
-	_, err := Unpack(src, filepath.Join(parent, "take"), Limits{MaxBytes: 1 << 30, MaxFiles: 1 << 20, MaxRatio: 50, Slack: 1 << 20})
+	_, err := UnpackContext(context.Background(), src, filepath.Join(parent, "take"), Limits{MaxBytes: 1 << 30, MaxFiles: 1 << 20, MaxRatio: 50, Slack: 1 << 20})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "times its compressed size") {
 		t.Fatalf("want a refusal of the ratio, got %v", err)
 	}
@@ -253,7 +253,7 @@ func TestUnpackRefusesNotABundle(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.clap")
 	os.WriteFile(p, []byte("PK\x03\x04 not zstd"), 0o644)
 	parent := t.TempDir()
-	if _, err := Unpack(p, filepath.Join(parent, "take"), DefaultLimits); !errors.Is(err, ErrRefused) {
+	if _, err := UnpackContext(context.Background(), p, filepath.Join(parent, "take"), DefaultLimits); !errors.Is(err, ErrRefused) {
 		t.Errorf("got %v", err)
 	}
 	if left, _ := os.ReadDir(parent); len(left) != 0 {
@@ -287,7 +287,7 @@ func TestDefaultName(t *testing.T) {
 func TestPackUnpackStopWithTheirContext(t *testing.T) {
 	tmp := t.TempDir()
 	clap := filepath.Join(tmp, "x.clap")
-	if _, err := Pack(keptTake, clap); err != nil {
+	if _, err := PackContext(context.Background(), keptTake, clap); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -44,16 +44,11 @@ func DefaultName(takeDir string) string {
 	return clean + Ext
 }
 
-// Pack writes the take in dir to out as a bundle: manifest.json first, then
-// every file the manifest lists, in its order. The take must verify (a
-// bundle of a broken take would only carry the breakage along); it is
-// written to a temporary file renamed into place.
-func Pack(dir, out string) (*timeline.Manifest, error) {
-	return PackContext(context.Background(), dir, out)
-}
-
-// PackContext is Pack that stops, removing what it wrote, when ctx ends
-// (Ctrl-C).
+// PackContext writes the take in dir to out as a bundle: manifest.json
+// first, then every file the manifest lists, in its order. The take must
+// verify (a bundle of a broken take would only carry the breakage along);
+// it is written to a temporary file renamed into place. It stops,
+// removing what it wrote, when ctx ends (Ctrl-C).
 func PackContext(ctx context.Context, dir, out string) (*timeline.Manifest, error) {
 	v := timeline.Verify(dir)
 	if err := v.Err(); err != nil {

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -37,13 +38,13 @@ func TestKilledUnpacksAreSwept(t *testing.T) {
 	// A killed unpack's hidden folder beside the output goes at the next
 	// unpack there.
 	src := filepath.Join(t.TempDir(), "x.clap")
-	if _, err := Pack(keptTake, src); err != nil {
+	if _, err := PackContext(context.Background(), keptTake, src); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
 	hidden := filepath.Join(out, ".take"+unpackInfix+"7")
 	leave(hidden, gone.Process.Pid)
-	if _, err := Unpack(src, filepath.Join(out, "again"), DefaultLimits); err != nil {
+	if _, err := UnpackContext(context.Background(), src, filepath.Join(out, "again"), DefaultLimits); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(hidden); !os.IsNotExist(err) {

@@ -106,15 +106,11 @@ func (s *streamReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Unpack unpacks the bundle src into the folder dest, which must not exist.
-// It writes into a temporary folder beside dest and renames it into place
-// only when every entry passed, so a refused bundle leaves nothing behind.
-func Unpack(src, dest string, lim Limits) (*timeline.Manifest, error) {
-	return UnpackContext(context.Background(), src, dest, lim)
-}
-
-// UnpackContext is Unpack that stops, removing what it wrote, when ctx
-// ends (Ctrl-C).
+// UnpackContext unpacks the bundle src into the folder dest, which must
+// not exist. It writes into a temporary folder beside dest and renames it
+// into place only when every entry passed, so a refused bundle leaves
+// nothing behind. It stops, removing what it wrote, when ctx ends
+// (Ctrl-C).
 func UnpackContext(ctx context.Context, src, dest string, lim Limits) (*timeline.Manifest, error) {
 	if _, err := os.Lstat(dest); err == nil {
 		return nil, fmt.Errorf("%s already exists: pass another -o, or remove it", dest)
@@ -404,15 +400,10 @@ func parseManifest(b []byte) (*timeline.Manifest, error) {
 	return &m, nil
 }
 
-// OpenTemp unpacks a bundle into a new temporary folder for a command that
-// reads the take and is done with it, and returns the take's folder and the
-// function that removes it.
-func OpenTemp(src string) (string, func(), error) {
-	return OpenTempContext(context.Background(), src)
-}
-
-// OpenTempContext is OpenTemp that stops, removing what it wrote, when
-// ctx ends.
+// OpenTempContext unpacks a bundle into a new temporary folder for a
+// command that reads the take and is done with it, and returns the take's
+// folder and the function that removes it. It stops, removing what it
+// wrote, when ctx ends.
 func OpenTempContext(ctx context.Context, src string) (string, func(), error) {
 	SweepTemp(os.TempDir())
 	base, err := ownerlock.MkdirOwned(os.TempDir(), tempPrefix, ownerFile, "clapper: reading "+src)

@@ -33,12 +33,12 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestArgsGolden(t *testing.T) {
-	hidpi, _ := NewGeometry(2560, 1440, timeline.Viewport{Width: 1280, Height: 720, Scale: 2}, 1920, 1080)
-	square, _ := NewGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1080, 1080)
+	hidpi, _ := newGeometry(2560, 1440, timeline.Viewport{Width: 1280, Height: 720, Scale: 2}, 1920, 1080)
+	square, _ := newGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1080, 1080)
 	framed, _ := layout(2560, 1440, timeline.Viewport{Width: 1280, Height: 720, Scale: 2}, 1920, 1080, "contain",
 		FrameSettings{Enabled: true, Padding: 48, Radius: 12, Bar: true})
 	cover, _ := layout(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1080, 1080, "cover", FrameSettings{})
-	sched, _ := NewSchedule(30, 0, timeline.Time(10*second), nil)
+	sched, _ := newSchedule(30, 0, timeline.Time(10*second), nil)
 	zoom := newZoomTrack([]zoomShot{{Start: timeline.Time(2 * second), End: timeline.Time(4 * second), To: zoomState{2, 300, 200}}},
 		sched, timeline.Viewport{Width: 1280, Height: 720}, 400e6)
 	mp4 := func(path string) outputSpec {
@@ -91,7 +91,7 @@ func TestArgsGolden(t *testing.T) {
 // B-frames (-bf 0 right after the preset); every other keeps x264's
 // choice.
 func TestNoBFrames(t *testing.T) {
-	geo, _ := NewGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1280, 720)
+	geo, _ := newGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1280, 720)
 	for p := range x264Presets {
 		want := p == defaultX264Preset(60) || p == defaultX264Preset(30)
 		if noBFrames(p) != want {
@@ -139,7 +139,7 @@ func TestGIFOnePass(t *testing.T) {
 // before its encoder (an output option of that file alone); 0 leaves
 // ffmpeg's default.
 func TestArgsEncoderThreads(t *testing.T) {
-	geo, _ := NewGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1280, 720)
+	geo, _ := newGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1280, 720)
 	for _, n := range []int{0, 1, 2} {
 		sp := encodeSpec{FPS: 60, Ticks: 60, Geometry: geo, Background: "black",
 			Outputs: []outputSpec{{Format: formatMP4, Path: "/o/a.mp4", CRF: 20, Preset: "superfast", Threads: n}}}
@@ -186,7 +186,7 @@ func TestGIFLowres(t *testing.T) {
 	if decodedSize(1441, 1) != 721 || decodedSize(1440, 2) != 360 || decodedSize(7, 0) != 7 {
 		t.Error("decodedSize does not round up as the decoder does")
 	}
-	g, err := NewGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 640, 360)
+	g, err := newGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 640, 360)
 	if err != nil {
 		t.Fatal(err)
 	}

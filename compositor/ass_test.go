@@ -36,11 +36,11 @@ func TestCirclePathBox(t *testing.T) {
 func TestRippleCentredOnClick(t *testing.T) {
 	testenv.Need(t, "ffmpeg")
 	dir := t.TempDir()
-	g, err := NewGeometry(400, 300, timeline.Viewport{Width: 200, Height: 150, Scale: 2}, 0, 0)
+	g, err := newGeometry(400, 300, timeline.Viewport{Width: 200, Height: 150, Scale: 2}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched, err := NewSchedule(30, 0, timeline.FromDuration(time.Second), nil)
+	sched, err := newSchedule(30, 0, timeline.FromDuration(time.Second), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestGeometry(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g, err := NewGeometry(c.capW, c.capH, c.vp, c.outW, c.outH)
+			g, err := newGeometry(c.capW, c.capH, c.vp, c.outW, c.outH)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestGeometry(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewGeometry(0, 10, timeline.Viewport{}, 0, 0); err == nil {
+	if _, err := newGeometry(0, 10, timeline.Viewport{}, 0, 0); err == nil {
 		t.Error("empty capture: want an error")
 	}
 }
@@ -103,7 +103,7 @@ func TestASSTime(t *testing.T) {
 // whole milliseconds), at every supported rate.
 func TestTickBoundaries(t *testing.T) {
 	for _, fps := range []int{24, 25, 30, 50, 60} {
-		s, _ := NewSchedule(fps, 0, timeline.Time(120*second), nil)
+		s, _ := newSchedule(fps, 0, timeline.Time(120*second), nil)
 		for k := 1; k < s.Ticks(); k++ {
 			b := parseASSTime(t, assTime(tickBoundary(s, k)))
 			prev := (int64(k-1)*1000 + int64(fps)/2) / int64(fps)
@@ -124,8 +124,8 @@ func parseASSTime(t *testing.T, s string) int64 {
 }
 
 func TestOverlayScript(t *testing.T) {
-	g, _ := NewGeometry(640, 360, timeline.Viewport{Width: 320, Height: 180, Scale: 2}, 0, 0)
-	s, _ := NewSchedule(10, 0, timeline.Time(second), nil)
+	g, _ := newGeometry(640, 360, timeline.Viewport{Width: 320, Height: 180, Scale: 2}, 0, 0)
+	s, _ := newSchedule(10, 0, timeline.Time(second), nil)
 	rs := []timeline.Receipt{
 		{Kind: timeline.InputMove, X: 10, Y: 20, Sent: timeline.Time(250e6)},
 		{Kind: timeline.InputDown, X: 10, Y: 20, Sent: timeline.Time(500e6)},

@@ -385,7 +385,7 @@ func TestChunkClaims(t *testing.T) {
 // TestEarlyTicksLookAhead: a studio take's chunks settle StudioLookAhead
 // after their end, a live take's LookAhead after it.
 func TestEarlyTicksLookAhead(t *testing.T) {
-	sched, err := NewSchedule(30, 0, timeline.FromDuration(10*time.Second), nil)
+	sched, err := newSchedule(30, 0, timeline.FromDuration(10*time.Second), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,10 +27,10 @@ type Geometry struct {
 	BarH int
 }
 
-// NewGeometry fits a capture of capW x capH device pixels, showing a viewport
+// newGeometry fits a capture of capW x capH device pixels, showing a viewport
 // of vp CSS pixels, into an output of outW x outH (0 x 0 means the capture
 // size, rounded down to even numbers), letterboxed and centred.
-func NewGeometry(capW, capH int, vp timeline.Viewport, outW, outH int) (Geometry, error) {
+func newGeometry(capW, capH int, vp timeline.Viewport, outW, outH int) (Geometry, error) {
 	return layout(capW, capH, vp, outW, outH, "contain", FrameSettings{})
 }
 

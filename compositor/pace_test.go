@@ -48,7 +48,7 @@ func TestPacedScheduleProperties(t *testing.T) {
 		if err != nil {
 			continue // the cuts removed everything
 		}
-		plain, _ := NewSchedule(30, 0, end, cuts)
+		plain, _ := newSchedule(30, 0, end, cuts)
 		if s.Ticks() > plain.Ticks() {
 			t.Fatalf("case %d: speeding up made the video longer (%d > %d ticks)", i, s.Ticks(), plain.Ticks())
 		}

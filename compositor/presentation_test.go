@@ -171,7 +171,7 @@ func TestZoomTrack(t *testing.T) {
 	if len(shots) != 3 || shots[1].To != (zoomState{1.5, 10, 10}) || shots[1].End != msT(4200) {
 		t.Fatalf("shots (auto) = %+v", shots)
 	}
-	s, _ := NewSchedule(10, 0, msT(10000), nil)
+	s, _ := newSchedule(10, 0, msT(10000), nil)
 	zt := newZoomTrack(shots, s, vp, 400*time.Millisecond)
 	base := zoomState{1, 200, 100}
 	for _, c := range []struct {
@@ -192,7 +192,7 @@ func TestZoomTrack(t *testing.T) {
 		}
 	}
 	// The camera never shows outside the page, and the cursor maps through it.
-	g, _ := NewGeometry(800, 400, vp, 800, 400)
+	g, _ := newGeometry(800, 400, vp, 800, 400)
 	x, y, w, h := g.zoomWindow(zoomState{3, 390, 190})
 	if x+w > 800 || y+h > 400 || w != 266 || h != 133 || x%2 != 0 {
 		t.Errorf("zoom window = %d,%d %dx%d", x, y, w, h)
@@ -212,7 +212,7 @@ func TestZoomTrack(t *testing.T) {
 }
 
 func TestSidecars(t *testing.T) {
-	s, _ := NewSchedule(10, 0, msT(5000), []Segment{{Start: msT(1000), End: msT(2000)}})
+	s, _ := newSchedule(10, 0, msT(5000), []Segment{{Start: msT(1000), End: msT(2000)}})
 	var b bytes.Buffer
 	cs := []Caption{{msT(100), msT(500), "a <b> & -->"}, {msT(1200), msT(1500), "cut"}, {msT(1500), msT(2500), "half\n\ncut"}}
 	if err := writeCaptionsVTT(&b, cs, s); err != nil {
@@ -241,7 +241,7 @@ func TestSidecars(t *testing.T) {
 func TestOverlayStudio(t *testing.T) {
 	g, _ := layout(640, 360, timeline.Viewport{Width: 320, Height: 180, Scale: 2}, 800, 500, "contain",
 		FrameSettings{Enabled: true, Padding: 20, Radius: 10, Bar: true})
-	s, _ := NewSchedule(10, 0, msT(4000), []Segment{{Start: msT(1000), End: msT(2000)}})
+	s, _ := newSchedule(10, 0, msT(4000), []Segment{{Start: msT(1000), End: msT(2000)}})
 	keys := []KeyPress{{msT(100), "h"}, {msT(200), "i"}, {msT(1500), "•"}, {msT(2500), "⏎"}}
 	var b bytes.Buffer
 	err := writeOverlay(&b, overlayInput{Schedule: s, Geometry: g, Cursor: CursorSettings{}, Keys: keys,

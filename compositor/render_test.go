@@ -419,8 +419,8 @@ func TestOverlayPathEscaping(t *testing.T) {
 		t.Fatal(err)
 	}
 	ass := filepath.Join(dir, "o.ass")
-	g, _ := NewGeometry(64, 64, timeline.Viewport{Width: 64, Height: 64, Scale: 1}, 0, 0)
-	sched, _ := NewSchedule(10, 0, timeline.Time(second/10), nil)
+	g, _ := newGeometry(64, 64, timeline.Viewport{Width: 64, Height: 64, Scale: 1}, 0, 0)
+	sched, _ := newSchedule(10, 0, timeline.Time(second/10), nil)
 	track := NewCursorTrack([]timeline.Receipt{{Kind: timeline.InputMove, X: 5, Y: 5}}, "")
 	if err := writeFile(ass, func(w io.Writer) error {
 		return writeOverlay(w, overlayInput{Schedule: sched, Geometry: g, Cursor: DefaultSettings().Cursor, Track: track})

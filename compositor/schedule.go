@@ -42,14 +42,14 @@ type Schedule struct {
 
 const second = int64(time.Second)
 
-// NewSchedule builds the schedule for a take running from start to end at
+// newSchedule builds the schedule for a take running from start to end at
 // fps, with the intervals in cuts removed. Cuts may overlap, be unordered or
 // reach outside [start, end].
-func NewSchedule(fps int, start, end timeline.Time, cuts []Segment) (*Schedule, error) {
+func newSchedule(fps int, start, end timeline.Time, cuts []Segment) (*Schedule, error) {
 	return NewPacedSchedule(fps, start, end, cuts, nil)
 }
 
-// NewPacedSchedule is NewSchedule where the kept time inside each of the
+// NewPacedSchedule is newSchedule where the kept time inside each of the
 // fast segments plays at that segment's Speed (a long wait shown sped up,
 // not hidden). Fast segments that overlap an earlier one are trimmed.
 func NewPacedSchedule(fps int, start, end timeline.Time, cuts, fast []Segment) (*Schedule, error) {
@@ -151,9 +151,6 @@ func (s *Schedule) FPS() int { return int(s.fps) }
 
 // Ticks returns the number of output frames.
 func (s *Schedule) Ticks() int { return s.ticks }
-
-// Segments returns the kept intervals of the take clock, in order.
-func (s *Schedule) Segments() []Segment { return append([]Segment(nil), s.segments...) }
 
 // Duration returns the video's length: Ticks frames at FPS.
 func (s *Schedule) Duration() time.Duration {

@@ -81,7 +81,7 @@ func TestResamplerCases(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := NewSchedule(c.fps, c.start, c.end, nil)
+			s, err := newSchedule(c.fps, c.start, c.end, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestResamplerMatchesReference(t *testing.T) {
 			}
 			src = append(src, at)
 		}
-		s, err := NewSchedule(fps, start, start+dur, nil)
+		s, err := newSchedule(fps, start, start+dur, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestResamplerMatchesReference(t *testing.T) {
 func TestScheduleDuration(t *testing.T) {
 	for _, fps := range []int{24, 25, 30, 50, 60} {
 		for _, d := range []int64{1, 16_666_667, 999_999_999, 2e9, 2_017_000_000, 61e9 + 7} {
-			s, err := NewSchedule(fps, 5, timeline.Time(5+d), nil)
+			s, err := newSchedule(fps, 5, timeline.Time(5+d), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +157,7 @@ func TestScheduleDuration(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewSchedule(30, 10, 10, nil); err == nil {
+	if _, err := newSchedule(30, 10, 10, nil); err == nil {
 		t.Error("empty take: want an error")
 	}
 }
@@ -165,11 +165,11 @@ func TestScheduleDuration(t *testing.T) {
 func TestScheduleCuts(t *testing.T) {
 	msT := func(n int64) timeline.Time { return timeline.Time(n * 1e6) }
 	// 0-1000 ms with 200-500 and 450-600 cut (overlapping): kept 0-200, 600-1000.
-	s, err := NewSchedule(10, 0, msT(1000), []Segment{{Start: msT(450), End: msT(600)}, {Start: msT(200), End: msT(500)}, {Start: msT(2000), End: msT(3000)}})
+	s, err := newSchedule(10, 0, msT(1000), []Segment{{Start: msT(450), End: msT(600)}, {Start: msT(200), End: msT(500)}, {Start: msT(2000), End: msT(3000)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Segments(); len(got) != 2 || got[0] != (Segment{Start: 0, End: msT(200)}) || got[1] != (Segment{Start: msT(600), End: msT(1000)}) {
+	if got := s.segments; len(got) != 2 || got[0] != (Segment{Start: 0, End: msT(200)}) || got[1] != (Segment{Start: msT(600), End: msT(1000)}) {
 		t.Fatalf("segments = %v", got)
 	}
 	if s.Ticks() != 6 {
@@ -195,7 +195,7 @@ func TestScheduleCuts(t *testing.T) {
 			t.Fatalf("with cuts: got %v, want %v", got, want)
 		}
 	}
-	if _, err := NewSchedule(10, 0, msT(100), []Segment{{Start: -5, End: msT(200)}}); err == nil {
+	if _, err := newSchedule(10, 0, msT(100), []Segment{{Start: -5, End: msT(200)}}); err == nil {
 		t.Error("cutting everything: want an error")
 	}
 }

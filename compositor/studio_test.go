@@ -180,8 +180,8 @@ func TestRenderLongGraph(t *testing.T) {
 	}
 	s := DefaultSettings()
 	s.Zoom.Ease = 60 * time.Millisecond
-	sched, _ := NewSchedule(30, tl.Start, tl.End, nil)
-	g, _ := NewGeometry(640, 360, tl.Viewport, 0, 0)
+	sched, _ := newSchedule(30, tl.Start, tl.End, nil)
+	g, _ := newGeometry(640, 360, tl.Viewport, 0, 0)
 	zt := newZoomTrack(zoomShots(tl, s.Zoom), sched, tl.Viewport, s.Zoom.Ease)
 	args, graph, err := buildArgs(encodeSpec{FPS: 30, Ticks: 300, Geometry: g, Zoom: zt, GraphFile: "/w/graph.txt",
 		Outputs: []outputSpec{{Format: formatMP4, Path: "/o/x.mp4", CRF: 20, Preset: "veryfast"}}})

@@ -55,7 +55,7 @@ func TestZoomHoldsUntilReset(t *testing.T) {
 	if len(shots) != 1 {
 		t.Fatalf("shots = %+v, want one", shots)
 	}
-	s, _ := NewSchedule(10, 0, msT(6000), nil)
+	s, _ := newSchedule(10, 0, msT(6000), nil)
 	zt := newZoomTrack(shots, s, vp, zs.Ease)
 	in := zoomState{1.5, 640, 350}
 	base := zoomState{1, 640, 360}

@@ -1,7 +1,6 @@
 package scripts
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -15,17 +14,6 @@ import (
 type Chord struct {
 	Modifiers []string // the keys held, in the order written
 	Key       string   // the key pressed
-}
-
-// ParseChord parses a key or chord such as "Enter", "Control+A",
-// "Shift+Tab", "KeyA", "NumpadEnter" or "Control++" (the plus key with
-// Control).
-func ParseChord(s string) (Chord, error) {
-	c, msg := parseChord(s)
-	if msg != "" {
-		return Chord{}, errors.New(msg)
-	}
-	return c, nil
 }
 
 // keyAliases are common names for keys that are spelt otherwise here.
@@ -50,7 +38,9 @@ func IsKey(name string) bool {
 	return ok
 }
 
-// parseChord parses a key or chord. It returns what is wrong, or "".
+// parseChord parses a key or chord such as "Enter", "Control+A",
+// "Shift+Tab", "KeyA", "NumpadEnter" or "Control++" (the plus key with
+// Control). It returns what is wrong, or "".
 func parseChord(s string) (Chord, string) {
 	if s == "" {
 		return Chord{}, "key must not be empty"

@@ -134,8 +134,8 @@ type Traits struct {
 	Cut bool
 }
 
-// TraitsOf returns the traits of a step kind (none for an unknown kind).
-func TraitsOf(kind string) Traits {
+// traitsOf returns the traits of a step kind (none for an unknown kind).
+func traitsOf(kind string) Traits {
 	if s := stepByName[kind]; s != nil {
 		return s.traits
 	}

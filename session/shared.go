@@ -36,9 +36,6 @@ type LeaseOptions struct {
 // when no endpoint was given for it.
 var ErrNeedsHost = errors.New(`browser.attach: shared needs a running host: start one with "clapper browser start --detach", then run with --browser shared`)
 
-// LeaseConflict is the typed refusal of a tab another run holds.
-type LeaseConflict = leases.ConflictError
-
 // heldTab is a tab a run holds a lease on.
 type heldTab struct {
 	id     string
@@ -260,7 +257,7 @@ func (t *sharedTabs) use(name string) error {
 // tab: it lists the browser's pages (less the tabs a run is still setting
 // up), picks the one sel names (no match is
 // an error, never a new tab) and checks its lease for c: a tab another
-// holder has is a *LeaseConflict, an unreadable lease a refusal too.
+// holder has is a *leases.ConflictError, an unreadable lease a refusal too.
 // Nothing is sent to the tab.
 func ResolveTab(ctx context.Context, b *Browser, st *leases.Store, sel string, c leases.Caller) (leases.Page, error) {
 	s, err := leases.ParseSelector(sel)

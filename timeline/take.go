@@ -271,11 +271,6 @@ func (tk *Take) openFrame(rel string) (*os.File, error) {
 	return f, nil
 }
 
-// FramePathOf returns the absolute path of a frame's file.
-func (tk *Take) FramePathOf(fr Frame) string {
-	return filepath.Join(tk.Dir, filepath.FromSlash(fr.File))
-}
-
 // checkFramesDir refuses a frames/ folder that is, or holds, a symbolic
 // link.
 func (tk *Take) checkFramesDir() error {

@@ -49,9 +49,9 @@ type CaptureOptions struct {
 	Settle    time.Duration
 }
 
-// StudioScreenshot is the benchmarks' mode for studio capture with its
+// studioScreenshot is the benchmarks' mode for studio capture with its
 // pictures taken by each begin-frame (recorder.Options.StudioScreenshots).
-const StudioScreenshot = "studio-screenshot"
+const studioScreenshot = "studio-screenshot"
 
 // Modes reads --capture: live, studio, or both (repeated or comma
 // separated), each once, in the order given. With pictures,
@@ -65,9 +65,9 @@ func Modes(vals []string, pictures bool) ([]string, error) {
 			m = strings.TrimSpace(m)
 			switch {
 			case m == "live" || m == "studio":
-			case m == StudioScreenshot && pictures:
+			case m == studioScreenshot && pictures:
 			case pictures:
-				return nil, exit.Usagef("--capture %q: use live, studio or %s (or live,studio to compare them)", m, StudioScreenshot)
+				return nil, exit.Usagef("--capture %q: use live, studio or %s (or live,studio to compare them)", m, studioScreenshot)
 			default:
 				return nil, exit.Usagef("--capture %q: use live or studio (or live,studio to compare them)", m)
 			}
@@ -392,7 +392,7 @@ func studioRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, p
 	defer closeAll()
 	clock := recorder.NewVirtualClock()
 	opts := func(dir string, log *timeline.FrameLog) recorder.Options {
-		return recorder.Options{Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.Quality, InitialURL: pageURL, StudioScreenshots: mode == StudioScreenshot}
+		return recorder.Options{Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.Quality, InitialURL: pageURL, StudioScreenshots: mode == studioScreenshot}
 	}
 
 	// Load the page and let it run for a second of its time.

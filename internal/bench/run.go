@@ -73,7 +73,7 @@ type RunMode struct {
 func (m RunMode) String() string {
 	if m.Capture == scripts.CaptureStudio {
 		if m.Screenshots {
-			return StudioScreenshot
+			return studioScreenshot
 		}
 		return "studio"
 	}
@@ -111,8 +111,8 @@ func RunModes(captures []string, settled, restart string) ([]RunMode, error) {
 	}
 	var modes []RunMode
 	for _, c := range captures {
-		if c == scripts.CaptureStudio || c == StudioScreenshot {
-			modes = append(modes, RunMode{Capture: scripts.CaptureStudio, Screenshots: c == StudioScreenshot})
+		if c == scripts.CaptureStudio || c == studioScreenshot {
+			modes = append(modes, RunMode{Capture: scripts.CaptureStudio, Screenshots: c == studioScreenshot})
 			continue
 		}
 		for _, w := range ways {

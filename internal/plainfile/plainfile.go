@@ -82,34 +82,6 @@ func ReadFile(path, what string, limit int64, follow bool) ([]byte, error) {
 	return b, nil
 }
 
-// Limited wraps an open file so that reading past limit bytes fails: for
-// a file read as a stream.
-func Limited(r io.Reader, what string, limit int64) io.Reader {
-	return &limited{r: r, left: limit + 1, what: what, limit: limit}
-}
-
-type limited struct {
-	r     io.Reader
-	left  int64
-	what  string
-	limit int64
-}
-
-func (l *limited) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		return 0, fmt.Errorf("%s: %w: it grew past %s while read", l.what, ErrTooLarge, bytesOf(l.limit))
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
-	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	if l.left <= 0 && n > 0 {
-		return n - 1, fmt.Errorf("%s: %w: it grew past %s while read", l.what, ErrTooLarge, bytesOf(l.limit))
-	}
-	return n, err
-}
-
 func kind(m os.FileMode) string {
 	switch {
 	case m&os.ModeNamedPipe != 0:

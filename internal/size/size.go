@@ -29,5 +29,5 @@ func Parse(s string) (w, h int, err error) {
 	return w, h, nil
 }
 
-// Format writes a size as Parse reads it.
-func Format(w, h int) string { return strconv.Itoa(w) + "x" + strconv.Itoa(h) }
+// format writes a size as Parse reads it.
+func format(w, h int) string { return strconv.Itoa(w) + "x" + strconv.Itoa(h) }

@@ -8,8 +8,8 @@ func TestParse(t *testing.T) {
 		if err != nil || w != want[0] || h != want[1] {
 			t.Errorf("Parse(%q) = %d, %d, %v", in, w, h, err)
 		}
-		if w, h, _ := Parse(Format(want[0], want[1])); w != want[0] || h != want[1] {
-			t.Errorf("Format(%v) does not read back", want)
+		if w, h, _ := Parse(format(want[0], want[1])); w != want[0] || h != want[1] {
+			t.Errorf("format(%v) does not read back", want)
 		}
 	}
 	for _, bad := range []string{"", "1920", "x1080", "1920x", "0x10", "10x0", "-5x5", "1920x1080x1", "axb", "1.5x2"} {
