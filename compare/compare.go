@@ -31,9 +31,9 @@ type Options struct {
 }
 
 // The defaults. Two studio takes of each of the quickstart, tour, qa-check
-// and inputs samples (two runs of one script, nothing changed; measured
-// 2026-12-05 with clapper diff --tolerance 1 --min-region 1) differed in
-// no pixel at all. The tolerance and the smallest region are margin for
+// and inputs samples (two runs of one script, nothing changed; compared
+// with clapper diff --tolerance 1 --min-region 1) differed in no pixel at
+// all (docs/internals.md, "Comparing takes: the noise"). The tolerance and the smallest region are margin for
 // what that did not cover (live takes, a machine with other fonts or
 // another Chromium, JPEG's noise at a lower quality); a word changed in a
 // page's copy still changes hundreds of pixels by far more

@@ -148,8 +148,7 @@ func gifLowres(g Geometry, maxZoom float64) int {
 // tagged with; primaries and transfer are sRGB's on both sides, so only
 // the matrix and the range change. It is exact where swscale's conversion
 // is not (full-range grey 128 becomes 126 here, 125 there; neutral chroma
-// stays 128 here, 127 there) and cheaper: 1.4 ms a frame at 1280x720
-// against 3.8 ms (ffmpeg 5.1, -f null, 723 frames of the bench page).
+// stays 128 here, 127 there) and cheaper (docs/internals.md).
 const pictureColour = "colorspace=ispace=bt470bg:irange=pc:iprimaries=bt709:itrc=bt709:space=bt709:range=tv:primaries=bt709:trc=bt709"
 
 // buildArgs returns ffmpeg's arguments (without the program name) for one
@@ -226,7 +225,7 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		z, x, y := sp.Zoom.zoompanExprs(g, tick)
 		// zoompan rebuilds its scaler on every frame: let it work at the
 		// capture's size at most, and upscale after it with a scaler that
-		// lasts (measured: a third of zoompan's cost at 1080p).
+		// lasts, which costs far less at 1080p.
 		zw, zh := g.ScaledW, g.ScaledH
 		if zw > g.CaptureW || zh > g.CaptureH {
 			zw, zh = g.CaptureW&^1, g.CaptureH&^1
@@ -376,13 +375,10 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 // clapper: the fast presets clapper chooses itself (defaultX264Preset),
 // whoever names them; a slower preset is the way to B-frames. A
 // screen recording is mostly still or panned pictures, where B-frames cost
-// the encoder more than they save. Measured, three renders each: a 720p60
-// take of the bench page at superfast, 6% less CPU time and a 13% smaller
-// file at SSIM 0.99954 against 0.99957; at 30 fps with veryfast, 13% less
-// CPU, 7% smaller, SSIM 0.99938 against 0.99936; the quickstart's 1080p60
-// chunks, 8 to 12% less CPU, 2 to 8% smaller, the same SSIM to the fourth
-// decimal. Ultrafast has none anyway; the slower presets keep x264's
-// choice. Pure.
+// the encoder more than they save: without them, renders of the bench
+// page and of the quickstart took less CPU time and made smaller files at
+// about the same SSIM (docs/internals.md, "x264 settings"). Ultrafast has
+// none anyway; the slower presets keep x264's choice. Pure.
 func noBFrames(preset string) bool { return preset == "superfast" || preset == "veryfast" }
 
 // graphReads are the files sp's filter graph reads that its arguments do

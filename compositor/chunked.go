@@ -185,10 +185,10 @@ func chunkKey(args []string, graph, dir string, reads []string, runs []Run) (str
 const chunkWorkers = 2
 
 // chunkThreads is each chunk encoder's threads. Two chunks at a time on one
-// thread each spend less of the machine than two on ffmpeg's default
-// threads, which contend for the same two cores: the quickstart's take to
-// MP4 in 5.05 s and 7.7 CPU-s against 5.94 s and 8.6 (medians of three,
-// alternating). While capturing, one chunk at a time keeps to one core.
+// thread each spend less of the machine, in wall and CPU time, than two
+// on ffmpeg's default threads, which contend for the same two cores
+// (docs/internals.md, "Chunk encoders"). While capturing, one chunk at a
+// time keeps to one core.
 const chunkThreads = 1
 
 // chunkJob is one chunk ready to encode: its ffmpeg arguments, the runs of

@@ -16,11 +16,11 @@ type chunk struct {
 
 // chunkSeconds is a chunk's length in output time, after the first
 // shortChunks chunks of one second each. Rendering while capturing, a
-// chunk is made once the take is known past its end: on a short take (the
-// quickstart is 3.7 s) two-second chunks settle too late to be made before
-// the take ends, and the whole video is rendered after it; one-second
-// chunks throughout cost a render 12% more (measured on a 12.5 s take of
-// the bench page: each ffmpeg run has its start-up).
+// chunk is made once the take is known past its end: on a short take (a
+// few seconds, as the quickstart's) two-second chunks settle too late to be
+// made before the take ends, and the whole video is rendered after it;
+// one-second chunks throughout cost a longer render more, as each ffmpeg
+// run has its start-up.
 const (
 	chunkSeconds = 2
 	shortChunks  = 4

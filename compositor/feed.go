@@ -15,9 +15,8 @@ import (
 // ffmpeg's stdin (one MJPEG track, one cluster per run). ffmpeg decodes
 // and scales each capture frame once, and its fps filter repeats it for
 // the run's ticks. Sending the JPEG once per tick instead made ffmpeg
-// decode and scale it again for every tick (measured at 2560x1440 to
-// 1920x1080: 21 ms of CPU per tick, against 6 ms when 56 distinct frames
-// cover 222 ticks). The stream ends with the last frame once more, one
+// decode and scale it again for every tick, several times the CPU a tick
+// where frames repeat. The stream ends with the last frame once more, one
 // tick past the end, so that the last run holds for all its ticks
 // whatever the fps filter does at the end of its input; the graph trims
 // that tick (buildArgs).

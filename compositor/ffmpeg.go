@@ -168,11 +168,10 @@ var keepFreedMemory = true
 // ffmpegMalloc tells glibc's allocator in ffmpeg to keep the memory it
 // frees for its next allocations. By default it hands a freed block of a
 // picture's size (a 2560x1440 frame is 5.5 MB) back to the kernel, and
-// the next frame's block is faulted in and zeroed page by page again:
-// measured on a 60-tick 1080p60 chunk of the quickstart, system time 0.16
-// against 0.07 CPU-s and the whole run 1.23 against 1.13 CPU-s (seven
-// runs each, alternating), its peak memory the same (145 MB): what is
-// kept is reused, never more than the run's largest need. Blocks under 32
+// the next frame's block is faulted in and zeroed page by page again,
+// which costs system time (docs/internals.md, "ffmpeg's allocator"); the
+// peak memory stays the same: what is kept is reused, never more than the
+// run's largest need. Blocks under 32
 // MiB (glibc's largest threshold) come from the heap, which is not
 // trimmed under 1 GiB. Other C libraries ignore these variables.
 var ffmpegMalloc = []string{"MALLOC_MMAP_THRESHOLD_=33554432", "MALLOC_TRIM_THRESHOLD_=1073741824"}

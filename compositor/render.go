@@ -229,8 +229,7 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 	}
 	// The main video and the GIF run side by side, each its own ffmpeg
 	// (a long GIF's two passes one after the other): on two cores the
-	// encoder of one leaves room for the other (measured on the
-	// quickstart at scale 2: 6.7 s and 2.3 s alone). Progress is the sum.
+	// encoder of one leaves room for the other. Progress is the sum.
 	var pmu sync.Mutex
 	var doneBy [2]int
 	// reporter reports job's progress, after the first skip ticks of it.
@@ -399,11 +398,11 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 
 // gifOnePassBytes bounds what a GIF made in one pass may hold: ffmpeg
 // keeps every frame until the palette is made from them all at the end
-// (measured: 1.5 MB more a frame at 800x450, 4 bytes a pixel; the bound
-// counts gifHeldPerPixel, twice that). Within it (6 s of an 800x450 GIF at 15 fps), one pass
+// (about 4 bytes a pixel of each frame; the bound counts gifHeldPerPixel,
+// twice that). Within it (6 s of an 800x450 GIF at 15 fps), one pass
 // decodes, zooms and overlays each frame once instead of twice and starts
-// one ffmpeg instead of two: on the quickstart 0.57 to 0.70 CPU-s against
-// 0.81 to 0.99, the same bytes out. A longer GIF takes two passes, in
+// one ffmpeg instead of two, for less CPU time and the same bytes out
+// (docs/internals.md, "GIFs"). A longer GIF takes two passes, in
 // bounded memory. (A variable only so that a test can make the two
 // passes.)
 var gifOnePassBytes int64 = 256 << 20

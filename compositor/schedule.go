@@ -247,8 +247,7 @@ type Resampler struct {
 // on their own: a studio take's frame k is at k/fps rounded, and a video
 // that starts at frame 2 (a page's first frame) put its tick 1 at frame 2's
 // time plus one interval rounded down, a nanosecond before frame 3, so
-// every third tick showed the frame before it (224 of 668 ticks repeated
-// on the bench scenario).
+// every third tick showed the frame before it.
 const TickSlack = timeline.Time(time.Microsecond)
 
 // NewResampler starts resampling onto s.

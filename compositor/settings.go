@@ -180,11 +180,9 @@ func Preset(name string) (Settings, error) {
 // given: superfast at 50 fps and more, veryfast below. The encoder is most
 // of a render's work, and at 60 fps it has twice the pictures a second of
 // video to encode. Superfast keeps 1080p60 faster than real time on two
-// cores (1.24x plain, 1.08x with every overlay, against 0.97x and 0.87x
-// with veryfast) and renders a 720p60 take of the bench page in 23% less
-// CPU time, at the same CRF a file up to half as large again (animated
-// pages; a still page's repeats cost little either way) and no lower
-// SSIM. The docs preset at 30 fps or less gets veryfast too. Pure.
+// cores, where veryfast falls behind, and takes less CPU time, at the same
+// CRF a larger file (animated pages; a still page's repeats cost little
+// either way) and no lower SSIM (docs/internals.md, "x264 settings"). The docs preset at 30 fps or less gets veryfast too. Pure.
 func defaultX264Preset(fps int) string {
 	if fps >= 50 {
 		return "superfast"

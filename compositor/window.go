@@ -201,8 +201,7 @@ func smoothstep(a, b, x float64) float64 {
 // bottom-right, bottom-left), which the overlay uses to round them. A
 // layer drawn before in this process is written again from memory
 // (drawnBackgrounds). Raw, converted once here: each ffmpeg run then reads
-// it as it is, where a PNG cost each run 42 ms more to inflate and convert
-// (a one-tick run of the quickstart's chunk, 0.131 CPU-s against 0.173).
+// it as it is, where a PNG cost each run time to inflate and convert.
 func writeBackground(w io.Writer, g Geometry, fr FrameSettings) ([4]color.RGBA, error) {
 	b, err := drawnBackgrounds.get(g, fr)
 	if err != nil {
@@ -282,8 +281,9 @@ func toYUV420(img *image.RGBA) []byte {
 
 // backgroundMemo keeps the last few background layers drawn: a run that
 // renders while capturing prepares the same one for each chunk it starts
-// early and again for the final render, and drawing and encoding one costs
-// 70 ms at 1920x1080 (BenchmarkWriteBackground), before ffmpeg can start.
+// early and again for the final render, and drawing and encoding one
+// takes time (BenchmarkWriteBackground measures it) before ffmpeg can
+// start.
 // Safe for concurrent use.
 type backgroundMemo struct {
 	mu   sync.Mutex

@@ -61,8 +61,8 @@ func (c *Capture) acker() {
 // ackPipeline is how many acks may be on their way at once. Chromium sends
 // a screencast's next frame only while fewer than its frames in flight
 // (Options.MaxFramesInFlight, 3 by default) are unacked. Acked one round
-// trip after the other, a slow answer (up to 30 ms on a busy machine,
-// bench capture) held back the acks behind it, and during a hand-over the
+// trip after the other, a slow answer (on a busy machine) held back the
+// acks behind it, and during a hand-over the
 // two sessions' acks queued behind each other. An ack now goes as its
 // frame arrives.
 const ackPipeline = 8

@@ -18,17 +18,13 @@ import (
 )
 
 // Defaults of Options. The in-flight limit and sendLastFrame were chosen
-// with `clapper bench capture` on a 2-core machine (Chromium 156, software
-// compositing, 1280x720, medians of 4 runs of 4 s each): in-flight 1
-// received 16.6 frames/s with coverage 0.69 and no late frames, 2 received
-// 19.9, and 3, 4 and 6 received 19.5 to 22.4 with coverage 0.90 to 0.95 and
-// 2 to 5 late frames per run, the differences among them within the noise.
-// More in flight buys no rate and adds latency, so 3 (Chromium's own
-// default) stays. sendLastFrame changed neither rate nor latency
-// measurably, and delivered the final picture of a burst of changes
-// through the screencast more often (36 of 50 bursts, against 27 of 45
-// without); neither setting guarantees it, which is why Stop seeds the
-// final state.
+// with `clapper bench capture` (docs/internals.md, "Chromium's
+// screencast"): one frame in flight lost rate and coverage, and more than
+// three bought no rate and added latency, so 3 (Chromium's own default)
+// stays. sendLastFrame changed neither rate nor latency measurably, and
+// delivered the final picture of a burst of changes through the
+// screencast more often; neither setting guarantees it, which is why Stop
+// seeds the final state.
 const (
 	DefaultQuality      = 85
 	DefaultBufferFrames = 240
@@ -102,9 +98,9 @@ type Options struct {
 	// StudioScreenshots makes a studio capture take each frame's picture
 	// with its begin-frame (a screenshot), instead of from a screencast
 	// beside the pump that encodes a frame's picture while the next frame
-	// is made (studiocast.go, the default: 1.3x to 1.4x as fast on the
-	// bench page). clapper bench capture --capture studio-screenshot
-	// compares the two.
+	// is made (studiocast.go, the default, and the faster on a moving
+	// page). clapper bench capture --capture studio-screenshot compares
+	// the two.
 	StudioScreenshots bool
 	// NoRestart keeps one screencast for the whole capture instead of
 	// restarting it after each castRestartAfter of steady frames (restart.go

@@ -10,10 +10,9 @@ import (
 
 // reorderAge is how long a screencast frame waits in the reorder window at
 // most, by the host clock: about three frame intervals at 60 Hz. A frame
-// that two or more intervals of encoding overtook arrives well within it
-// (measured: 24 ms at most behind the frame that overtook it, on two
-// loaded cores), and a page that stops changing has its last frame stored
-// this long after it arrived.
+// that two or more intervals of encoding overtook arrives well within it,
+// on two loaded cores too (docs/internals.md), and a page that stops
+// changing has its last frame stored this long after it arrived.
 const reorderAge = 50 * time.Millisecond
 
 // reorder is the window that puts screencast frames back in source order

@@ -24,22 +24,20 @@ import (
 // on skips every frame whose damage differs, until 250 ms pass without a
 // frame of that region. On a page where several things move, such as the
 // bench page, whose code, box and bar all change every frame, the lock came
-// about a second after each document loaded and skipped the next 16
-// frames: a 267 ms freeze in the take, in both documents of the bench
-// scenario, and none when only the code moved (measured with clapper bench
-// run). A screencast started again has a new capturer with no history, so
-// a capture that starts it anew before the lock can come never sees the
-// lock. Stopping and starting it in place lost about 1.6 frames each time
-// (the frames in the old capturer's pipeline): 24 to 32 in 16 restarts,
-// most of what the bench scenario still lost. So the capture hands the
-// screencast over between two CDP sessions of the tab: it starts one on
-// the other session, waits for its first frames, then stops the old one.
-// With hand-overs the bench scenario kept 0.887 to 0.988 of the page's
-// frames over twelve runs, median 0.971 (against 0.917 to 0.970 with one
-// screencast), longest freeze 67 to 150 ms (against 267 ms in every run;
-// what is left is mostly the page painting late on two busy cores); the
-// frames both sessions sent while they overlapped are counted as
-// duplicates (21 to 50 a run).
+// about a second after each document loaded and skipped the frames that
+// followed: a freeze in the take, in both documents of the bench scenario,
+// and none when only the code moved (measured with clapper bench run). A
+// screencast started again has a new capturer with no history, so a
+// capture that starts it anew before the lock can come never sees the
+// lock. Stopping and starting it in place lost the frames in the old
+// capturer's pipeline each time, most of what the bench scenario still
+// lost. So the capture hands the screencast over between two CDP sessions
+// of the tab: it starts one on the other session, waits for its first
+// frames, then stops the old one. With hand-overs the bench scenario keeps
+// more of the page's frames than with one screencast, and its longest
+// freeze is shorter (what is left is mostly the page painting late on two
+// busy cores; docs/internals.md, "Chromium's screencast"); the frames both
+// sessions sent while they overlapped are counted as duplicates.
 
 // castRestartAfter is how long a screencast may deliver frames with no pause
 // of castRestartGap before the capture restarts it: under the second of steady
@@ -81,9 +79,8 @@ const handoffWait = 250 * time.Millisecond
 // handoffFrames is how many frames of the new screencast a hand-over waits
 // for before it stops the old one. Its first is the current picture, sent
 // at once; the second is drawn by the new capturer in its stride. Stopping
-// the old one after the second left shorter gaps (bench run, alternating,
-// 3 runs each: longest freeze 67, 83 and 100 ms against 133, 100 and 117;
-// coverage 0.984 against 0.982), for twice the duplicates (43-50 a run).
+// the old one after the second left shorter gaps with clapper bench run,
+// for twice the duplicates (docs/internals.md).
 const handoffFrames = 2
 
 // secondRefusals is how many hand-overs running the tab's second session
@@ -171,8 +168,8 @@ func (c *Capture) castCtx(i int) (context.Context, error) {
 // running. The two overlap, so no frame is lost; a frame both send has the
 // same source time and is counted a duplicate once. Without a second
 // session (it could not be attached) it restarts the screencast in place:
-// two round trips, and about 1.6 frames lost (measured: 24 to 32 in 16
-// restarts on the bench scenario). A start the other session refuses
+// two round trips, and the frames in the old capturer's pipeline lost. A
+// start the other session refuses
 // leaves the running screencast as it is (a navigation swapping the page
 // refuses starts for a moment: a hand-over once ended a bench run's
 // capture this way); after secondRefusals running, restarts are in place.

@@ -13,13 +13,12 @@ import (
 )
 
 // DefaultSettleWait bounds how long Settle waits for the screencast frame
-// it asked for before it takes a screenshot instead. Measured here (2
-// cores, 1280x720): on a page already shown the frame arrives 8 to 45 ms
-// after the request, but right after a goto the page's first frames came
-// 330 ms after the step ended on the loaded machine (a bound of 300 ms
-// missed them and the screenshot then took 370 ms). Waiting costs no
-// frames (the screencast runs meanwhile) where a screenshot freezes it,
-// so the bound is generous.
+// it asked for before it takes a screenshot instead. On a page already
+// shown the frame comes within a few frames of the request, but right
+// after a goto the page's first frames can come some hundreds of
+// milliseconds after the step ended on a loaded machine, and a screenshot
+// then takes as long. Waiting costs no frames (the screencast runs
+// meanwhile) where a screenshot freezes it, so the bound is generous.
 const DefaultSettleWait = time.Second
 
 // settleInterval is one frame at 60 Hz: a screencast frame's source time
@@ -45,12 +44,11 @@ const settleInterval = 16667 * time.Microsecond
 // a screencast frame begun after the request: an ordinary screencast
 // frame, accounted as any other; the screenshot only when none arrives.
 //
-// Why the screenshot stays the default: the two measure alike (clapper
-// bench run, 1280x720, 2 cores, five runs each, screencast restarted:
-// longest freeze 117 ms by frame and 100 ms by screenshot, coverage 0.948
-// and 0.953). The 250-283 ms stall about a second after the first
-// highlight that once decided it was Chromium's capturer locking onto one
-// region (restart.go), and came with screenshots too.
+// Why the screenshot stays the default: the two measure alike with
+// clapper bench run (docs/internals.md, "Chromium's screencast"). The
+// stall about a second after the first highlight that once decided it was
+// Chromium's capturer locking onto one region (restart.go), and came with
+// screenshots too.
 //
 // A step that started a navigation of the main frame (a press of Enter
 // in a form, a click on a link) has nothing to settle: the new document is
@@ -117,8 +115,8 @@ var errNavigated = errors.New("the page navigated during the settled screenshot"
 // main frame begins to load another document (a step that submits a form
 // or follows a link starts the navigation after it returns). A screenshot
 // caught by a navigation fails ("not attached to an active page") or is
-// never answered: measured on the quickstart's press of Enter, 6 of 6
-// failed, one after its 10 s bound, which held the whole run.
+// never answered: on the quickstart's press of Enter each one failed,
+// some only at their bound, which held the whole run.
 //
 // The navigation is told by the time of its events, not by a wake-up
 // alone: its first events can come before settleShot begins (a wake-up

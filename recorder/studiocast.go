@@ -25,13 +25,11 @@ import (
 // all of it before the page may run on. With the screencast on beside the
 // pump, a begin-frame without a screenshot returns as soon as the frame is
 // drawn, and the screencast encodes that frame's picture on a worker
-// thread and sends it on its own, while the pump makes the next frame.
-// Measured on chromium-headless-shell 156 (bench page, 180 frames, medians
-// of 3, this 2-core machine), per frame: 1280x720 19.1 ms with the
-// screenshot, 17.2 ms from the screencast; 1920x1080 33.5 and 24.2 ms;
-// 1280x720 at scale 2 67.6 and 45.9 ms. Waiting for each picture before
-// the next begin-frame loses most of that (20.0, 37.5 and 63.1 ms), so the
-// pump runs one frame ahead of the pictures (castAhead).
+// thread and sends it on its own, while the pump makes the next frame: a
+// frame costs less that way, the more the larger the picture
+// (docs/internals.md, "Studio capture"). Waiting for each picture before
+// the next begin-frame loses most of that, so the pump runs one frame
+// ahead of the pictures (castAhead).
 //
 // Each begin-frame that reports damage is answered by one screencast
 // picture. The pictures do not always come in the frames' order: the
@@ -42,20 +40,19 @@ import (
 // Chromium 156 sets one of two ways (measured on chromium-headless-shell):
 //   - the time the frame was to be shown: the begin-frame's frameTimeTicks
 //     plus one interval, to the microsecond, which names its frame. At
-//     scale 1, 59 pictures in 60 were stamped so.
+//     scale 1, nearly every picture was stamped so.
 //   - a time on the host's clock. At scale 2, every picture was stamped
 //     so. Such a stamp does not name a frame: it can fall within the
 //     begin-frame of the frame after, or before the frame's own was sent
-//     (a rule that took it for the capture time put 39 to 52 of 180
-//     pictures out of order under load). But these stamps increase in
+//     (a rule that took it for the capture time put pictures out of
+//     order under load). But these stamps increase in
 //     the frames' order.
 // A picture whose stamp names an awaiting frame's time goes to it. Any
 // other is held until as many pictures are held as frames await one, and
 // then the held ones go to those frames, oldest frame first, in the order
-// of their stamps (outbox.picture). Measured under a CPU hog, 3 runs each
-// of 3 s of the bench page at 1280x720, 1920x1080 and 1280x720 at scale 2:
-// at scale 1, 59 or 60 pictures in 60 went by their frame times and the
-// rest by order; at scale 2 all by order; none out of order.
+// of their stamps (outbox.picture). Under a CPU hog, at scale 1 nearly
+// every picture went by its frame time and the rest by order, at scale 2
+// all by order, and none out of order (docs/internals.md).
 //
 // After the capture starts, a new document comes in, or the session draws
 // outside the pump (VirtualTime.Disturb), the pump is careful for a few
@@ -431,8 +428,8 @@ func (p *pump) pictureOrShot(bf headlessexperimental.BeginFrameParams, wait time
 	return true
 }
 
-// carefulWait bounds pictureOrShot's wait: a picture comes 5 to 30 ms
-// after its frame here, a few hundred under load.
+// carefulWait bounds pictureOrShot's wait: a picture comes within a few
+// frames of its frame, a few hundred milliseconds under load.
 const carefulWait = time.Second
 
 // awaitPictures waits until at most n drawn frames await their pictures.

@@ -18,8 +18,8 @@ import (
 // by the budgets granted to that tab. Blink's animation clock reads that
 // time between frames, and the begin-frame's frameTimeTicks at each
 // frame; the two must be the same clock, or CSS animations and
-// transitions step by the difference (measured: a box animated at
-// 150 px/s filmed at 53-130 px/s when frame times were the take's
+// transitions step by the difference (a box animated at a steady speed
+// was filmed moving slower and unevenly when frame times were the take's
 // origin plus take time). So frame times are the tab's base plus what
 // was granted to it, which is not the take time once a tab has been
 // filmed, left and filmed again.

@@ -100,7 +100,8 @@ func tooDeep(src []byte, max int) (line, col int) {
 
 // maxExpandedNodes bounds a file's YAML nodes with every alias counted as
 // the nodes it stands for: aliases of lists of aliases multiply (six
-// levels of ten made validate take 40 s), and a script of hundreds of
+// levels of ten stand for a million nodes, and validating them took
+// tens of seconds), and a script of hundreds of
 // steps has a few thousand nodes.
 const maxExpandedNodes = 200_000
 

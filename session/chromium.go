@@ -54,9 +54,9 @@ func FindChromium(path string) (string, error) {
 // disabledFeatures are the Chromium features an owned browser runs
 // without. The omnibox popups are web pages of Chromium's own that a
 // browser preloads about a second after it starts, in renderers of their
-// own: on two cores their start took the CPU from the filmed page
-// (measured: a freeze of 250-300 ms in most live takes, about two seconds
-// in; none in 5 takes without them). Names Chromium does not know are
+// own: on two cores their start took the CPU from the filmed page and
+// froze live takes, which it no longer does without them
+// (docs/internals.md). Names Chromium does not know are
 // ignored, so the list holds across versions.
 func disabledFeatures() []string {
 	return []string{"Translate", "MediaRouter", "OptimizationHints", "DialMediaRouteProvider",

@@ -49,9 +49,9 @@ func (j *Journal) send(ctx context.Context, p *pace, r timeline.Receipt, do func
 		// Input lands between the same two frames each run. A pointer
 		// move is taken at the page's next animation frame and answered
 		// at once or within two frames: the pump makes those frames as
-		// soon as the move is on its way, then waits for the answer (on
-		// the product tour, holding after one frame took 6.4 s against
-		// 5.0 s, after two 4.7 s).
+		// soon as the move is on its way, then waits for the answer
+		// (holding for one frame only made the product tour slower:
+		// docs/internals.md).
 		if r.Kind == timeline.InputMove {
 			done = v.BusyFrames(2)
 		} else {

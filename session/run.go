@@ -487,7 +487,7 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 			if st.Traits.ChangesPage && !nextChangesPage(r.s.Steps, i) && r.capture != nil && r.filmed != nil && rec.Tab == r.filmed.Name && r.refusal(r.filmed, false) == nil {
 				// The screencast may miss the last change of a burst:
 				// before a still moment, take the settled page as a frame
-				// of its own (a screenshot costs ~0.3 s here, so not
+				// of its own (a screenshot takes a while, so not
 				// between steps that change the page anyway).
 				if serr := r.capture.Settle(rec.Start); serr != nil {
 					r.logf("step %d (%s): settle frame: %v", i+1, st.Kind, serr)
