@@ -35,7 +35,8 @@ var arrows = map[string][]string{
 	"internal/exit":      {},
 	"host":               {"session", "leases", "scripts", "timeline", "internal/exit", "internal/ownerlock"},
 	"film":               {"bundle", "compare", "compositor", "host", "internal/exit", "internal/ownerlock", "recorder", "scripts", "session", "timeline", "viewer"},
-	"cmd/clapper":        {"film", "host", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
+	"suite":              {"film", "bundle", "internal/exit", "scripts", "session", "timeline"},
+	"cmd/clapper":        {"suite", "film", "host", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.
@@ -43,7 +44,7 @@ var speaksCDP = []string{"session", "recorder"}
 
 // drivesSessions are the packages that reach chromedp only through session
 // (they run scripts or host a browser; none imports chromedp itself).
-var drivesSessions = []string{"cmd/clapper", "film", "host"}
+var drivesSessions = []string{"cmd/clapper", "film", "host", "suite"}
 
 // TestImportArrows keeps the package arrows true: each package imports
 // only the module's packages its row allows, and only session and the
