@@ -10,7 +10,7 @@ import (
 func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
-		Usage: "run a script: the take goes to DIR/take/, videos to DIR/",
+		Usage: "run a script (the take goes to DIR/take/, videos to DIR/), or a suite of them",
 		Description: "Films SCRIPT in a Chromium clapper launches (with --browser, in a tab of its own of a shared browser) and renders\n" +
 			"its videos. The take goes to DIR/take/ and the videos to DIR/ (default out/<script file name>); --view also writes\n" +
 			"DIR/report.html, and --baseline compares the take with an approved one. A run that renders a video films in studio\n" +
