@@ -39,7 +39,8 @@ var arrows = map[string][]string{
 	"internal/doctor":    {"compositor", "host", "session"},
 	"internal/starter":   {"scripts", "internal/exit"},
 	"internal/buildinfo": {},
-	"cmd/clapper":        {"film", "host", "internal/bench", "internal/buildinfo", "internal/doctor", "internal/starter", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
+	"suite":              {"film", "bundle", "internal/exit", "scripts", "session", "timeline"},
+	"cmd/clapper":        {"suite", "film", "host", "internal/bench", "internal/buildinfo", "internal/doctor", "internal/starter", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.
@@ -47,7 +48,7 @@ var speaksCDP = []string{"session", "recorder"}
 
 // drivesSessions are the packages that reach chromedp only through session
 // (they run scripts or host a browser; none imports chromedp itself).
-var drivesSessions = []string{"cmd/clapper", "film", "host", "internal/bench", "internal/doctor"}
+var drivesSessions = []string{"cmd/clapper", "film", "host", "internal/bench", "internal/doctor", "suite"}
 
 // TestImportArrows keeps the package arrows true: each package imports
 // only the module's packages its row allows, and only session and the

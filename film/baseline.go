@@ -85,15 +85,15 @@ func compareBaseline(ctx context.Context, b Baseline, takeDir, out string, passe
 	}
 	report := filepath.Join(out, "diff.html")
 	if err := viewer.WriteDiffReport(report, old, tk, res); err != nil {
-		fmt.Fprintf(os.Stderr, "clapper: the comparison's report was not written: %v\n", err)
+		ui.Warnf("the comparison's report was not written: %v", err)
 	} else {
 		ui.Printf("report: %s\n", report)
 	}
 	if w := ScriptWarning(old.Timeline, tk.Timeline); w != "" {
-		fmt.Fprintln(os.Stderr, "clapper: warning: "+w)
+		ui.Warnf("warning: %s", w)
 	}
-	fmt.Fprintf(os.Stdout, "compared with %s:\n", b.Path)
-	PrintDiff(os.Stdout, res)
+	ui.Printf("compared with %s:\n", b.Path)
+	PrintDiff(ui.out, res)
 	if b.Update {
 		return updateBaseline(ctx, b.Path, takeDir, passed, ui)
 	}
@@ -108,7 +108,7 @@ func compareBaseline(ctx context.Context, b Baseline, takeDir, out string, passe
 // run's take is not made a baseline.
 func updateBaseline(ctx context.Context, path, takeDir string, passed bool, ui *UI) error {
 	if !passed {
-		fmt.Fprintf(os.Stderr, "clapper: the run failed: the baseline %s is left as it was\n", path)
+		ui.Warnf("the run failed: the baseline %s is left as it was", path)
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -84,9 +84,13 @@ func FolderInUse(dir string) (ownerlock.Owner, bool) {
 // LoadScript parses a script (headed: as --headed says), printing its
 // errors and returning them as a usage exit.
 func LoadScript(path string, env map[string]string, headed bool, dir string) (*scripts.Script, error) {
+	return loadScript(path, env, headed, dir, os.Stderr)
+}
+
+func loadScript(path string, env map[string]string, headed bool, dir string, errw io.Writer) (*scripts.Script, error) {
 	s, err := scripts.Load(path, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv, Headed: headed, Dir: dir})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(errw, err)
 		return nil, &exit.Error{Code: exit.Usage, Err: &exit.Quiet{Err: err}}
 	}
 	return s, nil
@@ -101,12 +105,41 @@ func DefaultOut(script string) string {
 // code): a script or usage error before anything launched (2), a failed
 // step, capture, render or comparison (1).
 func Run(ctx context.Context, o Options) error {
-	s, err := LoadScript(o.Script, o.Env, o.Headed, o.ScriptDir)
+	_, err := Film(ctx, o)
+	return err
+}
+
+// Result is what a run made: where, and how it went.
+type Result struct {
+	// Out is the output folder, TakeDir the take's folder in it.
+	Out, TakeDir string
+	// Timeline is the take's record; nil when the run ended before it
+	// filmed anything.
+	Timeline *timeline.Timeline
+	// Failed is the step that failed the run, nil when none did.
+	Failed *session.StepFailure
+	// Videos are the videos rendered (their paths); Report the take's
+	// report when one was written.
+	Videos []string
+	Report string
+}
+
+// Film is Run, also returning what the run made (nil when it stopped
+// before its output folder was made).
+func Film(ctx context.Context, o Options) (*Result, error) {
+	ui := o.UI
+	if ui == nil {
+		ui = NewUI(false)
+	}
+	if o.Silent {
+		ui.out = io.Discard
+	}
+	s, err := loadScript(o.Script, o.Env, o.Headed, o.ScriptDir, ui.errw)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkBaseline(o.Baseline); err != nil {
-		return err
+		return nil, err
 	}
 	out := o.Out
 	if out == "" {
@@ -117,48 +150,48 @@ func Run(ctx context.Context, o Options) error {
 	settings, err := RenderSettings(rc, RenderFlags{FFmpeg: o.FFmpeg})
 	if err != nil {
 		err = OutputError(o.Script, s, err)
-		fmt.Fprintln(os.Stderr, err)
-		return &exit.Error{Code: exit.Usage, Err: &exit.Quiet{Err: err}}
+		ui.Errorln(err.Error())
+		return nil, &exit.Error{Code: exit.Usage, Err: &exit.Quiet{Err: err}}
 	}
 	attach, leased, err := host.Resolve(s, o.Shared)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if o.Capture != "" && o.Capture != scripts.CaptureLive && o.Capture != scripts.CaptureStudio {
-		return exit.Usagef("--capture %q: use live or studio", o.Capture)
+		return nil, exit.Usagef("--capture %q: use live or studio", o.Capture)
 	}
 	shell, shellErr := session.FindShell(o.Shell)
 	ask := session.AskOf(s, session.CaptureAsk{Flag: o.Capture, Attach: attach != "", Chromium: o.Chromium != "",
 		Video: !o.NoVideo && len(s.Output.Video) > 0})
 	choice, err := session.ChooseCapture(ask, shell, shellErr)
 	if err != nil {
-		return &exit.Error{Code: exit.Failed, Err: err}
+		return nil, &exit.Error{Code: exit.Failed, Err: err}
 	}
 	if choice.Note != "" {
-		fmt.Fprintln(os.Stderr, "clapper: "+choice.Note)
+		ui.Warnf("%s", choice.Note)
 	}
 	needs := needsOf(s, o, settings.FFmpeg)
 	if choice.Mode == scripts.CaptureStudio {
 		needs.chromium = choice.Shell // the shell is what launches
 	}
 	if err := preflight(needs, os.Geteuid(), FindChromium, LookFFmpeg); err != nil {
-		return err
+		return nil, err
 	}
 	// One writer per take: the run holds its output folder for its whole
 	// life, and a second run given the same folder is refused before
 	// anything launches.
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("create output folder: %w", err)
+		return nil, fmt.Errorf("create output folder: %w", err)
 	}
 	lock, stale, err := ownerlock.Acquire(filepath.Join(out, LockFile), "clapper run "+o.Script)
 	var held *ownerlock.HeldError
 	switch {
 	case errors.As(err, &held):
-		return exit.Usagef("output folder %s is in use by %s: wait for it to end, or pass another -o", out, held.Owner)
+		return nil, exit.Usagef("output folder %s is in use by %s: wait for it to end, or pass another -o", out, held.Owner)
 	case err != nil:
-		return err
+		return nil, err
 	case stale != nil:
-		fmt.Fprintf(os.Stderr, "clapper: took over %s from %s, which is gone\n", out, stale)
+		ui.Warnf("took over %s from %s, which is gone", out, stale)
 	}
 	defer lock.Release()
 	// What killed runs left in the temporary folder goes (the browser's
@@ -167,17 +200,10 @@ func Run(ctx context.Context, o Options) error {
 	bundle.SweepTemp(os.TempDir())
 	takeDir := filepath.Join(out, "take")
 	if err := os.MkdirAll(takeDir, 0o755); err != nil {
-		return fmt.Errorf("create output folder: %w", err)
+		return nil, fmt.Errorf("create output folder: %w", err)
 	}
 	if err := compositor.WriteRenderConfig(takeDir, rc); err != nil {
-		return err
-	}
-	ui := o.UI
-	if ui == nil {
-		ui = NewUI(false)
-	}
-	if o.Silent {
-		ui.out = io.Discard
+		return nil, err
 	}
 	started := time.Now()
 	var early *earlyRender
@@ -197,15 +223,16 @@ func Run(ctx context.Context, o Options) error {
 	cache := early.finish()
 	if runErr != nil && res == nil {
 		if errors.Is(runErr, session.ErrRootNeedsNoSandbox) {
-			return exit.Usagef("%w", runErr)
+			return nil, exit.Usagef("%w", runErr)
 		}
-		return fmt.Errorf("run %s: %w", o.Script, runErr)
+		return &Result{Out: out, TakeDir: takeDir}, fmt.Errorf("run %s: %w", o.Script, runErr)
 	}
 	tl := res.Timeline
+	r := &Result{Out: out, TakeDir: takeDir, Timeline: tl, Failed: res.Failed}
 	ui.Printf("take: %s (%.1fs, %d frames, run took %.1fs)\n", takeDir, time.Duration(tl.End-tl.Start).Seconds(), tl.Capture.Frames.Delivered, time.Since(started).Seconds())
 	if line := timeline.OptionalFailures(tl); line != "" && !o.Silent {
 		// Said even with --quiet: the run passes, but not everything did.
-		fmt.Fprintln(os.Stderr, "clapper: "+line)
+		ui.Warnf("%s", line)
 	}
 	if o.JUnit != "" {
 		x, err := timeline.JUnit(tl)
@@ -213,11 +240,11 @@ func Run(ctx context.Context, o Options) error {
 			err = os.WriteFile(o.JUnit, x, 0o644)
 		}
 		if err != nil {
-			return fmt.Errorf("write JUnit report: %w", err)
+			return r, fmt.Errorf("write JUnit report: %w", err)
 		}
 	}
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return r, ctx.Err()
 	}
 	// The video is made up to the point reached, even when a step failed.
 	var renderErr error
@@ -225,26 +252,35 @@ func Run(ctx context.Context, o Options) error {
 		renderErr = RenderOutputsCached(ctx, takeDir, takeDir, out, s.Output.Video, settings, ui, cache)
 		if renderErr == nil {
 			early.used()
+			for _, v := range s.Output.Video {
+				if !filepath.IsAbs(v) {
+					v = filepath.Join(out, v)
+				}
+				r.Videos = append(r.Videos, v)
+			}
 		}
 	}
 	viewErr := afterRun(ctx, takeDir, out, o.View, ui)
+	if o.View && viewErr == nil {
+		r.Report = filepath.Join(out, "report.html")
+	}
 	passed := res.Failed == nil && (tl.Capture.EndReason == "stopped" || tl.Capture.EndReason == "")
 	diffErr := compareBaseline(ctx, o.Baseline, takeDir, out, passed, ui)
 	switch {
 	case res.Failed != nil:
-		fmt.Fprintln(os.Stderr, res.Failed.Error())
-		fmt.Fprintln(os.Stderr, viewHint(takeDir, out, o.View && viewErr == nil))
-		return &exit.Error{Code: exit.Failed, Err: &exit.Quiet{Err: res.Failed}}
+		ui.Errorln(res.Failed.Error())
+		ui.Errorln(viewHint(takeDir, out, o.View && viewErr == nil))
+		return r, &exit.Error{Code: exit.Failed, Err: &exit.Quiet{Err: res.Failed}}
 	case tl.Capture.EndReason != "stopped" && tl.Capture.EndReason != "":
-		return &exit.Error{Code: exit.Failed, Err: fmt.Errorf("capture ended early: %s (the take so far is in %s)", tl.Capture.EndReason, takeDir)}
+		return r, &exit.Error{Code: exit.Failed, Err: fmt.Errorf("capture ended early: %s (the take so far is in %s)", tl.Capture.EndReason, takeDir)}
 	}
 	if renderErr != nil {
-		return renderErr
+		return r, renderErr
 	}
 	if diffErr != nil {
-		return diffErr
+		return r, diffErr
 	}
-	return viewErr
+	return r, viewErr
 }
 
 // RenderEarly decides whether a run renders its video while capturing:

@@ -108,7 +108,7 @@ func RenderOutputsCached(ctx context.Context, takeDir, shown, outDir string, out
 		return fmt.Errorf("the take %s has no frames to render", shown)
 	}
 	if r := tk.Timeline.Recovered; r != nil {
-		fmt.Fprintf(os.Stderr, "clapper: the take %s was recovered (%s): the video ends where its run did\n", shown, r.Reason)
+		ui.Warnf("the take %s was recovered (%s): the video ends where its run did", shown, r.Reason)
 	}
 	paths := make([]string, len(outs))
 	for i, o := range outs {

@@ -21,15 +21,40 @@ type UI struct {
 	mu    sync.Mutex
 	tty   bool
 	quiet bool
-	out   io.Writer
-	log   io.Writer
-	p     *mpb.Progress
-	steps *mpb.Bar
-	what  atomic.Value // string: the running step, shown beside the bar
+	out   io.Writer // results (standard output)
+	log   io.Writer // progress and log lines
+	errw  io.Writer // what is said even when quiet: failures, warnings
+	// onStep, when set, is told of each step as well (a suite's display).
+	onStep func(session.Progress)
+	p      *mpb.Progress
+	steps  *mpb.Bar
+	what   atomic.Value // string: the running step, shown beside the bar
 }
 
 func NewUI(quiet bool) *UI {
-	return &UI{tty: term.IsTerminal(int(os.Stderr.Fd())), quiet: quiet, out: os.Stdout, log: os.Stderr}
+	return &UI{tty: term.IsTerminal(int(os.Stderr.Fd())), quiet: quiet, out: os.Stdout, log: os.Stderr, errw: os.Stderr}
+}
+
+// NewLogUI writes everything a run says to w, as timestamped lines with
+// no bars (a suite keeps each script's in its folder), and tells onStep
+// (may be nil) of each step.
+func NewLogUI(w io.Writer, onStep func(session.Progress)) *UI {
+	return &UI{out: w, log: w, errw: w, onStep: onStep}
+}
+
+// Warnf writes a line that is said even when quiet ("clapper: " and the
+// message).
+func (u *UI) Warnf(format string, args ...any) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	fmt.Fprintf(u.errw, "clapper: "+format+"\n", args...)
+}
+
+// Errorln writes an error's whole text, as it is, even when quiet.
+func (u *UI) Errorln(s string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	fmt.Fprintln(u.errw, s)
 }
 
 // logf writes a quiet log line (not on a terminal while bars are drawn).
@@ -50,6 +75,9 @@ func (u *UI) Printf(format string, args ...any) { fmt.Fprintf(u.out, format, arg
 
 // step reports a run's progress; called from the run goroutine.
 func (u *UI) Step(p session.Progress) {
+	if u.onStep != nil {
+		u.onStep(p)
+	}
 	if u.quiet {
 		return
 	}

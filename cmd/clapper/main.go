@@ -52,7 +52,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{
 			runCommand(), validateCommand(), schemaCommand(), inspectCommand(), renderCommand(), recoverCommand(), benchCommand(), doctorCommand(), newCommand(),
 			browserCommand(), leasesCommand(), releaseCommand(),
-			verifyCommand(), packCommand(), unpackCommand(), viewCommand(), diffCommand(), replayCommand(),
+			verifyCommand(), packCommand(), unpackCommand(), viewCommand(), diffCommand(), replayCommand(), mergeCommand(),
 		},
 		HideHelpCommand: true,
 		// An argument that is no command is a usage error (exit 2).

@@ -10,14 +10,18 @@ import (
 func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
-		Usage: "run a script: the take goes to DIR/take/, videos to DIR/",
+		Usage: "run a script (the take goes to DIR/take/, videos to DIR/), or a suite of them",
 		Description: "Films SCRIPT in a Chromium clapper launches (with --browser, in a tab of its own of a shared browser) and renders\n" +
 			"its videos. The take goes to DIR/take/ and the videos to DIR/ (default out/<script file name>); --view also writes\n" +
 			"DIR/report.html, and --baseline compares the take with an approved one. A run that renders a video films in studio\n" +
 			"capture, one with --no-video films live; --capture chooses. Exit 0 when every step passed, 1 when a step or\n" +
 			"expectation failed (the take and the video up to it are kept), 2 for a usage or script error.\n" +
-			"Example: clapper run samples/quickstart.yaml -o out/quickstart",
-		ArgsUsage: "SCRIPT",
+			"Given several scripts or a folder (its .yaml scripts, not the parts they include), run films a suite: each script\n" +
+			"into DIR/<its path without .yaml>/ (DIR defaults to out), --workers at once, and writes DIR/suite.json,\n" +
+			"DIR/index.html (failures first) and, with --junit, one JUnit file; exit 1 when any script failed.\n" +
+			"Example: clapper run samples/quickstart.yaml -o out/quickstart\n" +
+			"Example: clapper run samples/ -o out/all --junit out/all/junit.xml",
+		ArgsUsage: "SCRIPT...",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output folder (default out/<script file name>)"},
 			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
@@ -34,14 +38,24 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "headed", Usage: "show the browser's window (needed by handoff steps), whatever the script says"},
 			&cli.StringFlag{Name: "baseline", Usage: "compare the take with this one (folder or .clap) step by step when the run ends, as clapper diff does; exit 1 when they differ"},
 			&cli.BoolFlag{Name: "update", Usage: "with --baseline: make the new take the baseline (when the run passed), whatever the comparison says"},
-		}, append(sharedRunFlags(), compareFlags()...)...),
+		}, append(append(sharedRunFlags(), compareFlags()...), suiteFlags()...)...),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErr("run takes one script, e.g. clapper run samples/quickstart.yaml")
+			if c.NArg() < 1 {
+				return usageErr("run takes a script (or several, or folders of them), e.g. clapper run samples/quickstart.yaml")
 			}
 			env, err := parseEnv(c.StringSlice("env"))
 			if err != nil {
 				return err
+			}
+			o := film.Options{
+				Out: c.String("out"), NoSandbox: c.Bool("no-sandbox"),
+				Chromium: c.String("chromium"), Env: env, NoVideo: c.Bool("no-video"), Early: onOff(c, "render-while-capturing"), UI: film.NewUI(c.Bool("quiet")), JUnit: c.String("junit"),
+				FFmpeg: c.String("ffmpeg"), Shared: sharedFlagsOf(c), View: c.Bool("view"), Headed: c.Bool("headed"),
+				Capture: c.String("capture"), Shell: c.String("chromium-shell"),
+				Tool: "clapper " + version, Revision: revision,
+			}
+			if isSuite(c) {
+				return runSuite(c, o)
 			}
 			if c.Bool("update") && c.String("baseline") == "" {
 				return usageErr("--update needs --baseline, the take to replace, e.g. --baseline baselines/quickstart.clap --update")
@@ -50,14 +64,9 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return film.Run(c.Context, film.Options{
-				Script: c.Args().First(), Out: c.String("out"), NoSandbox: c.Bool("no-sandbox"),
-				Chromium: c.String("chromium"), Env: env, NoVideo: c.Bool("no-video"), Early: onOff(c, "render-while-capturing"), UI: film.NewUI(c.Bool("quiet")), JUnit: c.String("junit"),
-				FFmpeg: c.String("ffmpeg"), Shared: sharedFlagsOf(c), View: c.Bool("view"), Headed: c.Bool("headed"),
-				Capture: c.String("capture"), Shell: c.String("chromium-shell"),
-				Baseline: film.Baseline{Path: c.String("baseline"), Update: c.Bool("update"), Diff: diff},
-				Tool:     "clapper " + version, Revision: revision,
-			})
+			o.Script = c.Args().First()
+			o.Baseline = film.Baseline{Path: c.String("baseline"), Update: c.Bool("update"), Diff: diff}
+			return film.Run(c.Context, o)
 		},
 	}
 }

@@ -1,0 +1,308 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clapper-dev/clapper/film"
+	"github.com/clapper-dev/clapper/internal/exit"
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/session"
+)
+
+// Options are a suite's: clapper run's with more than one script.
+type Options struct {
+	// Args are the scripts and folders given.
+	Args []string
+	// Out is the suite's output folder (default "out").
+	Out string
+	// Workers films that many scripts at once (0: DefaultWorkers).
+	Workers int
+	// Shard is the part of the suite to film (zero: all).
+	Shard Shard
+	// Balance, when set, is a previous suite's summary whose durations
+	// balance the shards.
+	Balance string
+	// Retries re-films a failed script up to that many times.
+	Retries int
+	// JUnit, when set, is where the suite's one JUnit file goes.
+	JUnit string
+	// Film is the template of every script's run options (sandbox,
+	// executables, env, capture); Script, Out and UI are set per script.
+	Film film.Options
+	// Display shows the suite's progress (nil: nothing).
+	Display Display
+}
+
+// Display shows a suite as it goes. Its methods are called from the
+// workers' goroutines.
+type Display interface {
+	// Started: worker w films script (attempt from 1).
+	Started(w int, script string, attempt int)
+	// Step: worker w's run reached a step.
+	Step(w int, p session.Progress)
+	// Finished: worker w is done with a script.
+	Finished(w int, e Entry)
+}
+
+// Run films the suite and writes its summary, index and JUnit file. It
+// refuses, before anything launches, a suite with a script that does not
+// load (each error printed with its file:line:col). The summary is
+// returned even when scripts failed; the error is for the suite itself.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	all, err := Expand(o.Args)
+	if err != nil {
+		return nil, exit.Usagef("%v", err)
+	}
+	// Every script is loaded before anything launches: one bad script
+	// stops the suite here, with every error said.
+	included := map[string]bool{}
+	names := map[string]string{}
+	bad := 0
+	for _, p := range all {
+		s, err := scripts.Load(p, scripts.LoadOptions{Env: o.Film.Env, LookupEnv: os.LookupEnv, Headed: o.Film.Headed})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			bad++
+			continue
+		}
+		names[p] = s.Name
+		for _, st := range s.Steps {
+			if st.Pos.File != "" && st.Pos.File != p {
+				if abs, err := filepath.Abs(st.Pos.File); err == nil {
+					included[abs] = true
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		return nil, &exit.Error{Code: exit.Usage, Err: &exit.Quiet{Err: fmt.Errorf("%d of %d scripts do not load: nothing was filmed", bad, len(all))}}
+	}
+	all = Exclude(all, included)
+	var durations map[string]time.Duration
+	if o.Balance != "" {
+		prev, err := ReadSummary(o.Balance)
+		if err != nil {
+			return nil, exit.Usagef("--balance: %v", err)
+		}
+		durations = prev.Durations()
+	}
+	keyOf := func(p string) string { return filepath.ToSlash(OutDir(p, wd)) }
+	plan := Plan(all, o.Shard, keyOf, durations)
+	out := o.Out
+	if out == "" {
+		out = "out"
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("create output folder: %w", err)
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers()
+	}
+	workers = min(workers, max(1, len(plan)))
+	sum := &Summary{Tool: o.Film.Tool, Started: time.Now().UTC().Truncate(time.Millisecond), Workers: workers, Scripts: make([]Entry, len(plan))}
+	if !o.Shard.Whole() {
+		sh := o.Shard
+		sum.Shard = &sh
+	}
+	started := time.Now()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 1; w <= workers; w++ {
+		wg.Add(1)
+		go func() { // owned by Run, which waits for it
+			defer wg.Done()
+			for i := range next {
+				sum.Scripts[i] = filmOne(ctx, o, w, plan[i], keyOf(plan[i]), names[plan[i]], out)
+			}
+		}()
+	}
+feed:
+	for i := range plan {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			// The rest are not started: each is said interrupted.
+			for j := i; j < len(plan); j++ {
+				sum.Scripts[j] = Entry{Script: plan[j], Dir: keyOf(plan[j]), Name: names[plan[j]], Status: Interrupted, Exit: exit.Failed, Error: "not started: the suite was stopped", Attempts: []Attempt{}}
+			}
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	sum.WallMs = time.Since(started).Milliseconds()
+	// Listed by output folder, whatever order they were filmed in, so
+	// that a merge of the shards lists them as the whole suite does.
+	slices.SortStableFunc(sum.Scripts, func(a, b Entry) int { return strings.Compare(a.Dir, b.Dir) })
+	sum.Count()
+	if err := Publish(sum, out, o.JUnit); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// Publish writes a summary's suite.json and index.html in out, and its
+// JUnit file when junit is set.
+func Publish(sum *Summary, out, junit string) error {
+	if err := sum.Write(out); err != nil {
+		return fmt.Errorf("write the suite's summary: %w", err)
+	}
+	if err := WriteIndex(filepath.Join(out, IndexFile), sum, out); err != nil {
+		return fmt.Errorf("write the suite's index: %w", err)
+	}
+	if junit != "" {
+		x, err := sum.JUnit(out)
+		if err == nil {
+			err = os.WriteFile(junit, x, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("write JUnit report: %w", err)
+		}
+	}
+	return nil
+}
+
+// filmOne films one script, again on failure up to o.Retries times.
+func filmOne(ctx context.Context, o Options, w int, script, key, name, out string) Entry {
+	e := Entry{Script: script, Dir: key, Name: name, Attempts: []Attempt{}}
+	began := time.Now()
+	for attempt := 1; attempt <= 1+max(0, o.Retries); attempt++ {
+		dir := key
+		if attempt > 1 {
+			dir = filepath.ToSlash(filepath.Join(key, fmt.Sprintf("retry-%d", attempt-1)))
+		}
+		if o.Display != nil {
+			o.Display.Started(w, script, attempt)
+		}
+		a := filmAttempt(ctx, o, w, script, out, dir)
+		a.Attempt.Dir = dir
+		e.Attempts = append(e.Attempts, a.Attempt)
+		e.Status, e.Exit, e.Failure, e.Error = a.Status, a.exit, a.failure, a.Error
+		e.Take, e.Report, e.Videos, e.Thumb, e.TakeMs, e.Log = a.take, a.report, a.videos, a.thumb, a.takeMs, path.Join(dir, LogFile)
+		if a.name != "" {
+			e.Name = a.name
+		}
+		if a.Status != Failed || ctx.Err() != nil {
+			break
+		}
+	}
+	if e.Status == Passed && len(e.Attempts) > 1 {
+		e.Status = Flaky
+	}
+	e.DurationMs = time.Since(began).Milliseconds()
+	if o.Display != nil {
+		o.Display.Finished(w, e)
+	}
+	return e
+}
+
+// attempt is what one filming left, paths relative to the suite's folder.
+type attempt struct {
+	Attempt
+	exit                      int
+	failure                   *Failure
+	take, report, thumb, name string
+	videos                    []string
+	takeMs                    int64
+}
+
+// filmAttempt films script into out/rel, its log in run.log there; the
+// paths it returns are relative to out. A panic in
+// the run fails this script, not the suite.
+func filmAttempt(ctx context.Context, o Options, w int, script, out, rel string) (a attempt) {
+	dir := filepath.Join(out, filepath.FromSlash(rel))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		a.Status, a.exit, a.Error = Broken, exit.Failed, err.Error()
+		return a
+	}
+	logf, err := os.Create(filepath.Join(dir, LogFile))
+	if err != nil {
+		a.Status, a.exit, a.Error = Broken, exit.Failed, err.Error()
+		return a
+	}
+	defer logf.Close()
+	fo := o.Film
+	fo.Script, fo.Out, fo.View, fo.JUnit = script, dir, true, ""
+	fo.UI = film.NewLogUI(logf, func(p session.Progress) {
+		if o.Display != nil {
+			o.Display.Step(w, p)
+		}
+	})
+	var res *film.Result
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("clapper broke filming this script: %v\n%s", p, debug.Stack())
+				fmt.Fprintln(logf, err)
+			}
+		}()
+		res, err = film.Film(ctx, fo)
+	}()
+	a.Status, a.exit = outcome(ctx, err)
+	if err != nil {
+		a.Error = err.Error()
+	}
+	if res == nil {
+		return a
+	}
+	a.take = path.Join(rel, "take")
+	if res.Report != "" {
+		a.report = path.Join(rel, "report.html")
+	}
+	for _, v := range res.Videos {
+		if r, err := filepath.Rel(out, v); err == nil && filepath.IsLocal(r) {
+			v = filepath.ToSlash(r)
+		}
+		a.videos = append(a.videos, v)
+	}
+	if tl := res.Timeline; tl != nil {
+		a.name = tl.Name
+		a.takeMs = time.Duration(tl.End - tl.Start).Milliseconds()
+	}
+	if f := res.Failed; f != nil {
+		a.failure = &Failure{Step: f.Index + 1, File: f.Pos.File, Line: f.Pos.Line, Col: f.Pos.Col, Kind: f.Kind, Error: f.Error()}
+		a.Error = ""
+	}
+	if ok, err := writeThumb(filepath.Join(dir, "take"), filepath.Join(dir, ThumbFile)); err == nil && ok {
+		a.thumb = path.Join(rel, ThumbFile)
+	}
+	return a
+}
+
+// LogFile is where a script's run writes what it says, in its folder;
+// ThumbFile the suite's small picture of its last frame.
+const (
+	LogFile   = "run.log"
+	ThumbFile = "thumb.jpg"
+)
+
+// outcome maps a run's error to its status and exit code. Pure.
+func outcome(ctx context.Context, err error) (Status, int) {
+	var ee *exit.Error
+	switch {
+	case err == nil:
+		return Passed, exit.OK
+	case ctx.Err() != nil:
+		return Interrupted, exit.Failed
+	case errors.As(err, &ee) && ee.Code == exit.Usage:
+		return Broken, exit.Usage
+	case errors.As(err, &ee) && ee.Code == exit.Failed:
+		return Failed, exit.Failed
+	}
+	return Broken, exit.Failed
+}

@@ -1,0 +1,298 @@
+package suite
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clapper-dev/clapper/film"
+	"github.com/clapper-dev/clapper/internal/testenv"
+	"github.com/clapper-dev/clapper/session"
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// suiteSite serves /page/NAME (a page titled NAME) and /flaky, which
+// says "down" on its first load and "ready" on every later one, until
+// reset is called.
+func suiteSite(t *testing.T) (url string, reset func()) {
+	var loads atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch {
+		case r.URL.Path == "/flaky":
+			word := "down"
+			if loads.Add(1) > 1 {
+				word = "ready"
+			}
+			fmt.Fprintf(w, "<!doctype html><title>flaky</title><h1>%s</h1>", word)
+		case strings.HasPrefix(r.URL.Path, "/page/"):
+			name := strings.TrimPrefix(r.URL.Path, "/page/")
+			fmt.Fprintf(w, "<!doctype html><title>%s</title><h1>page %s</h1>", name, name)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() { loads.Store(0) }
+}
+
+// sixScripts writes a suite of six: three that pass, two that fail (an
+// expectation, a missing target) and one flaky.
+func sixScripts(t *testing.T) string {
+	dir := t.TempDir()
+	write := func(name, steps string) {
+		body := "name: " + name + "\nsteps:\n" + steps
+		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		write("pass-"+n, "  - goto: ${URL}/page/"+n+"\n  - expect: {text: page "+n+"}\n")
+	}
+	write("fail-expect", "  - goto: ${URL}/page/d\n  - expect: {text: nowhere}\n    timeout: 300ms\n")
+	write("fail-target", "  - goto: ${URL}/page/e\n  - click: \"#missing\"\n    timeout: 300ms\n")
+	write("flaky", "  - goto: ${URL}/flaky\n  - expect: {text: ready}\n    timeout: 300ms\n")
+	return dir
+}
+
+func filmOptions(url string) film.Options {
+	return film.Options{NoSandbox: testenv.NoSandbox(), NoVideo: true, Capture: "live", Env: map[string]string{"URL": url}, Tool: "clapper test"}
+}
+
+func verdicts(s *Summary) map[string]Status {
+	v := map[string]Status{}
+	for _, e := range s.Scripts {
+		v[filepath.Base(e.Dir)] = e.Status
+	}
+	return v
+}
+
+// junitShape is what a JUnit file says but for times and the wording of
+// failures (which check a timeout caught first can vary): each suite with
+// its counts, each case with its name, line and failure type.
+func junitShape(t *testing.T, b []byte) []string {
+	t.Helper()
+	var doc struct {
+		Suites []struct {
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string `xml:"name,attr"`
+				Line    int    `xml:"line,attr"`
+				Failure *struct {
+					Type string `xml:"type,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("JUnit: %v", err)
+	}
+	var out []string
+	for _, s := range doc.Suites {
+		out = append(out, fmt.Sprintf("suite %s: %d tests, %d failures", s.Name, s.Tests, s.Failures))
+		for _, c := range s.Cases {
+			f := ""
+			if c.Failure != nil {
+				f = " failed: " + c.Failure.Type
+			}
+			out = append(out, fmt.Sprintf("  %s (line %d)%s", c.Name, c.Line, f))
+		}
+	}
+	return out
+}
+
+// A suite of six filmed by two workers, and again as three shards of one
+// worker each put back together by Merge: the same verdicts, the same
+// takes, the same JUnit but for the times; no take shows another script's
+// page; the index lists the failures first and links to files that exist.
+func TestSuiteWorkersShardsAndMerge(t *testing.T) {
+	testenv.Need(t, "chromium")
+	url, reset := suiteSite(t)
+	scripts := sixScripts(t)
+	out := t.TempDir()
+	ctx := context.Background()
+
+	whole, err := Run(ctx, Options{Args: []string{scripts}, Out: filepath.Join(out, "whole"), Workers: 2, Retries: 1,
+		JUnit: filepath.Join(out, "whole.xml"), Film: filmOptions(url)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Status{"pass-a": Passed, "pass-b": Passed, "pass-c": Passed, "fail-expect": Failed, "fail-target": Failed, "flaky": Flaky}
+	if got := verdicts(whole); !equalMaps(got, want) {
+		t.Errorf("two workers: %v, want %v", got, want)
+	}
+	if whole.Totals.Line() != "3 passed, 1 flaky, 2 failed (6 scripts)" || whole.Workers != 2 {
+		t.Errorf("totals %q, workers %d", whole.Totals.Line(), whole.Workers)
+	}
+	for _, e := range whole.Scripts {
+		tk, err := timeline.Open(filepath.Join(out, "whole", e.Take))
+		if err != nil {
+			t.Errorf("%s: %v", e.Script, err)
+			continue
+		}
+		own := "/page/" + strings.TrimPrefix(filepath.Base(e.Dir), "pass-")
+		switch filepath.Base(e.Dir) {
+		case "fail-expect":
+			own = "/page/d"
+		case "fail-target":
+			own = "/page/e"
+		case "flaky":
+			own = "/flaky"
+		}
+		for _, b := range tk.Timeline.Boundaries {
+			if b.URL != nil && strings.HasPrefix(*b.URL, "http") && !strings.HasSuffix(*b.URL, own) {
+				t.Errorf("%s's take shows %s", e.Script, *b.URL)
+			}
+		}
+		if (e.Status == Failed) != (e.Failure != nil) || e.Status == Failed && (e.Failure.Line != 5 && e.Failure.Line != 4) {
+			t.Errorf("%s: status %s, failure %+v", e.Script, e.Status, e.Failure)
+		}
+		if e.Status == Flaky && (len(e.Attempts) != 2 || e.Attempts[0].Status != Failed || e.Attempts[1].Dir != e.Dir+"/retry-1") {
+			t.Errorf("flaky attempts: %+v", e.Attempts)
+		}
+	}
+
+	reset() // the flaky page fails once more
+	var parts []string
+	for i := 1; i <= 3; i++ {
+		dir := filepath.Join(out, fmt.Sprintf("shard-%d", i))
+		parts = append(parts, dir)
+		s, err := Run(ctx, Options{Args: []string{scripts}, Out: dir, Workers: 1, Retries: 1, Shard: Shard{i, 3}, Film: filmOptions(url)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Scripts) != 2 || s.Shard == nil || *s.Shard != (Shard{i, 3}) {
+			t.Errorf("shard %d: %d scripts, %v", i, len(s.Scripts), s.Shard)
+		}
+	}
+	merged, err := Merge(ctx, parts, filepath.Join(out, "merged"), filepath.Join(out, "merged.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := verdicts(merged); !equalMaps(got, want) {
+		t.Errorf("merged shards: %v, want %v", got, want)
+	}
+	var a, b []string
+	for i := range whole.Scripts {
+		a = append(a, whole.Scripts[i].Dir)
+		b = append(b, merged.Scripts[i].Dir)
+	}
+	if !slices.Equal(a, b) {
+		t.Errorf("takes: %v against %v", a, b)
+	}
+	wj, _ := os.ReadFile(filepath.Join(out, "whole.xml"))
+	mj, _ := os.ReadFile(filepath.Join(out, "merged.xml"))
+	if w, m := junitShape(t, wj), junitShape(t, mj); !slices.Equal(w, m) || len(w) != 6+6 {
+		t.Errorf("JUnit differs:\n%s\n---\n%s", strings.Join(w, "\n"), strings.Join(m, "\n"))
+	}
+	if _, err := Merge(ctx, []string{parts[0], parts[0]}, filepath.Join(out, "twice"), ""); err == nil || !strings.Contains(err.Error(), "in both") {
+		t.Errorf("a shard merged twice: %v", err)
+	}
+
+	// The index: failures first, and every link leads to a file.
+	for _, dir := range []string{filepath.Join(out, "whole"), filepath.Join(out, "merged")} {
+		page, err := os.ReadFile(filepath.Join(dir, IndexFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		for _, m := range regexp.MustCompile(`data-status="(\w+)"`).FindAllStringSubmatch(string(page), -1) {
+			order = append(order, m[1])
+		}
+		if !slices.Equal(order, []string{"failed", "failed", "flaky", "passed", "passed", "passed"}) {
+			t.Errorf("%s: order %v", dir, order)
+		}
+		links := regexp.MustCompile(`href="([^"]+)"`).FindAllStringSubmatch(string(page), -1)
+		if len(links) < 18 {
+			t.Errorf("%s: %d links", dir, len(links))
+		}
+		for _, l := range links {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(l[1]))); err != nil {
+				t.Errorf("%s: link %s: %v", dir, l[1], err)
+			}
+		}
+		if !strings.Contains(string(page), "data:image/jpeg;base64,") {
+			t.Errorf("%s: no pictures", dir)
+		}
+	}
+}
+
+// stopAfterFirst stops the suite once its first script is under way.
+type stopAfterFirst struct {
+	once   sync.Once
+	cancel context.CancelFunc
+}
+
+func (s *stopAfterFirst) Started(int, string, int) {}
+func (s *stopAfterFirst) Step(_ int, p session.Progress) {
+	if p.Step == 2 {
+		s.once.Do(func() { time.AfterFunc(300*time.Millisecond, s.cancel) })
+	}
+}
+func (s *stopAfterFirst) Finished(int, Entry) {}
+
+// A suite stopped mid-run: the running script is interrupted with its
+// take readable, the rest are not started, and nothing is left running
+// (TestMain's leak check).
+func TestSuiteStopped(t *testing.T) {
+	testenv.Need(t, "chromium")
+	url, _ := suiteSite(t)
+	dir := t.TempDir()
+	for _, n := range []string{"one", "two", "three"} {
+		os.WriteFile(filepath.Join(dir, n+".yaml"), []byte("steps:\n  - goto: ${URL}/page/"+n+"\n  - pause: 5s\n"), 0o644)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := t.TempDir()
+	sum, err := Run(ctx, Options{Args: []string{dir}, Out: out, Workers: 1, Film: filmOptions(url), Display: &stopAfterFirst{cancel: cancel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := verdicts(sum)
+	if st["one"] != Interrupted || st["two"] != Interrupted || st["three"] != Interrupted || sum.Totals.OK() {
+		t.Fatalf("verdicts %v", st)
+	}
+	started := 0
+	for _, e := range sum.Scripts {
+		if e.Take == "" {
+			continue
+		}
+		started++
+		if _, err := timeline.Open(filepath.Join(out, e.Take)); err != nil {
+			t.Errorf("%s: %v", e.Script, err)
+		}
+	}
+	if started != 1 {
+		t.Errorf("%d scripts started, want 1", started)
+	}
+	if _, err := ReadSummary(out); err != nil {
+		t.Errorf("summary: %v", err)
+	}
+}
+
+func equalMaps(a, b map[string]Status) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
