@@ -95,13 +95,17 @@ type Options struct {
 	// WriteFile writes a frame's bytes; nil means os.WriteFile. Tests use
 	// it to inject a slow or failing disk.
 	WriteFile func(name string, data []byte) error
-	// StudioScreenshots makes a studio capture take each frame's picture
-	// with its begin-frame (a screenshot), instead of from a screencast
-	// beside the pump that encodes a frame's picture while the next frame
-	// is made (studiocast.go, the default, and the faster on a moving
-	// page). clapper bench capture --capture studio-screenshot compares
+	// StudioScreencast makes a studio capture take its pictures from a
+	// screencast beside the pump, which encodes a frame's picture while the
+	// next frame is made (studiocast.go), instead of with each begin-frame
+	// (a screenshot, the default). The screencast's capturer rations its
+	// pictures on the host's clock, which virtual time lags: a frame's
+	// picture may not come until a later frame is drawn, and the pump
+	// then waits, shoots the frame again and goes on with screenshots; so
+	// the screenshot, which always comes with its frame, is the default.
+	// clapper bench capture --capture studio,studio-screencast compares
 	// the two.
-	StudioScreenshots bool
+	StudioScreencast bool
 	// NoRestart keeps one screencast for the whole capture instead of
 	// restarting it after each castRestartAfter of steady frames (restart.go
 	// says why it restarts); clapper bench run compares the two.

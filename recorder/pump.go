@@ -22,9 +22,8 @@ import (
 // On chromium-headless-shell with begin-frame control, nothing is painted
 // until someone asks: the pump is that someone. For each output frame it
 // asks for a frame (HeadlessExperimental.beginFrame), whose picture comes
-// from the screencast beside it (studiocast.go) or, with
-// Options.StudioScreenshots, as a JPEG screenshot with the frame,
-// at the current virtual time, then lets the page's virtual time run one
+// with it as a JPEG screenshot (or, with Options.StudioScreencast, from the
+// screencast beside it: studiocast.go), at the current virtual time, then lets the page's virtual time run one
 // frame interval (Emulation.setVirtualTimePolicy with a budget, waiting for
 // the budget to expire) and advances the take clock by the same interval.
 // Frame k is therefore stamped k intervals after the capture began, and
@@ -122,7 +121,7 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 	if err := p.tab.pause(ctx); err != nil {
 		return nil, c.failStart(fmt.Errorf("%w (is this chromium-headless-shell with begin-frame control?)", err))
 	}
-	if !opts.StudioScreenshots {
+	if opts.StudioScreencast {
 		if err := p.startCast(ctx); err != nil {
 			return nil, c.failStart(fmt.Errorf("start the screencast: %w", err))
 		}
@@ -513,7 +512,7 @@ func (p *pump) studioResult(r *Result) {
 	r.Capture.Repeats = p.repeats.Load() + repeats
 	r.Capture.Missed = missed
 	r.Capture.Pictures = timeline.PicturesScreenshot
-	if !p.c.opts.StudioScreenshots && !p.fellBack.Load() {
+	if p.c.opts.StudioScreencast && !p.fellBack.Load() {
 		r.Capture.Pictures = timeline.PicturesScreencast
 	}
 	r.Capture.Attribution = "receipt-order: each frame carries the document committed before the begin-frame that made it"

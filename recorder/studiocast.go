@@ -17,8 +17,8 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// Studio pictures from the screencast: the default way
-// (Options.StudioScreenshots takes them with the begin-frames instead).
+// Studio pictures from the screencast (Options.StudioScreencast; by
+// default they are taken with the begin-frames instead).
 //
 // A begin-frame that asks for a screenshot returns only once the browser
 // has read the frame back and encoded it as JPEG, and the pump waits for

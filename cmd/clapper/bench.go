@@ -34,12 +34,12 @@ func benchCaptureCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "capture",
 		Usage: "record the bench page for a fixed time and report rate, coverage, order, timing error and recorder CPU, from the take alone",
-		Description: "Live and studio side by side with --capture live,studio (studio-screenshot: studio with each picture taken by its\n" +
+		Description: "Live and studio side by side with --capture live,studio (studio-screencast: studio with its pictures from a screencast\n" +
 			"begin-frame instead of from the screencast); run time against the take, and the CPU of every process.\n" +
-			"Example: clapper bench capture --capture studio,studio-screenshot --seconds 3 --size 1280x720 --size 1280x720@2",
+			"Example: clapper bench capture --capture studio,studio-screencast --seconds 3 --size 1280x720 --size 1280x720@2",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "size", Value: cli.NewStringSlice("1280x720"), Usage: "viewport WIDTHxHEIGHT, or WIDTHxHEIGHT@2 for device scale 2; repeatable"},
-			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live, studio, or studio-screenshot (studio with each picture taken by its begin-frame instead of from the screencast beside the frame pump); repeatable (or live,studio) to compare them in one run"},
+			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live, studio, or studio-screencast (studio with its pictures from a screencast beside the frame pump instead of with each begin-frame); repeatable (or live,studio) to compare them in one run"},
 			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.Float64Flag{Name: "seconds", Value: 10, Usage: "capture length per run, in seconds"},
 			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs per size; figures are their medians"},
@@ -164,7 +164,7 @@ func benchRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "size", Value: "1280x720", Usage: "viewport and video WIDTHxHEIGHT"},
 			&cli.IntFlag{Name: "fps", Value: 60, Usage: "video frame rate"},
 			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs per mode; figures are their medians"},
-			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live, studio, or studio-screenshot (studio with each picture taken by its begin-frame instead of from the screencast beside the frame pump); repeatable (or live,studio) to compare them in one run"},
+			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live"), Usage: "capture mode: live, studio, or studio-screencast (studio with its pictures from a screencast beside the frame pump instead of with each begin-frame); repeatable (or live,studio) to compare them in one run"},
 			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.StringFlag{Name: "settled-by", Value: "both", Usage: "live: how the settled picture after a step is had: frame (one more screencast frame), screenshot, or both (runs alternate)"},
 			&cli.StringFlag{Name: "restart-screencast", Value: "on", Usage: "live: restart the screencast after each 750 ms of steady frames (on, as clapper run), keep one (off), or both (runs alternate)"},

@@ -164,6 +164,17 @@ func quickstartEndToEnd(t *testing.T, capture string) {
 	if sum.Holds == nil {
 		t.Error("holds missing from the summary (want [])")
 	}
+	// Filmed in studio mode (the default with a video), every frame has
+	// its own picture, taken with it: none needed a second try.
+	if capture == "" {
+		tk, err := timeline.Open(takeDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := tk.Timeline.Capture; c.Mode != timeline.CaptureStudio || c.Pictures != timeline.PicturesScreenshot || c.Missed != 0 {
+			t.Errorf("capture %s, pictures from the %s, %d missed: want studio, every picture with its frame", c.Mode, c.Pictures, c.Missed)
+		}
+	}
 
 	// The quickstart asks for the docs preset: 1080p60 H.264, and a GIF.
 	probe, dur := ffprobe(t, video)

@@ -49,15 +49,16 @@ type CaptureOptions struct {
 	Settle    time.Duration
 }
 
-// studioScreenshot is the benchmarks' mode for studio capture with its
-// pictures taken by each begin-frame (recorder.Options.StudioScreenshots).
-const studioScreenshot = "studio-screenshot"
+// studioScreencast is the benchmarks' mode for studio capture with its
+// pictures from a screencast beside the frame pump
+// (recorder.Options.StudioScreencast).
+const studioScreencast = "studio-screencast"
 
 // Modes reads --capture: live, studio, or both (repeated or comma
 // separated), each once, in the order given. With pictures,
-// studio-screenshot is a mode too: studio capture taking each picture with
-// its begin-frame instead of from the screencast beside the frame pump,
-// to compare the two ways in one run.
+// studio-screencast is a mode too: studio capture taking its pictures from
+// a screencast beside the frame pump instead of with each begin-frame, to
+// compare the two ways in one run.
 func Modes(vals []string, pictures bool) ([]string, error) {
 	var modes []string
 	for _, v := range vals {
@@ -65,9 +66,9 @@ func Modes(vals []string, pictures bool) ([]string, error) {
 			m = strings.TrimSpace(m)
 			switch {
 			case m == "live" || m == "studio":
-			case m == studioScreenshot && pictures:
+			case m == studioScreencast && pictures:
 			case pictures:
-				return nil, exit.Usagef("--capture %q: use live, studio or %s (or live,studio to compare them)", m, studioScreenshot)
+				return nil, exit.Usagef("--capture %q: use live, studio or %s (or live,studio to compare them)", m, studioScreencast)
 			default:
 				return nil, exit.Usagef("--capture %q: use live or studio (or live,studio to compare them)", m)
 			}
@@ -392,7 +393,7 @@ func studioRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, p
 	defer closeAll()
 	clock := recorder.NewVirtualClock()
 	opts := func(dir string, log *timeline.FrameLog) recorder.Options {
-		return recorder.Options{Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.Quality, InitialURL: pageURL, StudioScreenshots: mode == studioScreenshot}
+		return recorder.Options{Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.Quality, InitialURL: pageURL, StudioScreencast: mode == studioScreencast}
 	}
 
 	// Load the page and let it run for a second of its time.

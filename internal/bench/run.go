@@ -64,16 +64,16 @@ type RunOptions struct {
 // (no restarts) for the whole take.
 type RunMode struct {
 	Capture string `json:"capture"`
-	// Screenshots: studio, each picture taken by its begin-frame.
-	Screenshots bool   `json:"screenshots,omitempty"`
+	// Screencast: studio, the pictures from a screencast beside the pump.
+	Screencast bool   `json:"screencast,omitempty"`
 	SettledBy   string `json:"settled_by,omitempty"`
 	NoRestart   bool   `json:"no_restart,omitempty"`
 }
 
 func (m RunMode) String() string {
 	if m.Capture == scripts.CaptureStudio {
-		if m.Screenshots {
-			return studioScreenshot
+		if m.Screencast {
+			return studioScreencast
 		}
 		return "studio"
 	}
@@ -111,8 +111,8 @@ func RunModes(captures []string, settled, restart string) ([]RunMode, error) {
 	}
 	var modes []RunMode
 	for _, c := range captures {
-		if c == scripts.CaptureStudio || c == studioScreenshot {
-			modes = append(modes, RunMode{Capture: scripts.CaptureStudio, Screenshots: c == studioScreenshot})
+		if c == scripts.CaptureStudio || c == studioScreencast {
+			modes = append(modes, RunMode{Capture: scripts.CaptureStudio, Screencast: c == studioScreencast})
 			continue
 		}
 		for _, w := range ways {
@@ -319,7 +319,7 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 		Script: script, Out: out, NoSandbox: o.NoSandbox, Chromium: o.Chromium, FFmpeg: o.FFmpeg, UI: film.NewUI(true), Silent: true, Early: o.Early,
 		Capture: mode.Capture, Shell: o.Shell,
 		Env:        map[string]string{"BENCH_URL": pageURL},
-		Tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreenshots: mode.Screenshots},
+		Tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreencast: mode.Screencast},
 		OnCaptured: func() { captured = time.Now() },
 		Tool:       o.Tool, Revision: o.Revision,
 	})

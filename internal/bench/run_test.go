@@ -24,8 +24,8 @@ func TestBenchRunModes(t *testing.T) {
 		{[]string{"live"}, "frame", "off", "[live, settled by frame, one screencast]"},
 		{[]string{"live", "studio"}, "frame", "both", "[live, settled by frame live, settled by frame, one screencast studio]"},
 		{[]string{"studio"}, "both", "both", "[studio]"},
-		{[]string{"studio", "studio-screenshot"}, "frame", "on", "[studio studio-screenshot]"},
-		{[]string{"studio-screenshot", "live"}, "screenshot", "off", "[studio-screenshot live, settled by screenshot, one screencast]"},
+		{[]string{"studio", "studio-screencast"}, "frame", "on", "[studio studio-screencast]"},
+		{[]string{"studio-screencast", "live"}, "screenshot", "off", "[studio-screencast live, settled by screenshot, one screencast]"},
 		{[]string{"live"}, "never", "on", "error"},
 		{[]string{"live"}, "frame", "sometimes", "error"},
 	} {
