@@ -66,8 +66,8 @@ type RunMode struct {
 	Capture string `json:"capture"`
 	// Screencast: studio, the pictures from a screencast beside the pump.
 	Screencast bool   `json:"screencast,omitempty"`
-	SettledBy   string `json:"settled_by,omitempty"`
-	NoRestart   bool   `json:"no_restart,omitempty"`
+	SettledBy  string `json:"settled_by,omitempty"`
+	NoRestart  bool   `json:"no_restart,omitempty"`
 }
 
 func (m RunMode) String() string {
