@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/clapper-dev/clapper/compare"
 	"github.com/clapper-dev/clapper/film"
-	"github.com/clapper-dev/clapper/scripts"
-	"github.com/clapper-dev/clapper/timeline"
 )
 
 // compareFlags are the flags that tune a comparison, shared by diff,
@@ -77,11 +74,11 @@ func replayCommand() *cli.Command {
 				return err
 			}
 			defer done()
-			script, dir, err := replayScript(old, c.String("dir"))
+			script, dir, err := film.ReplayScript(old, c.String("dir"))
 			if err != nil {
 				return err
 			}
-			if err := secretsGivenAgain(script, dir, env, os.LookupEnv); err != nil {
+			if err := film.SecretsGivenAgain(script, dir, env, os.LookupEnv); err != nil {
 				return err
 			}
 			out := c.String("out")
@@ -92,59 +89,9 @@ func replayCommand() *cli.Command {
 				Script: script, ScriptDir: dir, Out: out, Env: env, NoVideo: !c.Bool("video"), UI: film.NewUI(c.Bool("quiet")),
 				NoSandbox: c.Bool("no-sandbox"), Chromium: c.String("chromium"), Shell: c.String("chromium-shell"), FFmpeg: c.String("ffmpeg"),
 				Capture:  string(old.Timeline.Capture.Mode),
-				Baseline: film.Baseline{Path: path, Old: old, Update: c.Bool("update"), Diff: diff, CopyOf: script, ShownAs: shownPath(old.Timeline.Script)},
+				Baseline: film.Baseline{Path: path, Old: old, Update: c.Bool("update"), Diff: diff, CopyOf: script, ShownAs: film.ShownPath(old.Timeline.Script)},
 				Tool:     "clapper " + version, Revision: revision,
 			})
 		},
 	}
-}
-
-// replayScript is the take's copy of its script and the folder its
-// relative paths start from: dir when given, else the folder the script
-// was run from, which must still be there.
-func replayScript(old *timeline.Take, dir string) (script, from string, err error) {
-	script = filepath.Join(old.Dir, timeline.ScriptFile)
-	if _, err := os.Stat(script); err != nil {
-		return "", "", &exitError{Code: exitFailed, Err: fmt.Errorf("the take keeps no copy of its script (%s): run the script again with clapper run --baseline", timeline.ScriptFile)}
-	}
-	if dir != "" {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return "", "", usageErr("--dir %s: not a folder", dir)
-		}
-		return script, dir, nil
-	}
-	from = filepath.Dir(old.Timeline.Script)
-	if st, err := os.Stat(from); old.Timeline.Script == "" || err != nil || !st.IsDir() {
-		return "", "", usageErr("the folder the take's script was run from (%s) is not here: pass --dir with the folder its relative paths (serve:, includes) start from", from)
-	}
-	return script, from, nil
-}
-
-// secretsGivenAgain refuses a replay whose script had secret values masked
-// in the take when a secret it declares is not given again (-e or the
-// environment): the take keeps no secret. It reads the script's secrets:
-// list as the loader does; the loader checks the rest.
-func secretsGivenAgain(script, dir string, env map[string]string, lookup func(string) (string, bool)) error {
-	b, err := os.ReadFile(script)
-	if err != nil {
-		return err
-	}
-	_, lerr := scripts.Load(script, scripts.LoadOptions{Env: env, LookupEnv: lookup, Dir: dir})
-	if lerr == nil || !strings.Contains(string(b), scripts.Masked) {
-		return nil // the run loads it again and says what is wrong
-	}
-	return usageErr("%s: the take hides its secrets' values (%s): give each secret the script declares again with -e NAME=VALUE or in the environment\n%v", script, scripts.Masked, lerr)
-}
-
-// shownPath is path relative to the working folder when it is under it,
-// else as it is.
-func shownPath(path string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
 }
