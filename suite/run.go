@@ -111,7 +111,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	workers := o.Workers
 	if workers <= 0 {
-		workers = DefaultWorkers()
+		// Studio unless the runs are told to film live, or render no
+		// video (then each films live unless its script says studio).
+		workers = DefaultWorkers(o.Film.Capture == "studio" || o.Film.Capture == "" && !o.Film.NoVideo)
 	}
 	workers = min(workers, max(1, len(plan)))
 	sum := &Summary{Tool: o.Film.Tool, Started: time.Now().UTC().Truncate(time.Millisecond), Workers: workers, Scripts: make([]Entry, len(plan))}

@@ -13,7 +13,7 @@ import (
 // suiteFlags are run's flags for many scripts.
 func suiteFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "workers", DefaultText: "one for every two cores", Usage: "with many scripts: film this many at once"},
+		&cli.IntFlag{Name: "workers", DefaultText: "a core each in studio capture, two cores each live", Usage: "with many scripts: film this many at once"},
 		&cli.StringFlag{Name: "shard", Usage: "with many scripts: film only the i-th of n parts of the suite, e.g. --shard 2/3 (clapper merge puts the parts together)"},
 		&cli.StringFlag{Name: "balance", Usage: "with --shard: a previous suite's suite.json (or its folder), whose durations balance the parts"},
 		&cli.IntFlag{Name: "retries", Usage: "with many scripts: film a failed script again up to N times; one that then passes is flaky"},
