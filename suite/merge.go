@@ -108,6 +108,11 @@ func rebase(e Entry, in, out string) Entry {
 		return filepath.ToSlash(r)
 	}
 	e.Take, e.Report, e.Thumb = re(e.Take), re(e.Report), re(e.Thumb)
+	if e.Diff != nil {
+		d := *e.Diff
+		d.Report = re(d.Report)
+		e.Diff = &d
+	}
 	e.Videos = slices.Clone(e.Videos)
 	for i := range e.Videos {
 		e.Videos[i] = re(e.Videos[i])

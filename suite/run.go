@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clapper-dev/clapper/compare"
 	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/internal/exit"
 	"github.com/clapper-dev/clapper/scripts"
@@ -36,6 +38,12 @@ type Options struct {
 	Retries int
 	// JUnit, when set, is where the suite's one JUnit file goes.
 	JUnit string
+	// Baselines, when set, is a folder of approved takes: each script's
+	// take is compared with Baselines/<its output folder>.clap (as run
+	// --baseline does), and Update makes the new takes the baselines.
+	Baselines string
+	Update    bool
+	Diff      compare.Options
 	// Film is the template of every script's run options (sandbox,
 	// executables, env, capture); Script, Out and UI are set per script.
 	Film film.Options
@@ -191,11 +199,11 @@ func filmOne(ctx context.Context, o Options, w int, script, key, name, out strin
 		if o.Display != nil {
 			o.Display.Started(w, script, attempt)
 		}
-		a := filmAttempt(ctx, o, w, script, out, dir)
+		a := filmAttempt(ctx, o, w, script, key, out, dir)
 		a.Attempt.Dir = dir
 		e.Attempts = append(e.Attempts, a.Attempt)
 		e.Status, e.Exit, e.Failure, e.Error = a.Status, a.exit, a.failure, a.Error
-		e.Take, e.Report, e.Videos, e.Thumb, e.TakeMs, e.Log = a.take, a.report, a.videos, a.thumb, a.takeMs, path.Join(dir, LogFile)
+		e.Take, e.Report, e.Videos, e.Thumb, e.TakeMs, e.Log, e.Diff = a.take, a.report, a.videos, a.thumb, a.takeMs, path.Join(dir, LogFile), a.diff
 		if a.name != "" {
 			e.Name = a.name
 		}
@@ -221,12 +229,13 @@ type attempt struct {
 	take, report, thumb, name string
 	videos                    []string
 	takeMs                    int64
+	diff                      *Diff
 }
 
 // filmAttempt films script into out/rel, its log in run.log there; the
 // paths it returns are relative to out. A panic in
 // the run fails this script, not the suite.
-func filmAttempt(ctx context.Context, o Options, w int, script, out, rel string) (a attempt) {
+func filmAttempt(ctx context.Context, o Options, w int, script, key, out, rel string) (a attempt) {
 	dir := filepath.Join(out, filepath.FromSlash(rel))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		a.Status, a.exit, a.Error = Broken, exit.Failed, err.Error()
@@ -240,6 +249,9 @@ func filmAttempt(ctx context.Context, o Options, w int, script, out, rel string)
 	defer logf.Close()
 	fo := o.Film
 	fo.Script, fo.Out, fo.View, fo.JUnit = script, dir, true, ""
+	if o.Baselines != "" {
+		fo.Baseline = film.Baseline{Path: BaselineOf(o.Baselines, key), Update: o.Update, Diff: o.Diff}
+	}
 	fo.UI = film.NewLogUI(logf, func(p session.Progress) {
 		if o.Display != nil {
 			o.Display.Step(w, p)
@@ -280,6 +292,7 @@ func filmAttempt(ctx context.Context, o Options, w int, script, out, rel string)
 		a.failure = &Failure{Step: f.Index + 1, File: f.Pos.File, Line: f.Pos.Line, Col: f.Pos.Col, Kind: f.Kind, Error: f.Error()}
 		a.Error = ""
 	}
+	a.diff = readDiff(dir, rel)
 	if ok, err := writeThumb(filepath.Join(dir, "take"), filepath.Join(dir, ThumbFile)); err == nil && ok {
 		a.thumb = path.Join(rel, ThumbFile)
 	}
@@ -307,4 +320,34 @@ func outcome(ctx context.Context, err error) (Status, int) {
 		return Failed, exit.Failed
 	}
 	return Broken, exit.Failed
+}
+
+// BaselineOf is the baseline of the script whose output folder is key, in
+// a folder of baselines: dir/<key>.clap.
+func BaselineOf(dir, key string) string {
+	return filepath.Join(dir, filepath.FromSlash(key)+".clap")
+}
+
+// readDiff reads the comparison a run with a baseline left in its folder
+// (diff.json, beside diff.html); nil when there is none.
+func readDiff(dir, rel string) *Diff {
+	b, err := os.ReadFile(filepath.Join(dir, "diff.json"))
+	if err != nil {
+		return nil
+	}
+	var res compare.Result
+	if json.Unmarshal(b, &res) != nil {
+		return nil
+	}
+	d := &Diff{Findings: len(res.Findings), Fails: res.Fails()}
+	if _, err := os.Stat(filepath.Join(dir, "diff.html")); err == nil {
+		d.Report = path.Join(rel, "diff.html")
+	}
+	for _, f := range res.Findings {
+		d.Lines = append(d.Lines, film.FindingLine(f))
+		if len(d.Lines) == 5 {
+			break
+		}
+	}
+	return d
 }

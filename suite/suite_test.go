@@ -296,3 +296,62 @@ func equalMaps(a, b map[string]Status) bool {
 	}
 	return true
 }
+
+// Each script of a suite against its own baseline: --update films the
+// baselines; then a page changed in one word fails its script, with the
+// findings and the diff report in the index, and the other passes.
+func TestSuiteBaselines(t *testing.T) {
+	testenv.Need(t, "chromium-headless-shell")
+	var changed atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		word := "Welcome"
+		if changed.Load() && r.URL.Path == "/b" {
+			word = "Goodbye"
+		}
+		fmt.Fprintf(w, "<!doctype html><title>t</title><h1 style='font-size:60px'>%s %s</h1>", word, r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	for _, n := range []string{"a", "b"} {
+		os.WriteFile(filepath.Join(dir, n+".yaml"), []byte("steps:\n  - goto: ${URL}/"+n+"\n  - expect: {text: /"+n+"}\n  - pause: 300ms\n"), 0o644)
+	}
+	o := filmOptions(srv.URL)
+	o.Capture = "studio"
+	base, out := t.TempDir(), t.TempDir()
+	ctx := context.Background()
+	first, err := Run(ctx, Options{Args: []string{dir}, Out: filepath.Join(out, "1"), Workers: 2, Film: o, Baselines: base, Update: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Totals.OK() {
+		t.Fatalf("filming the baselines: %+v", first.Scripts)
+	}
+	for _, e := range first.Scripts {
+		if _, err := os.Stat(BaselineOf(base, e.Dir)); err != nil {
+			t.Errorf("no baseline for %s: %v", e.Script, err)
+		}
+	}
+	changed.Store(true)
+	second, err := Run(ctx, Options{Args: []string{dir}, Out: filepath.Join(out, "2"), Workers: 2, Film: o, Baselines: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := verdicts(second)
+	if got["a"] != Passed || got["b"] != Failed {
+		t.Fatalf("verdicts %v: %+v", got, second.Scripts)
+	}
+	for _, e := range second.Scripts {
+		switch d := e.Diff; {
+		case d == nil:
+			t.Errorf("%s: no comparison recorded", e.Script)
+		case filepath.Base(e.Dir) == "a" && (d.Findings != 0 || d.Fails):
+			t.Errorf("a: %+v", d)
+		case filepath.Base(e.Dir) == "b" && (d.Findings == 0 || !d.Fails || d.Report == ""):
+			t.Errorf("b: %+v", d)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(out, "2", IndexFile))
+	if !strings.Contains(string(page), "diff report") || !strings.Contains(string(page), "compared with its baseline: no difference") {
+		t.Errorf("the index does not show the comparisons")
+	}
+}

@@ -67,12 +67,24 @@ type Entry struct {
 	// Error is why the run failed or broke, when no step says it.
 	Error string `json:"error,omitempty"`
 	// Take, Report, Videos, Thumb and Log (what the run said) are relative to the summary's folder.
-	Take     string    `json:"take,omitempty"`
-	Report   string    `json:"report,omitempty"`
-	Videos   []string  `json:"videos,omitempty"`
-	Thumb    string    `json:"thumb,omitempty"`
-	Log      string    `json:"log,omitempty"`
+	Take   string   `json:"take,omitempty"`
+	Report string   `json:"report,omitempty"`
+	Videos []string `json:"videos,omitempty"`
+	Thumb  string   `json:"thumb,omitempty"`
+	Log    string   `json:"log,omitempty"`
+	// Diff is the comparison with the script's baseline, when there was
+	// one.
+	Diff     *Diff     `json:"diff,omitempty"`
 	Attempts []Attempt `json:"attempts"`
+}
+
+// Diff is what a comparison with a baseline found: how many findings,
+// whether any fails, the first lines, and its report.
+type Diff struct {
+	Findings int      `json:"findings"`
+	Fails    bool     `json:"fails"`
+	Lines    []string `json:"lines,omitempty"`
+	Report   string   `json:"report,omitempty"`
 }
 
 // Totals count the scripts by status.

@@ -36,8 +36,8 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
 			&cli.BoolFlag{Name: "view", Usage: "write the take's report (DIR/report.html, as clapper view does) when the run ends"},
 			&cli.BoolFlag{Name: "headed", Usage: "show the browser's window (needed by handoff steps), whatever the script says"},
-			&cli.StringFlag{Name: "baseline", Usage: "compare the take with this one (folder or .clap) step by step when the run ends, as clapper diff does; exit 1 when they differ"},
-			&cli.BoolFlag{Name: "update", Usage: "with --baseline: make the new take the baseline (when the run passed), whatever the comparison says"},
+			&cli.StringFlag{Name: "baseline", Usage: "compare the take with this one (folder or .clap) step by step when the run ends, as clapper diff does; exit 1 when they differ (with many scripts: a folder of baselines, DIR/<script path without .yaml>.clap each)"},
+			&cli.BoolFlag{Name: "update", Usage: "with --baseline: make the new take the baseline (when the run passed), whatever the comparison says (with many scripts, each passing script's)"},
 		}, append(append(sharedRunFlags(), compareFlags()...), suiteFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {

@@ -32,12 +32,23 @@ func isSuite(c *cli.Context) bool {
 
 // runSuite films the scripts and folders given as one suite.
 func runSuite(c *cli.Context, fo film.Options) error {
-	for _, f := range []string{"baseline", "update", "view"} {
-		if c.IsSet(f) {
-			return usageErr("--%s is for one script; a suite writes each script's report and its own index", f)
+	if c.IsSet("view") {
+		return usageErr("--view is for one script; a suite writes each script's report and its own index")
+	}
+	if c.Bool("update") && c.String("baseline") == "" {
+		return usageErr("--update needs --baseline, the folder of baselines to update, e.g. --baseline baselines --update")
+	}
+	if b := c.String("baseline"); b != "" {
+		if st, err := os.Stat(b); (err != nil && !c.Bool("update")) || (err == nil && !st.IsDir()) {
+			return usageErr("--baseline %s: with many scripts, give a folder of baselines (each script's is <folder>/<its path without .yaml>.clap; --update makes them)", b)
 		}
 	}
-	o := suite.Options{Args: c.Args().Slice(), Out: c.String("out"), Workers: c.Int("workers"), Balance: c.String("balance"), Retries: c.Int("retries"), JUnit: c.String("junit"), Film: fo}
+	diff, err := compareOptionsOf(c)
+	if err != nil {
+		return err
+	}
+	o := suite.Options{Args: c.Args().Slice(), Out: c.String("out"), Workers: c.Int("workers"), Balance: c.String("balance"), Retries: c.Int("retries"), JUnit: c.String("junit"), Film: fo,
+		Baselines: c.String("baseline"), Update: c.Bool("update"), Diff: diff}
 	if c.IsSet("workers") && o.Workers < 1 {
 		return usageErr("--workers %d: give 1 or more", o.Workers)
 	}
