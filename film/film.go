@@ -252,12 +252,7 @@ func Film(ctx context.Context, o Options) (*Result, error) {
 		renderErr = RenderOutputsCached(ctx, takeDir, takeDir, out, s.Output.Video, settings, ui, cache)
 		if renderErr == nil {
 			early.used()
-			for _, v := range s.Output.Video {
-				if !filepath.IsAbs(v) {
-					v = filepath.Join(out, v)
-				}
-				r.Videos = append(r.Videos, v)
-			}
+			r.Videos = outputPaths(out, s.Output.Video)
 		}
 	}
 	viewErr := afterRun(ctx, takeDir, out, o.View, ui)

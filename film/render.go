@@ -110,13 +110,7 @@ func RenderOutputsCached(ctx context.Context, takeDir, shown, outDir string, out
 	if r := tk.Timeline.Recovered; r != nil {
 		ui.Warnf("the take %s was recovered (%s): the video ends where its run did", shown, r.Reason)
 	}
-	paths := make([]string, len(outs))
-	for i, o := range outs {
-		paths[i] = o
-		if outDir != "" && !filepath.IsAbs(o) {
-			paths[i] = filepath.Join(outDir, o)
-		}
-	}
+	paths := outputPaths(outDir, outs)
 	started := time.Now()
 	bar := ui.Bar("render", 0)
 	err = compositor.RenderAllCached(ctx, tk, paths, s, bar.Set, cache)
@@ -155,4 +149,17 @@ func OutputError(path string, s *scripts.Script, err error) error {
 		}
 	}
 	return e
+}
+
+// outputPaths are the files the outputs name: relative names land in
+// outDir ("" for the working folder).
+func outputPaths(outDir string, outs []string) []string {
+	paths := make([]string, len(outs))
+	for i, o := range outs {
+		paths[i] = o
+		if outDir != "" && !filepath.IsAbs(o) {
+			paths[i] = filepath.Join(outDir, o)
+		}
+	}
+	return paths
 }

@@ -66,9 +66,5 @@ func WriteIndex(path string, s *Summary, base string) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return writeWhole(path, buf.Bytes())
 }

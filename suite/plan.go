@@ -52,7 +52,12 @@ func Expand(args []string) ([]string, error) {
 		n := 0
 		for _, e := range ents { // ReadDir sorts by name
 			ext := filepath.Ext(e.Name())
-			if e.Type().IsRegular() && (ext == ".yaml" || ext == ".yml") && !strings.HasPrefix(e.Name(), ".") {
+			if (ext != ".yaml" && ext != ".yml") || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			// A link to a script counts (a mounted ConfigMap's files are
+			// links); a folder, or a link to one, does not.
+			if st, err := os.Stat(filepath.Join(a, e.Name())); err == nil && st.Mode().IsRegular() {
 				add(filepath.Join(a, e.Name()))
 				n++
 			}

@@ -132,15 +132,21 @@ func TestExpand(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte("steps: []\n"), 0o644)
 	}
+	// A link to a script counts (a mounted ConfigMap), a link to a folder
+	// does not.
+	elsewhere := filepath.Join(t.TempDir(), "real.yaml")
+	os.WriteFile(elsewhere, []byte("steps: []\n"), 0o644)
+	os.Symlink(elsewhere, filepath.Join(dir, "c.yaml"))
+	os.Symlink(filepath.Join(dir, "parts"), filepath.Join(dir, "d.yaml"))
 	got, err := Expand([]string{dir, filepath.Join(dir, "b.yaml"), filepath.Join(dir, "parts", "p.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(dir, "a.yml"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "parts", "p.yaml")}
+	want := []string{filepath.Join(dir, "a.yml"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "c.yaml"), filepath.Join(dir, "parts", "p.yaml")}
 	if !slices.Equal(got, want) {
 		t.Errorf("Expand: %v, want %v", got, want)
 	}
-	if ex := Exclude(got, map[string]bool{filepath.Join(dir, "parts", "p.yaml"): true}); len(ex) != 2 {
+	if ex := Exclude(got, map[string]bool{filepath.Join(dir, "parts", "p.yaml"): true}); len(ex) != 3 {
 		t.Errorf("Exclude: %v", ex)
 	}
 	if _, err := Expand([]string{filepath.Join(dir, "nope.yaml")}); err == nil {

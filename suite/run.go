@@ -189,29 +189,28 @@ func Publish(sum *Summary, out, junit string) error {
 
 // filmOne films one script, again on failure up to o.Retries times.
 func filmOne(ctx context.Context, o Options, w int, script, key, name, out string) Entry {
-	e := Entry{Script: script, Dir: key, Name: name, Attempts: []Attempt{}}
+	var attempts []Attempt
+	var e Entry
 	began := time.Now()
 	for attempt := 1; attempt <= 1+max(0, o.Retries); attempt++ {
 		dir := key
 		if attempt > 1 {
-			dir = filepath.ToSlash(filepath.Join(key, fmt.Sprintf("retry-%d", attempt-1)))
+			dir = path.Join(key, fmt.Sprintf("retry-%d", attempt-1))
 		}
 		if o.Display != nil {
 			o.Display.Started(w, script, attempt)
 		}
-		a := filmAttempt(ctx, o, w, script, key, out, dir)
-		a.Attempt.Dir = dir
-		e.Attempts = append(e.Attempts, a.Attempt)
-		e.Status, e.Exit, e.Failure, e.Error = a.Status, a.exit, a.failure, a.Error
-		e.Take, e.Report, e.Videos, e.Thumb, e.TakeMs, e.Log, e.Diff = a.take, a.report, a.videos, a.thumb, a.takeMs, path.Join(dir, LogFile), a.diff
-		if a.name != "" {
-			e.Name = a.name
-		}
-		if a.Status != Failed || ctx.Err() != nil {
+		e = filmAttempt(ctx, o, w, script, key, out, dir)
+		attempts = append(attempts, Attempt{Dir: dir, Status: e.Status, Error: e.Error})
+		if e.Status != Failed || ctx.Err() != nil {
 			break
 		}
 	}
-	if e.Status == Passed && len(e.Attempts) > 1 {
+	e.Script, e.Dir, e.Attempts = script, key, attempts
+	if e.Name == "" {
+		e.Name = name
+	}
+	if e.Status == Passed && len(attempts) > 1 {
 		e.Status = Flaky
 	}
 	e.DurationMs = time.Since(began).Milliseconds()
@@ -221,30 +220,21 @@ func filmOne(ctx context.Context, o Options, w int, script, key, name, out strin
 	return e
 }
 
-// attempt is what one filming left, paths relative to the suite's folder.
-type attempt struct {
-	Attempt
-	exit                      int
-	failure                   *Failure
-	take, report, thumb, name string
-	videos                    []string
-	takeMs                    int64
-	diff                      *Diff
-}
-
-// filmAttempt films script into out/rel, its log in run.log there; the
-// paths it returns are relative to out. A panic in
-// the run fails this script, not the suite.
-func filmAttempt(ctx context.Context, o Options, w int, script, key, out, rel string) (a attempt) {
+// filmAttempt films script into out/rel, its log in run.log there, and
+// returns what the attempt left as an entry (its paths relative to out;
+// filmOne adds the script's own fields). A panic in the run fails this
+// script, not the suite.
+func filmAttempt(ctx context.Context, o Options, w int, script, key, out, rel string) (e Entry) {
 	dir := filepath.Join(out, filepath.FromSlash(rel))
+	e.Log = path.Join(rel, LogFile)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		a.Status, a.exit, a.Error = Broken, exit.Failed, err.Error()
-		return a
+		e.Status, e.Exit, e.Error = Broken, exit.Failed, err.Error()
+		return e
 	}
 	logf, err := os.Create(filepath.Join(dir, LogFile))
 	if err != nil {
-		a.Status, a.exit, a.Error = Broken, exit.Failed, err.Error()
-		return a
+		e.Status, e.Exit, e.Error = Broken, exit.Failed, err.Error()
+		return e
 	}
 	defer logf.Close()
 	fo := o.Film
@@ -267,36 +257,36 @@ func filmAttempt(ctx context.Context, o Options, w int, script, key, out, rel st
 		}()
 		res, err = film.Film(ctx, fo)
 	}()
-	a.Status, a.exit = outcome(ctx, err)
+	e.Status, e.Exit = outcome(ctx, err)
 	if err != nil {
-		a.Error = err.Error()
+		e.Error = err.Error()
 	}
 	if res == nil {
-		return a
+		return e
 	}
-	a.take = path.Join(rel, "take")
+	e.Take = path.Join(rel, "take")
 	if res.Report != "" {
-		a.report = path.Join(rel, "report.html")
+		e.Report = path.Join(rel, "report.html")
 	}
 	for _, v := range res.Videos {
 		if r, err := filepath.Rel(out, v); err == nil && filepath.IsLocal(r) {
 			v = filepath.ToSlash(r)
 		}
-		a.videos = append(a.videos, v)
+		e.Videos = append(e.Videos, v)
 	}
 	if tl := res.Timeline; tl != nil {
-		a.name = tl.Name
-		a.takeMs = time.Duration(tl.End - tl.Start).Milliseconds()
+		e.Name = tl.Name
+		e.TakeMs = time.Duration(tl.End - tl.Start).Milliseconds()
 	}
 	if f := res.Failed; f != nil {
-		a.failure = &Failure{Step: f.Index + 1, File: f.Pos.File, Line: f.Pos.Line, Col: f.Pos.Col, Kind: f.Kind, Error: f.Error()}
-		a.Error = ""
+		e.Failure = &Failure{Step: f.Index + 1, File: f.Pos.File, Line: f.Pos.Line, Col: f.Pos.Col, Kind: f.Kind, Error: f.Error()}
+		e.Error = ""
 	}
-	a.diff = readDiff(dir, rel)
+	e.Diff = readDiff(dir, rel)
 	if ok, err := writeThumb(filepath.Join(dir, "take"), filepath.Join(dir, ThumbFile)); err == nil && ok {
-		a.thumb = path.Join(rel, ThumbFile)
+		e.Thumb = path.Join(rel, ThumbFile)
 	}
-	return a
+	return e
 }
 
 // LogFile is where a script's run writes what it says, in its folder;

@@ -157,11 +157,17 @@ func (s *Summary) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, SummaryFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	return writeWhole(filepath.Join(dir, SummaryFile), append(b, '\n'))
+}
+
+// writeWhole writes b to path through a temporary file and a rename, so a
+// reader never sees half of it.
+func writeWhole(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, SummaryFile))
+	return os.Rename(tmp, path)
 }
 
 // ReadSummary reads a suite.json (a file, or the folder holding one).
