@@ -272,6 +272,19 @@ func (c *comparison) pictures(i int, p Pair) error {
 			f = nil
 		}
 	}
+	if f != nil {
+		// A new document's picture the page replaced before the next
+		// step, which only waits or looks, left the same settled picture
+		// in both takes: the page caught mid-paint (a first paint on a
+		// busy machine).
+		passing, err := c.settledAlike(p)
+		if err != nil {
+			return err
+		}
+		if passing {
+			f = nil
+		}
+	}
 	if f == nil {
 		return nil
 	}
@@ -333,6 +346,28 @@ func (c *comparison) drawnApart(p Pair, oldSeq, newSeq int64) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// settledAlike says whether the steps of p committed a document in both
+// takes, and the steps after them are the same step that changes nothing on the page and commits no
+// document, and left pictures that do not differ: then what p's steps
+// left was on its way to the same page.
+func (c *comparison) settledAlike(p Pair) (bool, error) {
+	if len(c.old.documents(p.Old)) == 0 || len(c.new.documents(p.New)) == 0 {
+		return false, nil
+	}
+	os, ns := c.old.step(p.Old+1), c.new.step(p.New+1)
+	if os.Index < 0 || ns.Index < 0 || os.Kind != ns.Kind || os.Traits.ChangesPage || ns.Traits.ChangesPage ||
+		len(c.old.documents(p.Old+1)) > 0 || len(c.new.documents(p.New+1)) > 0 {
+		return false, nil
+	}
+	oldSeq, newSeq := c.old.leftFrame(p.Old+1), c.new.leftFrame(p.New+1)
+	if oldSeq < 0 || newSeq < 0 {
+		return false, nil
+	}
+	next := Pair{Old: p.Old + 1, New: p.New + 1}
+	f, err := c.picture(next, oldSeq, newSeq)
+	return f == nil && err == nil, err
 }
 
 // apartFrames bounds how far apart (in stored frames) the same picture is

@@ -19,7 +19,10 @@ func steps(sigs ...string) []timeline.Step {
 	var out []timeline.Step
 	for i, s := range sigs {
 		kind, target, _ := strings.Cut(s, " ")
-		out = append(out, timeline.Step{Index: i, Kind: kind, Target: target, Line: 10 + i})
+		// As the language says: waits, expectations and pauses change
+		// nothing on the page.
+		passive := kind == "wait" || kind == "expect" || kind == "pause"
+		out = append(out, timeline.Step{Index: i, Kind: kind, Target: target, Line: 10 + i, Traits: timeline.Traits{ChangesPage: !passive}})
 	}
 	return out
 }
@@ -433,5 +436,38 @@ func TestDocumentCountedInTheNextStep(t *testing.T) {
 	other := take(t, pics, sts(), nil, at(2000, "billing.html"))
 	if r, _ := Compare(old, other, Options{}); len(r.Findings) == 0 {
 		t.Error("a document that is another is no finding")
+	}
+}
+
+// A new document's picture the page replaced before a step that only
+// waits, which left the same picture in both takes, was the page caught
+// mid-paint: no finding. The same picture before a step that acts, or one
+// that stays, is a change.
+func TestCaughtMidPaint(t *testing.T) {
+	a, b, c := image.Rect(20, 20, 50, 40), image.Rect(80, 20, 110, 40), image.Rect(20, 50, 50, 70)
+	pic := func(boxes ...image.Rectangle) *image.RGBA {
+		p := solid(160, 90, white)
+		for _, r := range boxes {
+			paint(p, r, black)
+		}
+		return p
+	}
+	url := "http://127.0.0.1:4000/index.html"
+	doc := []timeline.Boundary{{Document: 1, At: 1e8, URL: &url}}
+	waits := func() []timeline.Step { return steps("goto /", "wait Welcome", "click #b") }
+	old := take(t, []*image.RGBA{pic(a), pic(a), pic(a, b)}, waits(), nil, doc)
+	midPaint := take(t, []*image.RGBA{pic(c), pic(a), pic(a, b)}, waits(), nil, doc)
+	if r, err := Compare(old, midPaint, Options{}); err != nil || len(r.Findings) != 0 {
+		t.Errorf("caught mid-paint before a wait: %+v, %v", r.Findings, err)
+	}
+	stays := take(t, []*image.RGBA{pic(c), pic(c), pic(a, b)}, waits(), nil, doc)
+	if r, _ := Compare(old, stays, Options{}); len(r.Findings) != 1 || r.Findings[0].New != 0 {
+		t.Errorf("a change that stays: %+v, want one finding at step 0", r.Findings)
+	}
+	acts := func() []timeline.Step { return steps("goto /", "click #a", "click #b") }
+	oldActs := take(t, []*image.RGBA{pic(a), pic(a), pic(a, b)}, acts(), nil, doc)
+	beforeClick := take(t, []*image.RGBA{pic(c), pic(a), pic(a, b)}, acts(), nil, doc)
+	if r, _ := Compare(oldActs, beforeClick, Options{}); len(r.Findings) != 1 || r.Findings[0].New != 0 {
+		t.Errorf("a picture a click replaced: %+v, want one finding at step 0", r.Findings)
 	}
 }
