@@ -68,6 +68,7 @@ func (p *person) done() { p.wg.Wait() }
 // says (an address, an element), and fails at its timeout when nobody
 // comes; the interval is marked cut in the take.
 func TestHandoff(t *testing.T) {
+	t.Parallel() // its own browser and take; mostly waiting out its pauses
 	cases := []struct {
 		name, until string
 		act         func(served string) func(ctx context.Context) error

@@ -132,6 +132,7 @@ func anim(t *testing.T, st pageHoldState, name string) float64 {
 // Meanwhile a scout tab works normally, and input to the held stage is
 // refused before it is sent (the page saw nothing).
 func TestHoldFreezesStageWhileScoutWorks(t *testing.T) {
+	t.Parallel() // its own browser and take; mostly waiting out its pauses
 	var before, after, later pageHoldState
 	var held, resumed time.Time
 	res, take := runHolds(t, "", `  - goto: ${serve.url}/hold.html
@@ -310,7 +311,10 @@ func testResumeAfterNavigationRefused(t *testing.T, header string) {
 
 // A bounded hold resumes itself at its bound and records it; a later
 // resume finds nothing to do; a second hold of a held tab is refused.
-func TestBoundedHoldResumesItself(t *testing.T) { inModes(t, testBoundedHoldResumesItself) }
+func TestBoundedHoldResumesItself(t *testing.T) {
+	t.Parallel() // its own browser and take; mostly waiting out its pauses
+	inModes(t, testBoundedHoldResumesItself)
+}
 
 func testBoundedHoldResumesItself(t *testing.T, header string) {
 	res, _ := runHolds(t, header, `  - goto: ${serve.url}/hold.html
@@ -406,7 +410,10 @@ func testFencedTabFailsRun(t *testing.T, header string) {
 // Filming may move away from a held tab and back to it: no picture is
 // taken of a held page (it would wait for the resume), what frames come
 // show the frozen picture, and the page moves again once resumed.
-func TestFilmAroundAHeldTab(t *testing.T) { inModes(t, testFilmAroundAHeldTab) }
+func TestFilmAroundAHeldTab(t *testing.T) {
+	t.Parallel() // its own browser and take; mostly waiting out its pauses
+	inModes(t, testFilmAroundAHeldTab)
+}
 
 func testFilmAroundAHeldTab(t *testing.T, header string) {
 	res, take := runHolds(t, header, `  - goto: ${serve.url}/hold.html

@@ -128,10 +128,15 @@ func TestPageHelpers(t *testing.T) {
 	})
 
 	t.Run("actionable", func(t *testing.T) {
-		check := func(id string, n needs) string {
-			// Long enough for a few looks: an element that fails a check
-			// fails it each time.
-			c, cancel := context.WithTimeout(tab, 700*time.Millisecond)
+		check := func(id string, n needs, fails bool) string {
+			// An element that fails a check fails it each time: 300 ms
+			// is five looks (retryWaits). One that passes has as long as
+			// a loaded machine needs, and ends when it passes.
+			wait := 10 * time.Second
+			if fails {
+				wait = 300 * time.Millisecond
+			}
+			c, cancel := context.WithTimeout(tab, wait)
 			defer cancel()
 			_, err := waitActionable(c, tb, scripts.Target{CSS: "#" + id}, n)
 			if err == nil {
@@ -164,7 +169,7 @@ func TestPageHelpers(t *testing.T) {
 			{"aria-off", "", forPointer}, // a span has no role that aria-disabled disables
 			{"half", "", forPointer},     // its centre was below the viewport: scrolled
 		} {
-			got := check(c.id, c.n)
+			got := check(c.id, c.n, c.failed != "")
 			if (c.failed == "") != (got == "") || !strings.Contains(got, c.failed) {
 				t.Errorf("#%s with %+v: %q; want %q", c.id, c.n, got, c.failed)
 			}

@@ -16,6 +16,7 @@ import (
 // element again: unchanged, the click goes on; replaced or changed, it is
 // refused and never searched for again, and the page sees no click.
 func TestRevalidateAfterHold(t *testing.T) {
+	t.Parallel() // its own browser and take; mostly waiting out its pauses
 	cases := []struct {
 		name, change, want string
 	}{

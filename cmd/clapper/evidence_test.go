@@ -130,6 +130,7 @@ func TestDefaultReport(t *testing.T) {
 // the run names its take and the view command, --view writes the report,
 // the take verifies, and its .clap opens in view and verify.
 func TestFailingRunLeavesEvidence(t *testing.T) {
+	t.Parallel() // its own browser, output folder and take; a live run mostly waits out its pauses
 	testenv.Need(t, "chromium")
 	out := filepath.Join(t.TempDir(), "qa")
 	args := append([]string{"run", "../../samples/qa-check.yaml", "-o", out, "--no-video", "-q", "-e", "WHO=someone@else.example"}, sandboxArgs()...)

@@ -17,6 +17,7 @@ import (
 // main thread's left animation), then going on from where it stopped; and
 // inspect shows the hold with its receipt and interval.
 func TestStageScoutSample(t *testing.T) {
+	t.Parallel() // its own browser, output folder and take; a live run mostly waits out its pauses
 	testenv.Need(t, "chromium", "ffmpeg", "ffprobe")
 	out := t.TempDir()
 	args := append([]string{"run", "../../samples/stage-scout.yaml", "-o", out, "--quiet"}, sandboxArgs()...)
