@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -201,41 +202,49 @@ func TestGitHubActionsRecipe(t *testing.T) {
 			}
 		}
 	}
+	// The film job: one job a shard, 1 to SHARDS, one failure stopping
+	// none, each running its part of the suite into its own folder and
+	// keeping it whatever the outcome.
 	film := jobs["film"]
-	if !strings.Contains(str(at(film, "strategy", "matrix", "script")), "needs.plan.outputs.scripts") || at(film, "strategy", "fail-fast") != false {
-		t.Errorf("the film job's matrix is not the planned scripts, one failure stopping none: %v", at(film, "strategy"))
+	shards, _ := at(film, "strategy", "matrix", "shard").([]any)
+	n, _ := strconv.Atoi(str(at(wf, "env", "SHARDS")))
+	if n < 2 || len(shards) != n || at(film, "strategy", "fail-fast") != false {
+		t.Errorf("the film job's matrix is not the shards 1 to SHARDS (%d), one failure stopping none: %v", n, at(film, "strategy"))
 	}
-	steps, _ := at(film, "steps").([]any)
-	var runs []string
-	uploads := map[string]any{}
-	for _, s := range steps {
-		if r := str(at(s, "run")); r != "" {
-			runs = append(runs, r)
-		}
-		if strings.HasPrefix(str(at(s, "uses")), "actions/upload-artifact@") {
-			name := str(at(s, "with", "name"))
-			uploads[strings.SplitN(name, "-", 2)[0]] = s
-			if str(at(s, "if")) != "always()" || !strings.Contains(name, "${{ steps.name.outputs.name }}") {
-				t.Errorf("upload %q: not made whatever the outcome, or not named per script: %v", name, s)
-			}
+	for i, sh := range shards {
+		if str(sh) != strconv.Itoa(i+1) {
+			t.Errorf("shard %d of the matrix is %v", i+1, sh)
 		}
 	}
-	// The commands as the shell reads them: continued lines joined.
-	all := strings.Join(strings.Fields(strings.ReplaceAll(strings.Join(runs, "\n"), "\\\n", " ")), " ")
-	doctor, run := strings.Index(all, `"$IMAGE" doctor`), strings.Index(all, `"$IMAGE" run "${{ matrix.script }}"`)
-	if doctor < 0 || run < doctor || !strings.Contains(all, "--junit ") || strings.Count(all, "--security-opt seccomp=unconfined") != 2 {
-		t.Errorf("the film job does not run the doctor, then clapper run with --junit, both with seccomp=unconfined:\n%s", all)
+	all := runsOf(t, film)
+	doctor, run := strings.Index(all, `"$IMAGE" doctor`), strings.Index(all, `"$IMAGE" run "$SCRIPTS" -o "out/shard-${{ matrix.shard }}" --shard "${{ matrix.shard }}/$SHARDS"`)
+	if doctor < 0 || run < doctor || !strings.Contains(all, `--junit "out/shard-${{ matrix.shard }}/junit.xml"`) || strings.Count(all, "--security-opt seccomp=unconfined") != 2 {
+		t.Errorf("the film job does not run the doctor, then its shard of the suite into its own folder with --junit, both with seccomp=unconfined:\n%s", all)
 	}
-	for _, kind := range []string{"video", "take", "junit"} {
-		if uploads[kind] == nil {
-			t.Errorf("no %s artifact", kind)
+	up := uploadOf(film)
+	if str(at(up, "if")) != "always()" || str(at(up, "with", "name")) != "shard-${{ matrix.shard }}" || str(at(up, "with", "path")) != "out/shard-${{ matrix.shard }}/" {
+		t.Errorf("the film job does not keep its shard's folder whatever the outcome: %v", up)
+	}
+	// The merge job: after every shard, passed or failed, it fetches the
+	// shards into one folder and merges them there, JUnit included.
+	merge := jobs["merge"]
+	if !strings.HasPrefix(str(at(merge, "if")), "always()") || !strings.Contains(str(at(merge, "needs")), "film") {
+		t.Errorf("the merge job does not run after the shards whatever their outcome: %v", merge)
+	}
+	var down any
+	for _, s := range at(merge, "steps").([]any) {
+		if strings.HasPrefix(str(at(s, "uses")), "actions/download-artifact@") {
+			down = s
 		}
 	}
-	if p := str(at(uploads["junit"], "with", "path")); !strings.HasSuffix(p, "/junit.xml") {
-		t.Errorf("the JUnit artifact is %q, not the report clapper writes", p)
+	if str(at(down, "with", "pattern")) != "shard-*" || str(at(down, "with", "path")) != "suite" {
+		t.Errorf("the merge job does not fetch every shard into suite/: %v", down)
 	}
-	if p := str(at(uploads["take"], "with", "path")); !strings.HasSuffix(p, "/take/") {
-		t.Errorf("the take artifact is %q", p)
+	if m := runsOf(t, merge); !strings.Contains(m, `"$IMAGE" merge suite/shard-* -o suite --junit suite/junit.xml`) {
+		t.Errorf("the merge job does not merge the shards with JUnit:\n%s", m)
+	}
+	if up := uploadOf(merge); str(at(up, "with", "path")) != "suite/" || str(at(up, "if")) != "always()" {
+		t.Errorf("the merged suite is not kept: %v", up)
 	}
 	if !strings.Contains(str(at(jobs["image"], "steps", 2, "with", "context")), "clapper-src") {
 		t.Error("the image job does not build clapper's Dockerfile")
@@ -246,9 +255,36 @@ func TestGitHubActionsRecipe(t *testing.T) {
 // a spec; the Jobs run the image as its own user with the sandbox's
 // seccomp, memory bounds, /dev/shm from memory, and the output on a claim
 // the file defines; the indexed Job picks its script by its index.
+// runsOf is the run steps of a job as the shell reads them: continued
+// lines joined, spaces squeezed.
+func runsOf(t *testing.T, job any) string {
+	t.Helper()
+	var runs []string
+	steps, _ := at(job, "steps").([]any)
+	for _, s := range steps {
+		if r := str(at(s, "run")); r != "" {
+			runs = append(runs, r)
+		}
+	}
+	return strings.Join(strings.Fields(strings.ReplaceAll(strings.Join(runs, "\n"), "\\\n", " ")), " ")
+}
+
+// uploadOf is a job's (last) upload-artifact step.
+func uploadOf(job any) any {
+	var up any
+	steps, _ := at(job, "steps").([]any)
+	for _, s := range steps {
+		if strings.HasPrefix(str(at(s, "uses")), "actions/upload-artifact@") {
+			up = s
+		}
+	}
+	return up
+}
+
 func TestKubernetesRecipes(t *testing.T) {
 	uid := imageUID(t)
-	for _, file := range []string{"docs/recipes/kubernetes/job.yaml", "docs/recipes/kubernetes/indexed-job.yaml"} {
+	for _, file := range []string{"docs/recipes/kubernetes/job.yaml", "docs/recipes/kubernetes/indexed-job.yaml", "docs/recipes/kubernetes/merge-job.yaml"} {
+		merge := strings.HasSuffix(file, "merge-job.yaml")
 		docs := yamlDocs(t, file)
 		claims := map[string]bool{}
 		var jobs []map[string]any
@@ -280,7 +316,7 @@ func TestKubernetesRecipes(t *testing.T) {
 			t.Errorf("%s: restartPolicy %q: a Job's pods must not restart Always", file, r)
 		}
 		sc := at(pod, "securityContext")
-		if at(sc, "runAsNonRoot") != true || str(at(sc, "runAsUser")) != uid || str(at(sc, "fsGroup")) != uid || str(at(sc, "seccompProfile", "type")) != "Unconfined" {
+		if seccomp := str(at(sc, "seccompProfile", "type")); at(sc, "runAsNonRoot") != true || str(at(sc, "runAsUser")) != uid || str(at(sc, "fsGroup")) != uid || seccomp != "Unconfined" && !(merge && seccomp == "RuntimeDefault") {
 			t.Errorf("%s: pod securityContext %v: want runAsNonRoot, the image's uid %s, its fsGroup, and the seccomp the sandbox needs", file, sc, uid)
 		}
 		volumes := map[string]any{}
@@ -308,6 +344,17 @@ func TestKubernetesRecipes(t *testing.T) {
 			}
 			mounts[str(at(m, "mountPath"))] = name
 		}
+		cmd := str(at(c, "args"))
+		if merge {
+			// No browser: the shards' output, merged in place.
+			if out := volumes[mounts["/work/out"]]; str(at(out, "persistentVolumeClaim", "claimName")) != "clapper-out" || len(mounts) != 1 {
+				t.Errorf("%s: the merge pod does not mount the shards' claim, and only it: %v", file, mounts)
+			}
+			if !strings.Contains(cmd, "exec clapper merge /work/out/shard-* -o /work/out --junit /work/out/junit.xml") {
+				t.Errorf("%s: the pod does not merge the shards with JUnit: %s", file, cmd)
+			}
+			continue
+		}
 		if shm := volumes[mounts["/dev/shm"]]; str(at(shm, "emptyDir", "medium")) != "Memory" {
 			t.Errorf("%s: /dev/shm is not a memory-backed emptyDir: %v", file, shm)
 		}
@@ -317,7 +364,6 @@ func TestKubernetesRecipes(t *testing.T) {
 		if str(at(volumes[mounts["/scripts"]], "configMap", "name")) == "" {
 			t.Errorf("%s: the scripts are not from a ConfigMap", file)
 		}
-		cmd := str(at(c, "args"))
 		if !strings.Contains(cmd, "run") || !strings.Contains(cmd, "--junit") || !strings.Contains(cmd, "/work/out/") {
 			t.Errorf("%s: the container does not run a script into /work/out with JUnit: %s", file, cmd)
 		}
@@ -326,8 +372,18 @@ func TestKubernetesRecipes(t *testing.T) {
 			if at(spec, "completionMode") != "Indexed" || at(spec, "completions") == nil || at(spec, "parallelism") == nil {
 				t.Errorf("%s: not an indexed Job with completions and parallelism: %v", file, spec)
 			}
-			if !strings.Contains(cmd, "JOB_COMPLETION_INDEX") || !strings.Contains(cmd, "exec clapper run") {
-				t.Errorf("%s: the script is not picked by the index: %s", file, cmd)
+			if !strings.Contains(cmd, "shard=$((JOB_COMPLETION_INDEX + 1))") || !strings.Contains(cmd, `exec clapper run /scripts -o "/work/out/shard-$shard" --shard "$shard/$SHARDS" --workers 1`) {
+				t.Errorf("%s: the shard is not picked by the index: %s", file, cmd)
+			}
+			var shards string
+			envs, _ := at(c, "env").([]any)
+			for _, e := range envs {
+				if str(at(e, "name")) == "SHARDS" {
+					shards = str(at(e, "value"))
+				}
+			}
+			if shards == "" || shards != str(at(spec, "completions")) {
+				t.Errorf("%s: SHARDS is %q, completions %v: want them equal", file, shards, at(spec, "completions"))
 			}
 			if str(at(docs[0], "spec", "accessModes")) != "[ReadWriteMany]" {
 				t.Errorf("%s: pods on many nodes share the output: want ReadWriteMany", file)
@@ -367,7 +423,7 @@ func TestDocLinks(t *testing.T) {
 			t.Errorf("the README does not link %s", want)
 		}
 	}
-	for _, pair := range [][2]string{{"docs/CI.md", "recipes/github-actions.yml"}, {"docs/KUBERNETES.md", "recipes/kubernetes/job.yaml"}, {"docs/KUBERNETES.md", "recipes/kubernetes/indexed-job.yaml"}} {
+	for _, pair := range [][2]string{{"docs/CI.md", "recipes/github-actions.yml"}, {"docs/KUBERNETES.md", "recipes/kubernetes/job.yaml"}, {"docs/KUBERNETES.md", "recipes/kubernetes/indexed-job.yaml"}, {"docs/KUBERNETES.md", "recipes/kubernetes/merge-job.yaml"}} {
 		b, _ := os.ReadFile(pair[0])
 		if !strings.Contains(string(b), "]("+pair[1]+")") {
 			t.Errorf("%s does not link %s", pair[0], pair[1])

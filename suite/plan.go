@@ -208,10 +208,12 @@ func Plan(scripts []string, s Shard, keyOf func(string) string, durations map[st
 // 52.2 s with one. Live capture films the page in real time, and a page
 // that gets less CPU paints fewer frames: one worker for every two cores,
 // at least one, so each live run keeps a core for the browser and one for
-// the capture and encoder.
+// the capture and encoder. The cores counted are those Go schedules on:
+// in a container with a CPU limit, the limit, not the machine's.
 func DefaultWorkers(studio bool) int {
+	cores := runtime.GOMAXPROCS(0)
 	if studio {
-		return max(1, runtime.NumCPU())
+		return max(1, cores)
 	}
-	return max(1, runtime.NumCPU()/2)
+	return max(1, cores/2)
 }

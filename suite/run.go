@@ -67,49 +67,11 @@ type Display interface {
 // load (each error printed with its file:line:col). The summary is
 // returned even when scripts failed; the error is for the suite itself.
 func Run(ctx context.Context, o Options) (*Summary, error) {
-	wd, err := os.Getwd()
+	ps, err := prepare(o)
 	if err != nil {
 		return nil, err
 	}
-	all, err := Expand(o.Args)
-	if err != nil {
-		return nil, exit.Usagef("%v", err)
-	}
-	// Every script is loaded before anything launches: one bad script
-	// stops the suite here, with every error said.
-	included := map[string]bool{}
-	names := map[string]string{}
-	bad := 0
-	for _, p := range all {
-		s, err := scripts.Load(p, scripts.LoadOptions{Env: o.Film.Env, LookupEnv: os.LookupEnv, Headed: o.Film.Headed})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			bad++
-			continue
-		}
-		names[p] = s.Name
-		for _, st := range s.Steps {
-			if st.Pos.File != "" && st.Pos.File != p {
-				if abs, err := filepath.Abs(st.Pos.File); err == nil {
-					included[abs] = true
-				}
-			}
-		}
-	}
-	if bad > 0 {
-		return nil, &exit.Error{Code: exit.Usage, Err: &exit.Quiet{Err: fmt.Errorf("%d of %d scripts do not load: nothing was filmed", bad, len(all))}}
-	}
-	all = Exclude(all, included)
-	var durations map[string]time.Duration
-	if o.Balance != "" {
-		prev, err := ReadSummary(o.Balance)
-		if err != nil {
-			return nil, exit.Usagef("--balance: %v", err)
-		}
-		durations = prev.Durations()
-	}
-	keyOf := func(p string) string { return filepath.ToSlash(OutDir(p, wd)) }
-	plan := Plan(all, o.Shard, keyOf, durations)
+	plan, names, keyOf := ps.plan, ps.names, ps.keyOf
 	out := o.Out
 	if out == "" {
 		out = "out"
@@ -164,6 +126,84 @@ feed:
 		return sum, err
 	}
 	return sum, nil
+}
+
+// prepared is a suite ready to film: its part of the scripts in the
+// order they are filmed, their names, and each one's output folder.
+type prepared struct {
+	plan  []string
+	names map[string]string
+	keyOf func(string) string
+}
+
+// prepare expands the scripts and folders given, loads every script (one
+// that does not load stops the suite, with every error said) and plans
+// the part of the suite o.Shard names.
+func prepare(o Options) (prepared, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return prepared{}, err
+	}
+	all, err := Expand(o.Args)
+	if err != nil {
+		return prepared{}, exit.Usagef("%v", err)
+	}
+	// Every script is loaded before anything launches: one bad script
+	// stops the suite here, with every error said.
+	included := map[string]bool{}
+	names := map[string]string{}
+	bad := 0
+	for _, p := range all {
+		s, err := scripts.Load(p, scripts.LoadOptions{Env: o.Film.Env, LookupEnv: os.LookupEnv, Headed: o.Film.Headed})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			bad++
+			continue
+		}
+		names[p] = s.Name
+		for _, st := range s.Steps {
+			if st.Pos.File != "" && st.Pos.File != p {
+				if abs, err := filepath.Abs(st.Pos.File); err == nil {
+					included[abs] = true
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		return prepared{}, &exit.Error{Code: exit.Usage, Err: &exit.Quiet{Err: fmt.Errorf("%d of %d scripts do not load: nothing was filmed", bad, len(all))}}
+	}
+	all = Exclude(all, included)
+	var durations map[string]time.Duration
+	if o.Balance != "" {
+		prev, err := ReadSummary(o.Balance)
+		if err != nil {
+			return prepared{}, exit.Usagef("--balance: %v", err)
+		}
+		durations = prev.Durations()
+	}
+	keyOf := func(p string) string { return filepath.ToSlash(OutDir(p, wd)) }
+	return prepared{plan: Plan(all, o.Shard, keyOf, durations), names: names, keyOf: keyOf}, nil
+}
+
+// Listed is a script of a suite's plan, as clapper run --list shows it.
+type Listed struct {
+	Script string `json:"script"`
+	Dir    string `json:"dir"`
+	Name   string `json:"name"`
+}
+
+// List is the part of the suite o names, in the order it would be
+// filmed, without filming: what each shard of a sharded CI job will run.
+func List(o Options) ([]Listed, error) {
+	ps, err := prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Listed, len(ps.plan))
+	for i, p := range ps.plan {
+		out[i] = Listed{Script: p, Dir: ps.keyOf(p), Name: ps.names[p]}
+	}
+	return out, nil
 }
 
 // Publish writes a summary's suite.json and index.html in out, and its

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,13 +18,14 @@ func suiteFlags() []cli.Flag {
 		&cli.StringFlag{Name: "shard", Usage: "with many scripts: film only the i-th of n parts of the suite, e.g. --shard 2/3 (clapper merge puts the parts together)"},
 		&cli.StringFlag{Name: "balance", Usage: "with --shard: a previous suite's suite.json (or its folder), whose durations balance the parts"},
 		&cli.IntFlag{Name: "retries", Usage: "with many scripts: film a failed script again up to N times; one that then passes is flaky"},
+		&cli.BoolFlag{Name: "list", Usage: "with many scripts: list the scripts this run (or this --shard) would film, in order, with their output folders, and film nothing"},
 	}
 }
 
 // isSuite says whether run was given a suite: more than one script, a
 // folder, or a suite's flag.
 func isSuite(c *cli.Context) bool {
-	if c.NArg() > 1 || c.IsSet("workers") || c.IsSet("shard") || c.IsSet("balance") || c.IsSet("retries") {
+	if c.NArg() > 1 || c.IsSet("workers") || c.IsSet("shard") || c.IsSet("balance") || c.IsSet("retries") || c.IsSet("list") {
 		return true
 	}
 	st, err := os.Stat(c.Args().First())
@@ -65,6 +67,9 @@ func runSuite(c *cli.Context, fo film.Options) error {
 	if o.Balance != "" && o.Shard.Whole() {
 		return usageErr("--balance balances the parts of --shard i/n: give --shard too")
 	}
+	if c.Bool("list") {
+		return listSuite(o)
+	}
 	d := suite.NewTerminal(c.Bool("quiet"))
 	o.Display = d
 	sum, err := suite.Run(c.Context, o)
@@ -81,5 +86,31 @@ func runSuite(c *cli.Context, fo film.Options) error {
 	if !sum.Totals.OK() {
 		return &exitError{Code: exitFailed, Err: &quietError{Err: fmt.Errorf("%s", sum.Totals.Line())}}
 	}
+	return nil
+}
+
+// listSuite prints the scripts the suite (or its shard) would film, a
+// line each: the script, a tab, its output folder.
+func listSuite(o suite.Options) error {
+	l, err := suite.List(o)
+	if err != nil {
+		return err
+	}
+	out := o.Out
+	if out == "" {
+		out = "out"
+	}
+	for _, e := range l {
+		fmt.Printf("%s\t%s\n", e.Script, filepath.Join(out, filepath.FromSlash(e.Dir)))
+	}
+	part := ""
+	if !o.Shard.Whole() {
+		part = fmt.Sprintf(" in part %s", o.Shard)
+	}
+	noun := "scripts"
+	if len(l) == 1 {
+		noun = "script"
+	}
+	fmt.Fprintf(os.Stderr, "%d %s%s; nothing filmed (--list)\n", len(l), noun, part)
 	return nil
 }
