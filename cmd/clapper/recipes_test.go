@@ -179,4 +179,3 @@ func dig(v any, keys ...string) string {
 	b, _ := yaml.Marshal(v)
 	return strings.TrimSpace(string(b))
 }
-
