@@ -349,9 +349,9 @@ func (c *comparison) drawnApart(p Pair, oldSeq, newSeq int64) (bool, error) {
 }
 
 // settledAlike says whether the steps of p committed a document in both
-// takes, and the steps after them are the same step that changes nothing on the page and commits no
-// document, and left pictures that do not differ: then what p's steps
-// left was on its way to the same page.
+// takes and the steps after them are the same step, one that changes
+// nothing on the page and commits no document, and left pictures that do
+// not differ: then what p's steps left was on its way to the same page.
 func (c *comparison) settledAlike(p Pair) (bool, error) {
 	if len(c.old.documents(p.Old)) == 0 || len(c.new.documents(p.New)) == 0 {
 		return false, nil

@@ -67,11 +67,10 @@ type Display interface {
 // load (each error printed with its file:line:col). The summary is
 // returned even when scripts failed; the error is for the suite itself.
 func Run(ctx context.Context, o Options) (*Summary, error) {
-	ps, err := prepare(o)
+	plan, err := List(o)
 	if err != nil {
 		return nil, err
 	}
-	plan, names, keyOf := ps.plan, ps.names, ps.keyOf
 	out := o.Out
 	if out == "" {
 		out = "out"
@@ -99,7 +98,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		go func() { // owned by Run, which waits for it
 			defer wg.Done()
 			for i := range next {
-				sum.Scripts[i] = filmOne(ctx, o, w, plan[i], keyOf(plan[i]), names[plan[i]], out)
+				sum.Scripts[i] = filmOne(ctx, o, w, plan[i].Script, plan[i].Dir, plan[i].Name, out)
 			}
 		}()
 	}
@@ -110,7 +109,7 @@ feed:
 		case <-ctx.Done():
 			// The rest are not started: each is said interrupted.
 			for j := i; j < len(plan); j++ {
-				sum.Scripts[j] = Entry{Script: plan[j], Dir: keyOf(plan[j]), Name: names[plan[j]], Status: Interrupted, Exit: exit.Failed, Error: "not started: the suite was stopped", Attempts: []Attempt{}}
+				sum.Scripts[j] = Entry{Script: plan[j].Script, Dir: plan[j].Dir, Name: plan[j].Name, Status: Interrupted, Exit: exit.Failed, Error: "not started: the suite was stopped", Attempts: []Attempt{}}
 			}
 			break feed
 		}
@@ -128,25 +127,26 @@ feed:
 	return sum, nil
 }
 
-// prepared is a suite ready to film: its part of the scripts in the
-// order they are filmed, their names, and each one's output folder.
-type prepared struct {
-	plan  []string
-	names map[string]string
-	keyOf func(string) string
+// Listed is a script of a suite's plan: as given, its output folder
+// (relative to the suite's) and its name.
+type Listed struct {
+	Script string `json:"script"`
+	Dir    string `json:"dir"`
+	Name   string `json:"name"`
 }
 
-// prepare expands the scripts and folders given, loads every script (one
-// that does not load stops the suite, with every error said) and plans
-// the part of the suite o.Shard names.
-func prepare(o Options) (prepared, error) {
+// List expands the scripts and folders given, loads every script (one
+// that does not load stops the suite, with every error said) and returns
+// the part of the suite o.Shard names, in the order it is filmed: what
+// Run films, and what clapper run --list shows without filming.
+func List(o Options) ([]Listed, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return prepared{}, err
+		return nil, err
 	}
 	all, err := Expand(o.Args)
 	if err != nil {
-		return prepared{}, exit.Usagef("%v", err)
+		return nil, exit.Usagef("%v", err)
 	}
 	// Every script is loaded before anything launches: one bad script
 	// stops the suite here, with every error said.
@@ -170,38 +170,22 @@ func prepare(o Options) (prepared, error) {
 		}
 	}
 	if bad > 0 {
-		return prepared{}, &exit.Error{Code: exit.Usage, Err: &exit.Quiet{Err: fmt.Errorf("%d of %d scripts do not load: nothing was filmed", bad, len(all))}}
+		return nil, &exit.Error{Code: exit.Usage, Err: &exit.Quiet{Err: fmt.Errorf("%d of %d scripts do not load: nothing was filmed", bad, len(all))}}
 	}
 	all = Exclude(all, included)
 	var durations map[string]time.Duration
 	if o.Balance != "" {
 		prev, err := ReadSummary(o.Balance)
 		if err != nil {
-			return prepared{}, exit.Usagef("--balance: %v", err)
+			return nil, exit.Usagef("--balance: %v", err)
 		}
 		durations = prev.Durations()
 	}
 	keyOf := func(p string) string { return filepath.ToSlash(OutDir(p, wd)) }
-	return prepared{plan: Plan(all, o.Shard, keyOf, durations), names: names, keyOf: keyOf}, nil
-}
-
-// Listed is a script of a suite's plan, as clapper run --list shows it.
-type Listed struct {
-	Script string `json:"script"`
-	Dir    string `json:"dir"`
-	Name   string `json:"name"`
-}
-
-// List is the part of the suite o names, in the order it would be
-// filmed, without filming: what each shard of a sharded CI job will run.
-func List(o Options) ([]Listed, error) {
-	ps, err := prepare(o)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Listed, len(ps.plan))
-	for i, p := range ps.plan {
-		out[i] = Listed{Script: p, Dir: ps.keyOf(p), Name: ps.names[p]}
+	plan := Plan(all, o.Shard, keyOf, durations)
+	out := make([]Listed, len(plan))
+	for i, p := range plan {
+		out[i] = Listed{Script: p, Dir: keyOf(p), Name: names[p]}
 	}
 	return out, nil
 }

@@ -51,6 +51,9 @@ func runSuite(c *cli.Context, fo film.Options) error {
 	}
 	o := suite.Options{Args: c.Args().Slice(), Out: c.String("out"), Workers: c.Int("workers"), Balance: c.String("balance"), Retries: c.Int("retries"), JUnit: c.String("junit"), Film: fo,
 		Baselines: c.String("baseline"), Update: c.Bool("update"), Diff: diff}
+	if o.Out == "" {
+		o.Out = "out"
+	}
 	if c.IsSet("workers") && o.Workers < 1 {
 		return usageErr("--workers %d: give 1 or more", o.Workers)
 	}
@@ -77,12 +80,8 @@ func runSuite(c *cli.Context, fo film.Options) error {
 	if err != nil {
 		return err
 	}
-	out := o.Out
-	if out == "" {
-		out = "out"
-	}
 	suite.PrintFailures(os.Stderr, sum)
-	fmt.Printf("%s; index: %s/%s\n", sum.Totals.Line(), out, suite.IndexFile)
+	fmt.Printf("%s; index: %s/%s\n", sum.Totals.Line(), o.Out, suite.IndexFile)
 	if !sum.Totals.OK() {
 		return &exitError{Code: exitFailed, Err: &quietError{Err: fmt.Errorf("%s", sum.Totals.Line())}}
 	}
@@ -96,12 +95,8 @@ func listSuite(o suite.Options) error {
 	if err != nil {
 		return err
 	}
-	out := o.Out
-	if out == "" {
-		out = "out"
-	}
 	for _, e := range l {
-		fmt.Printf("%s\t%s\n", e.Script, filepath.Join(out, filepath.FromSlash(e.Dir)))
+		fmt.Printf("%s\t%s\n", e.Script, filepath.Join(o.Out, filepath.FromSlash(e.Dir)))
 	}
 	part := ""
 	if !o.Shard.Whole() {
