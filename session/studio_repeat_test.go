@@ -2,6 +2,8 @@ package session
 
 import (
 	"bytes"
+	"image/color"
+	"image/jpeg"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,9 +41,11 @@ button.hot { background: #4453e6; transform: translateY(-1px); }
 }</script>`
 
 // Two studio runs of one script make the same frames from the moment the
-// page's animations start: the same pictures, byte for byte, at the same
-// times, in the same documents, and their steps start and end at the same
-// times. (Before it, the page's first paint may come a frame apart.)
+// page's animations start: the same pictures at the same times, in the
+// same documents, and their steps start and end at the same times.
+// (Before it, the page's first paint may come a frame apart.) The
+// pictures are nearly always the same byte for byte; rarely a few differ
+// by a hair at the edges of what moves (hairDiff), never by a frame.
 func TestStudioRunsRepeat(t *testing.T) {
 	s := studioScript(t, `  - goto: ${serve.url}/transit.html
   - pause: 300ms
@@ -88,12 +92,58 @@ func TestStudioRunsRepeat(t *testing.T) {
 		}
 		if bytes.Equal(pa, pb) {
 			same++
+			continue
+		}
+		if n, most := hairDiff(t, pa, pb); n > hairPixels || most > hairLevels {
+			t.Errorf("frame %d (%v): the pictures differ in %d pixels, by up to %d levels: more than a hair (%d pixels, %d levels)", i, a[i].Source, n, most, hairPixels, hairLevels)
 		} else {
-			t.Errorf("frame %d (%v): the pictures differ", i, a[i].Source)
+			t.Logf("frame %d (%v): the pictures differ by a hair: %d pixels, up to %d levels", i, a[i].Source, n, most)
 		}
 	}
 	if len(a) < 30 {
 		t.Errorf("only %d frames stored from the eval on: the box should move in every frame", len(a))
 	}
-	t.Logf("%d of %d pictures the same", same, len(a))
+	t.Logf("%d of %d pictures the same byte for byte", same, len(a))
+}
+
+// A hair: what sets two studio pictures of one frame apart in about one
+// pair of runs in twenty-five (measured 2026-12-06, also with nothing else
+// running): the anti-aliased edges of a box that slides and turns, and of
+// a button at the end of its transition, a few hundred pixels off by at
+// most about ten levels a channel, in some frames and not the ones
+// between. A frame drawn at another time is far more: the box moves 1.5
+// pixels a frame, so its edges change by a hundred levels or more.
+const (
+	hairPixels = 2000
+	hairLevels = 32
+)
+
+// hairDiff decodes two JPEG pictures of one size and counts the pixels
+// where a channel differs by more than JPEG's own noise (4 levels), with
+// the largest difference.
+func hairDiff(t *testing.T, pa, pb []byte) (n, most int) {
+	t.Helper()
+	a, err := jpeg.Decode(bytes.NewReader(pa))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := jpeg.Decode(bytes.NewReader(pb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Bounds() != b.Bounds() {
+		t.Fatalf("pictures of %v and %v", a.Bounds(), b.Bounds())
+	}
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			ca, cb := color.RGBAModel.Convert(a.At(x, y)).(color.RGBA), color.RGBAModel.Convert(b.At(x, y)).(color.RGBA)
+			d := int(max(absDiff(uint32(ca.R), uint32(cb.R)), absDiff(uint32(ca.G), uint32(cb.G)), absDiff(uint32(ca.B), uint32(cb.B))))
+			if d > 4 {
+				n++
+			}
+			most = max(most, d)
+		}
+	}
+	return n, most
 }
