@@ -387,10 +387,10 @@ func runBehaviours(dir string, bs []behaviour, capture string) ([]string, error)
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	s.Browser.Capture = capture
 	// What the behaviours are about is input, not footage: a live
-	// capture takes one frame in four, coarsely, so runs side by side
+	// capture takes one frame in four, small and coarse, so runs side by side
 	// leave the pages their time.
 	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(dir, "take"),
-		Capture: recorder.Options{EveryNthFrame: 4, Quality: 30}})
+		Capture: recorder.Options{EveryNthFrame: 4, Quality: 30, MaxWidth: 320, MaxHeight: 180}})
 	if err != nil {
 		return nil, err
 	}

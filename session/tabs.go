@@ -244,8 +244,10 @@ func (r *run) film(tab *Tab, url string) error {
 	co.Journal = r.jr
 	co.Held = func() bool { return r.refusal(tab, false) != nil } // held or fenced: no screenshot
 	co.RestartPaused = tab.frozen.Load
-	co.MaxWidth = int(float64(b.Width) * b.Scale)
-	co.MaxHeight = int(float64(b.Height) * b.Scale)
+	// The frames are at most the viewport's device pixels, or less when
+	// the caller bounds them (a run about input, not footage).
+	co.MaxWidth = bound(co.MaxWidth, int(float64(b.Width)*b.Scale))
+	co.MaxHeight = bound(co.MaxHeight, int(float64(b.Height)*b.Scale))
 	if r.capture != nil {
 		res := r.capture.Stop(context.Background())
 		r.keepFilmed(res)
@@ -353,4 +355,12 @@ func (r *run) urlOf(ctx context.Context, t *Tab) string {
 type docState struct {
 	URL   string `json:"url"`
 	Ready string `json:"ready"`
+}
+
+// bound is n, or the caller's bound when one is set and smaller. Pure.
+func bound(caller, n int) int {
+	if caller > 0 && caller < n {
+		return caller
+	}
+	return n
 }
