@@ -202,7 +202,7 @@ func (t *Tab) frameDoc(ctx context.Context, id cdp.FrameID) (*frameDoc, error) {
 	} else {
 		fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
 		h := &helpers{}
-		w := &worldIndex{}
+		w := newWorldIndex()
 		h.index = w
 		w.docs = []*helpers{h}
 		ev := &tabEvents{worlds: w, net: newNetActivity()}

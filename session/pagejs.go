@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,7 +80,12 @@ func mustRead(name string) []byte {
 	return b
 }
 
-// worldName names clapper's isolated world in DevTools.
+// worldName begins the name of clapper's isolated worlds in DevTools. Each
+// CDP session names its worlds anew (newWorldIndex): Chromium hands a
+// session that asks for a world by a name an earlier session made in the
+// same document the earlier world, whose context it never announces to the
+// new session, so a tab claimed again after a run released it could not
+// be driven.
 const worldName = "clapper"
 
 // callHelperJS calls one helper by name. It is the only JavaScript the
@@ -91,9 +98,18 @@ const callHelperJS = `function(name, args) { return clapper[name](...JSON.parse(
 // out-of-process frame's), from the session's listener, for the helpers
 // of every document in it. Safe for concurrent use.
 type worldIndex struct {
+	name   string // the name of the session's worlds
 	mu     sync.Mutex
 	unique map[int64]string // clapper's worlds by context id
 	docs   []*helpers       // the helpers of the session's documents
+}
+
+// newWorldIndex returns the record of a new CDP session's worlds, with a
+// name of their own.
+func newWorldIndex() *worldIndex {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return &worldIndex{name: worldName + "-" + hex.EncodeToString(b[:])}
 }
 
 // add returns new helpers for frame id in the session.
@@ -126,7 +142,7 @@ func (w *worldIndex) all() []*helpers {
 // contextCreated, contextDestroyed, contextsCleared and navigated are
 // called by the session's listener, on its read loop; they only record.
 func (w *worldIndex) contextCreated(c *runtime.ExecutionContextDescription) {
-	if c == nil || c.Name != worldName {
+	if c == nil || c.Name != w.name {
 		return
 	}
 	w.mu.Lock()
@@ -227,7 +243,7 @@ func (h *helpers) ensure(ctx context.Context) (world string, fresh bool, err err
 		}
 		frame = tree.FrameTree.Frame.ID
 	}
-	made, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: worldName})
+	made, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: h.index.name})
 	if err != nil {
 		return "", false, fmt.Errorf("make clapper's world in the page: %w", err)
 	}

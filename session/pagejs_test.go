@@ -36,7 +36,7 @@ func fixtureTab(t *testing.T, page string) (context.Context, *Tab, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(closeTab)
-	w := &worldIndex{}
+	w := newWorldIndex()
 	h := w.add("")
 	ev := &tabEvents{worlds: w, net: newNetActivity()}
 	if err := chromedp.Listen(tab, ev.listen); err != nil {

@@ -9,6 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
 	"github.com/clapper-dev/clapper/leases"
 	"github.com/clapper-dev/clapper/scripts"
 )
@@ -179,22 +184,38 @@ func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, co
 // selector that matches nothing is an error (never a new tab), a tab
 // someone else holds is refused with nothing sent to it.
 func (t *sharedTabs) claim(ctx context.Context, name, sel string) (context.Context, context.CancelFunc, error) {
-	page, err := ResolveTab(ctx, t.b, t.o.Store, sel, t.self)
+	pg, err := ResolveTab(ctx, t.b, t.o.Store, sel, t.self)
 	if err != nil {
 		return nil, nil, err
 	}
-	l, was, err := t.o.Store.Claim(t.lease(page.ID, page.URL, leases.Explicit), t.self)
+	l, was, err := t.o.Store.Claim(t.lease(pg.ID, pg.URL, leases.Explicit), t.self)
 	if err != nil {
 		return nil, nil, fmt.Errorf("claim %s: %w", sel, err)
 	}
 	if was != nil {
-		t.logf("reclaimed tab %s from %s (pid %d, stale)", page.ID, was.Label, was.Pid)
+		t.logf("reclaimed tab %s from %s (pid %d, stale)", pg.ID, was.Label, was.Pid)
 	}
 	// A claimed tab is released and left open, even one another clapper
 	// run opened: this run did not open it (its origin record stays).
-	t.hold(name, heldTab{id: page.ID, token: l.Token(), opened: false})
-	t.logf("claimed tab %s (%s) as %q", page.ID, page.URL, t.label)
-	return t.attach(ctx, name, page.ID)
+	t.hold(name, heldTab{id: pg.ID, token: l.Token(), opened: false})
+	t.logf("claimed tab %s (%s) as %q", pg.ID, pg.URL, t.label)
+	tctx, cancel, err := t.attach(ctx, name, pg.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A person's tab may be behind another in a window, where it paints
+	// no frames and runs no animation frames: it is brought to the front,
+	// and told it has the focus while this run drives it (the emulation
+	// ends with the run's session).
+	_, err = chromedp.Call(tctx, page.BringToFront, cdp.Empty{})
+	if err == nil {
+		_, err = chromedp.Call(tctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+	}
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("bring claimed tab %s to the front: %w", pg.ID, err)
+	}
+	return tctx, cancel, nil
 }
 
 func (t *sharedTabs) attach(ctx context.Context, name, id string) (context.Context, context.CancelFunc, error) {

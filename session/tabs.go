@@ -155,7 +155,7 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 	if err != nil {
 		return nil, r.gone(err)
 	}
-	w := &worldIndex{}
+	w := newWorldIndex()
 	h := w.add("")
 	ev := &tabEvents{worlds: w, net: newNetActivity()}
 	err = chromedp.Listen(tctx, ev.listen)

@@ -1,0 +1,82 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// A person's tab can be claimed, released and claimed again, any number
+// of times: each run makes clapper's world in the page anew.
+func TestSharedClaimAgainAfterRelease(t *testing.T) {
+	b, st := sharedBrowser(t)
+	ctx := context.Background()
+	id := personTab(t, b, "<title>person</title><p>hello</p>")
+	for i := range 3 {
+		s := loadScript(t, fmt.Sprintf(`name: claimer
+steps:
+  - expect: {text: hello}
+  - eval: "document.title = 'claimed %d'"
+`, i))
+		res, err := Run(ctx, s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Attach: b.Endpoint(),
+			Leases: &LeaseOptions{Store: st, Label: "claimer", Claim: id}})
+		if err == nil && res.Failed != nil {
+			err = res.Failed
+		}
+		if err != nil {
+			t.Fatalf("claim %d: %v", i+1, err)
+		}
+		if pg, open := pageByID(t, b, id); !open || pg.Title != fmt.Sprintf("claimed %d", i) {
+			t.Fatalf("after claim %d: %+v, open %v", i+1, pg, open)
+		}
+	}
+}
+
+// personTab opens a tab as a person would (no origin record: clapper did
+// not open it) showing html, and closes it with the test.
+func personTab(t *testing.T, b *Browser, html string) string {
+	t.Helper()
+	ctx := context.Background()
+	id, err := b.OpenPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.ClosePage(ctx, id) })
+	tctx, detach, err := b.AttachTab(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer detach()
+	if err := chromedp.Do(tctx, chromedp.Navigate("data:text/html,"+html)); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// A person's tab that is not in front (a tab was opened after it) is
+// claimed and driven all the same: the claim brings it to the front and
+// emulates the focus. (Headless, every tab counts as visible, so this
+// guards the claim's path; a headed window is where a tab behind another
+// stops painting.)
+func TestSharedClaimBackgroundTab(t *testing.T) {
+	b, st := sharedBrowser(t)
+	ctx := context.Background()
+	id := personTab(t, b, "<title>behind</title><button onclick=\"document.title='clicked'\">Go</button>")
+	personTab(t, b, "<title>front</title>")
+	s := loadScript(t, `name: claimer
+steps:
+  - click: {role: button, name: Go}
+  - expect: {title: clicked}
+`)
+	res, err := Run(ctx, s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Attach: b.Endpoint(),
+		Leases: &LeaseOptions{Store: st, Label: "claimer", Claim: id}})
+	if err == nil && res.Failed != nil {
+		err = res.Failed
+	}
+	if err != nil {
+		t.Fatalf("claim of a tab behind another: %v", err)
+	}
+}
