@@ -198,7 +198,7 @@ func sweepPages(ctx context.Context, b *session.Browser, st *leases.Store, why s
 			continue
 		}
 		if closed {
-			event(out, map[string]any{"event": "tab_reaped", "tab": p.ID, "url": p.URL, "why": why})
+			event(out, map[string]any{"event": "tab_reaped", "tab": p.ID, "url": leases.OriginOnly(p.URL), "why": why})
 		}
 	}
 }

@@ -152,9 +152,21 @@ func reap(st *leases.Store, rows []leases.Row, bid string, open map[string]bool,
 			continue // used or reclaimed since the listing: wanted again
 		}
 		delete(open, id)
-		reaped = append(reaped, ReapedTab{Tab: id, URL: urls[id], Label: r.Lease.Label, Reason: r.Stale})
+		reaped = append(reaped, ReapedTab{Tab: id, URL: leasedURL(r.Lease.URL, urls[id]), Label: r.Lease.Label, Reason: r.Stale})
 	}
 	return reaped
+}
+
+// leasedURL is the address shown of a leased tab: the one its holder
+// recorded in the lease (masked with the holder's secrets: the holder
+// records it on each use), else the tab's address now cut to its origin
+// (the host knows no run's secrets, and a path or query may hold one).
+// Pure.
+func leasedURL(recorded, now string) string {
+	if recorded != "" {
+		return recorded
+	}
+	return leases.OriginOnly(now)
 }
 
 func rowOf(r leases.Row, known bool, open map[string]bool, urls map[string]string, opened map[string]bool) LeaseRow {
@@ -168,7 +180,7 @@ func rowOf(r leases.Row, known bool, open map[string]bool, urls map[string]strin
 		o := open[l.Tab]
 		row.Open = &o
 		if o {
-			row.URL = urls[l.Tab]
+			row.URL = leasedURL(l.URL, urls[l.Tab])
 		} else if row.Why == "" {
 			row.Why = leases.TabGone // reported; not what frees it
 		}

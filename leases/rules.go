@@ -1,6 +1,7 @@
 package leases
 
 import (
+	"net/url"
 	"strings"
 	"time"
 )
@@ -51,6 +52,10 @@ type Caller struct {
 	Pid   int
 	Start uint64
 	Token string
+	// URL, when set, is the address of the caller's tab now as its holder
+	// shows it (its secrets masked): a use records it in the lease, which
+	// is what listings show of a held tab.
+	URL string
 }
 
 // Why a lease is stale. A lease whose tab is gone is reported (TabGone)
@@ -225,4 +230,26 @@ func Clients(rows []Row, browser string) int {
 		}
 	}
 	return n
+}
+
+// OriginOnly cuts an address to what names its site: scheme, host and
+// port for http(s), the scheme for data: and blob: addresses, about:
+// addresses whole; "…" marks what was cut. Pure.
+func OriginOnly(u string) string {
+	if u == "" || strings.HasPrefix(u, "about:") {
+		return u
+	}
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme == "" {
+		return "…"
+	}
+	switch p.Scheme {
+	case "http", "https", "ws", "wss", "file":
+		o := p.Scheme + "://" + p.Host
+		if rest := strings.TrimPrefix(u, o); rest != "" && rest != "/" {
+			o += "/…"
+		}
+		return o
+	}
+	return p.Scheme + ":…"
 }

@@ -255,3 +255,25 @@ func TestIsClient(t *testing.T) {
 		t.Errorf("Clients = %d, want 2", n)
 	}
 }
+
+func TestOriginOnly(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                   "",
+		"about:blank":                        "about:blank",
+		"https://shop.example/":              "https://shop.example",
+		"https://shop.example":               "https://shop.example",
+		"http://127.0.0.1:8080/reset/s3cr3t": "http://127.0.0.1:8080/…",
+		"https://a.example/?t=s3cr3t#x":      "https://a.example/…",
+		"https://u:pw@a.example/":            "https://a.example/…",
+		"data:text/html,<p>s3cr3t":           "data:…",
+		"blob:https://a.example/1234":        "blob:…",
+		"file:///home/me/s3cr3t.html":        "file:///…",
+		"chrome://version":                   "chrome:…",
+		"not a url with s3cr3t":              "…",
+		"%zz":                                "…",
+	} {
+		if got := OriginOnly(in); got != want {
+			t.Errorf("OriginOnly(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

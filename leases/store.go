@@ -183,6 +183,9 @@ func (s *Store) Check(tab string, c Caller) (*Lease, error) {
 		return nil, nil
 	case Yours:
 		cur.LastUsed = now
+		if c.URL != "" {
+			cur.URL = c.URL
+		}
 		return cur, s.replace(*cur)
 	}
 	if strings.HasPrefix(c.Token, tab+":") {
@@ -377,8 +380,10 @@ func (s *Store) Peek(tab, url string, c Caller) error {
 	alive := cur != nil && s.Alive(cur.Pid, cur.Start)
 	if Decide(cur, true, alive, c, s.Now().UTC()) == Conflict {
 		e := conflict(tab, cur).(*ConflictError)
-		if url != "" {
-			e.URL = url
+		if e.URL == "" {
+			// The holder recorded none: the address now, to its origin
+			// (it may hold the holder's secrets).
+			e.URL = OriginOnly(url)
 		}
 		return e
 	}

@@ -643,5 +643,11 @@ func (r *run) leasedTab(name string) error {
 	if r.shared == nil {
 		return nil
 	}
-	return r.shared.use(name)
+	url := ""
+	if t := r.tabs[name]; t != nil {
+		t.events.mu.Lock()
+		url = t.events.url
+		t.events.mu.Unlock()
+	}
+	return r.shared.use(name, url)
 }

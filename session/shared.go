@@ -60,6 +60,9 @@ type sharedTabs struct {
 	held  map[string]heldTab // by tab name
 	beat  *heartbeat         // running while held is not empty
 	logf  func(string, ...any)
+	// mask hides the run's secrets in the addresses its leases record
+	// (everyone who can list the leases reads them).
+	mask func(string) string
 	// closePage replaces the browser's close in tests (nil: the browser's).
 	closePage func(id string) error
 }
@@ -75,7 +78,7 @@ func newSharedTabs(o LeaseOptions, b *Browser, s *scripts.Script, logf func(stri
 	if o.Close == nil {
 		o.Close = s.Browser.Close
 	}
-	return &sharedTabs{o: o, b: b, label: label, self: leases.Self(""), held: map[string]heldTab{}, logf: logf}
+	return &sharedTabs{o: o, b: b, label: label, self: leases.Self(""), held: map[string]heldTab{}, logf: logf, mask: s.Mask}
 }
 
 func scriptName(s *scripts.Script) string {
@@ -119,7 +122,7 @@ func (t *sharedTabs) unhold(name string) (heldTab, bool) {
 }
 
 func (t *sharedTabs) lease(id, url string, tier leases.Tier) leases.Lease {
-	return leases.Lease{Tab: id, Browser: t.b.ID(), URL: url, Label: t.label, Tier: tier, TTLMs: t.o.TTL.Milliseconds()}
+	return leases.Lease{Tab: id, Browser: t.b.ID(), URL: t.mask(url), Label: t.label, Tier: tier, TTLMs: t.o.TTL.Milliseconds()}
 }
 
 // newTab is where a run gets its tabs: from the browser when it owns it,
@@ -264,13 +267,18 @@ func (t *sharedTabs) closeTab(id string) error {
 }
 
 // use is the lease check before every step on a tab: the run must still
-// hold it (not reclaimed after expiry), and the use refreshes it.
-func (t *sharedTabs) use(name string) error {
+// hold it (not reclaimed after expiry), and the use refreshes it and
+// records url, the tab's address now, masked.
+func (t *sharedTabs) use(name, url string) error {
 	h := t.heldTab(name)
 	if h.id == "" {
 		return nil
 	}
-	_, err := t.o.Store.Check(h.id, t.caller(name))
+	c := t.caller(name)
+	if url != "" {
+		c.URL = t.mask(url)
+	}
+	_, err := t.o.Store.Check(h.id, c)
 	return err
 }
 

@@ -3,10 +3,15 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/clapper-dev/clapper/leases"
+	"github.com/clapper-dev/clapper/scripts"
 )
 
 // A person's tab can be claimed, released and claimed again, any number
@@ -78,5 +83,57 @@ steps:
 	}
 	if err != nil {
 		t.Fatalf("claim of a tab behind another: %v", err)
+	}
+}
+
+// A held tab's address is shown to others (clapper leases, a refused
+// claim) as its holder recorded it, with the holder's secrets masked, on
+// every use: never the secret, in any listing.
+func TestSharedLeaseURLMasked(t *testing.T) {
+	b, st := sharedBrowser(t)
+	ctx := context.Background()
+	const secret = "Zq9xK7mW"
+	p := filepath.Join(t.TempDir(), "shared.yaml")
+	if err := os.WriteFile(p, []byte(`name: masked
+secrets: [TOKEN]
+steps:
+  - goto: "data:text/html,<title>one</title>"
+  - eval: "history.pushState(null, '', '#t=${TOKEN}')"
+  - eval: "1"
+  - eval: "2"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scripts.Load(p, scripts.LoadOptions{Env: map[string]string{"TOKEN": secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	o := RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Attach: b.Endpoint(), Leases: &LeaseOptions{Store: st, Label: "masked"}}
+	o.beforeStep = func(i int, r *run) {
+		rows, _ := st.List()
+		for _, row := range rows {
+			seen = append(seen, row.Lease.URL)
+			if err := st.Peek(row.Lease.Tab, "data:text/html,#t="+secret, leases.Caller{Pid: 1, Token: "x"}); err != nil && strings.Contains(err.Error(), secret) {
+				t.Errorf("a refused claim shows the secret: %v", err)
+			}
+		}
+	}
+	res, err := Run(ctx, s, o)
+	if err == nil && res.Failed != nil {
+		err = res.Failed
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	masked := false
+	for _, u := range seen {
+		if strings.Contains(u, secret) {
+			t.Errorf("a lease records %q", u)
+		}
+		masked = masked || strings.Contains(u, scripts.Masked)
+	}
+	if !masked {
+		t.Errorf("the lease never recorded the tab's address after the step that put the secret in it: %q", seen)
 	}
 }

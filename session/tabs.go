@@ -59,6 +59,7 @@ type Tab struct {
 type tabEvents struct {
 	mu        sync.Mutex
 	mainFrame cdp.FrameID
+	url       string // the main frame's address now
 	net       netActivity
 	navs      int64 // main-frame navigations, new documents and within one
 	paused    bool  // the debugger has paused the page (a hold reached it)
@@ -85,6 +86,7 @@ func (e *tabEvents) listen(ev any) {
 	case *page.EventFrameNavigated:
 		if ev.Frame != nil && ev.Frame.ParentID == "" {
 			e.mainFrame = ev.Frame.ID
+			e.url = ev.Frame.URL + ev.Frame.URLFragment
 			e.navs++
 			e.paused = false // a pause belonged to the old document
 		}
@@ -96,6 +98,7 @@ func (e *tabEvents) listen(ev any) {
 		e.worlds.remove(ev.FrameID)
 	case *page.EventNavigatedWithinDocument:
 		if ev.FrameID == e.mainFrame {
+			e.url = ev.URL
 			e.navs++
 		}
 	case *runtime.EventExecutionContextCreated:
