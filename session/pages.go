@@ -9,6 +9,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -82,6 +83,27 @@ func (b *Browser) openPage(ctx context.Context, url string) (string, error) {
 		return "", fmt.Errorf("open tab: %w", err)
 	}
 	return string(id), nil
+}
+
+// windowOf returns the id of the window tab id is in.
+func (b *Browser) windowOf(ctx context.Context, id string) (browser.WindowID, error) {
+	var win browser.WindowID
+	err := b.onBrowser(ctx, func(c context.Context) error {
+		res, err := chromedp.CallBrowser(c, browser.GetWindowForTarget, browser.GetWindowForTargetParams{TargetID: target.ID(id)})
+		win = res.WindowID
+		return err
+	})
+	return win, err
+}
+
+// activate brings tab id to the front of its window, bounded.
+func (b *Browser) activate(id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return b.onBrowser(ctx, func(c context.Context) error {
+		_, err := chromedp.CallBrowser(c, target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(id)})
+		return err
+	})
 }
 
 // ClosePage closes the tab id.

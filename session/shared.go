@@ -46,6 +46,10 @@ type heldTab struct {
 	id     string
 	token  string
 	opened bool // clapper opened it (the origin ledger says so)
+	// front is the tab that was in front of a claimed tab in its window
+	// when the run brought it forward ("": none), brought back when the
+	// run gives the tab back.
+	front string
 }
 
 // sharedTabs holds a run's leases. Its methods run on the run's goroutine
@@ -209,7 +213,15 @@ func (t *sharedTabs) claim(ctx context.Context, name, sel string) (context.Conte
 	// A person's tab may be behind another in a window, where it paints
 	// no frames and runs no animation frames: it is brought to the front,
 	// and told it has the focus while this run drives it (the emulation
-	// ends with the run's session).
+	// ends with the run's session); the tab that was in front comes back
+	// when the run gives it back (release).
+	if front := t.frontOf(ctx, tctx, pg.ID); front != "" {
+		t.mu.Lock()
+		h := t.held[name]
+		h.front = front
+		t.held[name] = h
+		t.mu.Unlock()
+	}
 	_, err = chromedp.Call(tctx, page.BringToFront, cdp.Empty{})
 	if err == nil {
 		_, err = chromedp.Call(tctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
@@ -219,6 +231,42 @@ func (t *sharedTabs) claim(ctx context.Context, name, sel string) (context.Conte
 		return nil, nil, fmt.Errorf("bring claimed tab %s to the front: %w", pg.ID, err)
 	}
 	return tctx, cancel, nil
+}
+
+// frontOf returns the tab in front of tab id in its window when id is
+// behind it (hidden), else "". It reads only: each tab's window, and the
+// visibility of the tabs of id's window.
+func (t *sharedTabs) frontOf(ctx context.Context, tctx context.Context, id string) string {
+	vis, err := chromedp.Run(tctx, chromedp.Evaluate[string]("document.visibilityState"))
+	if err != nil || vis != "hidden" {
+		return ""
+	}
+	win, err := t.b.windowOf(ctx, id)
+	if err != nil {
+		return ""
+	}
+	pages, err := t.b.Pages(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, p := range pages {
+		if p.ID == id {
+			continue
+		}
+		if w, err := t.b.windowOf(ctx, p.ID); err != nil || w != win {
+			continue
+		}
+		pctx, detach, err := t.b.AttachTab(ctx, p.ID)
+		if err != nil {
+			continue
+		}
+		v, err := chromedp.Run(pctx, chromedp.Evaluate[string]("document.visibilityState"))
+		detach()
+		if err == nil && v == "visible" {
+			return p.ID
+		}
+	}
+	return ""
 }
 
 func (t *sharedTabs) attach(ctx context.Context, name, id string) (context.Context, context.CancelFunc, error) {
@@ -253,6 +301,11 @@ func (t *sharedTabs) release(name string) {
 	}
 	if g.CloseErr != nil {
 		t.logf("%v", g.CloseErr)
+	}
+	if h.front != "" && g.Released {
+		if err := t.b.activate(h.front); err != nil {
+			t.logf("bring tab %s, in front before the claim, back to the front: %v", h.front, err)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/leases"
@@ -63,14 +64,16 @@ func personTab(t *testing.T, b *Browser, html string) string {
 
 // A person's tab that is not in front (a tab was opened after it) is
 // claimed and driven all the same: the claim brings it to the front and
-// emulates the focus. (Headless, every tab counts as visible, so this
-// guards the claim's path; a headed window is where a tab behind another
-// stops painting.)
+// emulates the focus (before, its first step failed: "no answer from the
+// page"), and the release puts the tab that was in front back in front.
 func TestSharedClaimBackgroundTab(t *testing.T) {
 	b, st := sharedBrowser(t)
 	ctx := context.Background()
 	id := personTab(t, b, "<title>behind</title><button onclick=\"document.title='clicked'\">Go</button>")
-	personTab(t, b, "<title>front</title>")
+	front := sameWindowTab(t, b, "<title>front</title>")
+	if vis := visibility(t, b, id); vis != "hidden" {
+		t.Fatalf("the tab behind is %s: the test needs it hidden", vis)
+	}
 	s := loadScript(t, `name: claimer
 steps:
   - click: {role: button, name: Go}
@@ -84,6 +87,47 @@ steps:
 	if err != nil {
 		t.Fatalf("claim of a tab behind another: %v", err)
 	}
+	// Given back, the tab the person had in front is in front again.
+	if vis := visibility(t, b, front); vis != "visible" {
+		t.Errorf("after the run, the tab that was in front is %s", vis)
+	}
+	if vis := visibility(t, b, id); vis != "hidden" {
+		t.Errorf("after the run, the claimed tab is %s: want it behind again", vis)
+	}
+}
+
+// sameWindowTab opens a tab in the window of the browser's last one, in
+// front of the tabs there, showing html.
+func sameWindowTab(t *testing.T, b *Browser, html string) string {
+	t.Helper()
+	ctx := context.Background()
+	no := false
+	var id target.ID
+	err := b.onBrowser(ctx, func(c context.Context) error {
+		res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{URL: "data:text/html," + html, NewWindow: &no})
+		id = res.TargetID
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.ClosePage(ctx, string(id)) })
+	return string(id)
+}
+
+// visibility is document.visibilityState in tab id.
+func visibility(t *testing.T, b *Browser, id string) string {
+	t.Helper()
+	tctx, detach, err := b.AttachTab(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer detach()
+	v, err := chromedp.Run(tctx, chromedp.Evaluate[string]("document.visibilityState"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // A held tab's address is shown to others (clapper leases, a refused
