@@ -30,14 +30,14 @@ func TestReapKeepsWhatItCouldNotClose(t *testing.T) {
 	open := map[string]bool{"GONE": true, "STUCK": true, "LIVE": true}
 	opened := map[string]bool{"GONE": true, "STUCK": true, "LIVE": true}
 	var asked []string
-	got := reap(st, rows, "B", open, map[string]string{"GONE": "https://a/"}, opened, func(id string) error {
+	got := reap(st, rows, "B", open, map[string]string{"GONE": "https://a/s3cr3t"}, opened, func(id string) error {
 		asked = append(asked, id)
 		if id == "STUCK" {
 			return errors.New("refused")
 		}
 		return nil
 	})
-	if len(got) != 1 || got[0].Tab != "GONE" || got[0].URL != "https://a/" || got[0].Label != "GONE-run" || got[0].Reason != leases.DeadPid {
+	if len(got) != 1 || got[0].Tab != "GONE" || got[0].URL != "https://a/…" || got[0].Label != "GONE-run" || got[0].Reason != leases.DeadPid {
 		t.Errorf("reaped %+v, want only GONE", got)
 	}
 	if len(asked) != 2 {
@@ -84,5 +84,18 @@ func TestReapSkipsWhatWasReclaimedSinceTheListing(t *testing.T) {
 	}
 	if rows, _ := st.List(); len(rows) != 1 || rows[0].Lease.Label != "next" {
 		t.Errorf("leases %+v, want the new holder's", rows)
+	}
+}
+
+// A held tab is listed at the address its holder recorded (masked by the
+// holder), not at the one the browser reports now; a lease that recorded
+// none shows the tab's origin only.
+func TestListedURLIsTheHolders(t *testing.T) {
+	open := map[string]bool{"A": true, "B": true}
+	urls := map[string]string{"A": "https://a.example/?t=s3cr3t", "B": "https://b.example/reset/s3cr3t"}
+	a := rowOf(leases.Row{Lease: leases.Lease{Tab: "A", URL: "https://a.example/?t=•••"}}, true, open, urls, nil)
+	b := rowOf(leases.Row{Lease: leases.Lease{Tab: "B"}}, true, open, urls, nil)
+	if a.URL != "https://a.example/?t=•••" || b.URL != "https://b.example/…" {
+		t.Errorf("listed %q and %q", a.URL, b.URL)
 	}
 }
