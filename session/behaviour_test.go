@@ -41,7 +41,7 @@ func runSiteTake(t *testing.T, steps string, env map[string]string) (*Result, st
 	}
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	take := filepath.Join(dir, "take")
-	res, err := Run(context.Background(), s, RunOptions{TakeDir: take})
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: take, Attach: liveEndpoint(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
@@ -251,8 +252,30 @@ func (b *Browser) StderrTail() string { return b.stderr.String() }
 // interrupt) and by tabOpenLimit, but the tab's context does not inherit
 // ctx: the first command on a chromedp context allocates its target, so it
 // runs on the tab's own context, which a timer cancels instead.
+//
+// In a browser clapper does not own, the tab gets a window of its own (as
+// OpenPage's): a tab sharing a window is hidden as soon as anyone opens
+// another one there, and a hidden page paints no frames and runs no
+// animation frames.
 func (b *Browser) NewTab(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	return b.tabContext(ctx, "open tab")
+	if b.owned {
+		return b.tabContext(ctx, "open tab")
+	}
+	id, err := b.OpenPage(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	closePage := func() {
+		c, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), 2*time.Second)
+		defer cancel()
+		_ = b.ClosePage(c, id)
+	}
+	tctx, cancel, err := b.tabContext(ctx, "open tab", chromedp.WithTargetID(target.ID(id)))
+	if err != nil {
+		closePage()
+		return nil, nil, err
+	}
+	return tctx, func() { cancel(); closePage() }, nil
 }
 
 // tabContext makes a chromedp context for a tab of b (opts say which:

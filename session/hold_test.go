@@ -35,6 +35,11 @@ func runHolds(t *testing.T, header, steps string, o RunOptions) (*Result, string
 	}
 	o.TakeDir = filepath.Join(dir, "take")
 	o.Logf = t.Logf
+	// Live runs without injected faults or hooks attach to the package's
+	// live browser; the others own theirs (they check its cleanup).
+	if header == "" && !o.headlessHandoff && o.fault == nil && o.beforeStep == nil {
+		o.Attach = liveEndpoint(t)
+	}
 	res, err := Run(context.Background(), s, o)
 	if err != nil {
 		t.Fatal(err)

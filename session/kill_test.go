@@ -100,7 +100,7 @@ steps:
 	if _, err := os.Stat(k.browser.Profile()); !os.IsNotExist(err) {
 		t.Errorf("profile %s left behind", k.browser.Profile())
 	}
-	if live := testenv.LiveBrowsers(); len(live) > 0 {
+	if live := browsersLeft(); len(live) > 0 {
 		t.Errorf("processes left behind: %v", live)
 	}
 }

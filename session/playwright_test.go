@@ -373,7 +373,7 @@ func judge(bs []behaviour, steps []timeline.Step) (failed []string) {
 // runBehaviours runs bs in one script, in the capture mode given, and
 // says which failed (or why the run could not be made). It may run on a
 // goroutine of its own.
-func runBehaviours(dir string, bs []behaviour, capture string) ([]string, error) {
+func runBehaviours(dir string, bs []behaviour, capture, attach string) ([]string, error) {
 	site, _ := filepath.Abs("testdata/site")
 	path := filepath.Join(dir, "pw.yaml")
 	body := "name: behaviours\nserve: " + site + "\ndefaults: {timeout: 5s, pointer_speed: 8000, beat: 20ms}\n" + behaviourScript(bs)
@@ -390,14 +390,14 @@ func runBehaviours(dir string, bs []behaviour, capture string) ([]string, error)
 	// capture takes one frame in four, small and coarse, so runs side by side
 	// leave the pages their time.
 	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(dir, "take"),
-		Capture: recorder.Options{EveryNthFrame: 4, Quality: 30, MaxWidth: 320, MaxHeight: 180}})
+		Attach: attach, Capture: recorder.Options{EveryNthFrame: 4, Quality: 30, MaxWidth: 320, MaxHeight: 180}})
 	if err != nil {
 		return nil, err
 	}
 	return judge(bs, res.Timeline.Steps), nil
 }
 
-// behaviourRuns is how many runs (each its own browser) share the live
+// behaviourRuns is how many runs (each its own window) share the live
 // behaviours at once: most of a behaviour's time is the page's and the
 // pointer's pacing, which runs side by side on two cores.
 const behaviourRuns = 4
@@ -412,10 +412,13 @@ func TestPlaywrightBehaviours(t *testing.T) {
 	}
 	failed := make([][]string, behaviourRuns)
 	errs := make([]error, behaviourRuns)
+	// The runs side by side share the package's live browser, each in a
+	// window of its own (as runs attached to one browser are).
+	attach := liveEndpoint(t)
 	var wg sync.WaitGroup
 	for i := range groups {
 		dir := t.TempDir()
-		wg.Go(func() { failed[i], errs[i] = runBehaviours(dir, groups[i], scripts.CaptureLive) })
+		wg.Go(func() { failed[i], errs[i] = runBehaviours(dir, groups[i], scripts.CaptureLive, attach) })
 	}
 	wg.Wait()
 	n := 0
@@ -439,7 +442,7 @@ func TestPlaywrightBehavioursStudio(t *testing.T) {
 			bs = append(bs, b)
 		}
 	}
-	failed, err := runBehaviours(t.TempDir(), bs, scripts.CaptureStudio)
+	failed, err := runBehaviours(t.TempDir(), bs, scripts.CaptureStudio, "")
 	if err != nil {
 		t.Fatal(err)
 	}

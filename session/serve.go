@@ -162,6 +162,9 @@ func siteHandler(root string, hosts map[string]bool) http.Handler {
 	})
 }
 
+// closeGrace is how long Close lets requests under way end.
+const closeGrace = 250 * time.Millisecond
+
 // servedPath cleans a request's path, refusing any part that begins with
 // a dot (dotfiles and dot folders: .git, .env, .ssh). Pure.
 func servedPath(p string) (string, bool) {
@@ -174,11 +177,18 @@ func servedPath(p string) (string, bool) {
 	return strings.TrimPrefix(p, "/"), true
 }
 
-// Close stops the server and waits for it.
+// Close stops the server and waits for it. Requests under way get a
+// moment to end; then every connection is closed. A browser that outlives
+// the run (an attached one) keeps connections it opened ahead of need,
+// on which no request ever comes, and a graceful shutdown would wait out
+// its whole grace for them at the end of every run.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
 	defer cancel()
 	err := s.srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = s.srv.Close()
+	}
 	if serr := <-s.done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
