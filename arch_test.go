@@ -39,7 +39,7 @@ var arrows = map[string][]string{
 	"internal/doctor":    {"compositor", "host", "session"},
 	"internal/starter":   {"scripts", "internal/exit"},
 	"internal/buildinfo": {},
-	"suite":              {"film", "compare", "bundle", "internal/exit", "scripts", "session", "timeline"},
+	"suite":              {"film", "compare", "bundle", "host", "internal/exit", "leases", "scripts", "session", "timeline"},
 	"cmd/clapper":        {"suite", "film", "host", "internal/bench", "internal/buildinfo", "internal/doctor", "internal/starter", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 

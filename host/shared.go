@@ -20,6 +20,9 @@ type Shared struct {
 	Label    string
 	LeaseTTL time.Duration
 	StateDir string
+	// Isolate runs the tabs in a browser context of their own
+	// (session.LeaseOptions.Isolate).
+	Isolate bool
 }
 
 // Resolve resolves where a run's browser is: "" and nil to launch its
@@ -59,7 +62,7 @@ func Resolve(s *scripts.Script, f Shared) (string, *session.LeaseOptions, error)
 	if err != nil {
 		return "", nil, err
 	}
-	return endpoint, &session.LeaseOptions{Store: st, Label: f.Label, TTL: f.LeaseTTL}, nil
+	return endpoint, &session.LeaseOptions{Store: st, Label: f.Label, TTL: f.LeaseTTL, Isolate: f.Isolate}, nil
 }
 
 // StateDirOf resolves the state folder shared browsers keep their state in:

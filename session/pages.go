@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -72,10 +73,15 @@ func (b *Browser) OpenPage(ctx context.Context) (string, error) {
 }
 
 func (b *Browser) openPage(ctx context.Context, url string) (string, error) {
+	return b.openPageIn(ctx, url, "")
+}
+
+// openPageIn is openPage in browser context bc ("": the browser's own).
+func (b *Browser) openPageIn(ctx context.Context, url string, bc cdp.BrowserContextID) (string, error) {
 	var id target.ID
 	newWindow := true
 	err := b.onBrowser(ctx, func(c context.Context) error {
-		res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: &newWindow})
+		res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: &newWindow, BrowserContextID: bc})
 		id = res.TargetID
 		return err
 	})
@@ -83,6 +89,22 @@ func (b *Browser) openPage(ctx context.Context, url string) (string, error) {
 		return "", fmt.Errorf("open tab: %w", err)
 	}
 	return string(id), nil
+}
+
+// newBrowserContext makes a browser context that is disposed of, with
+// its tabs, when this connection to the browser ends.
+func (b *Browser) newBrowserContext(ctx context.Context) (cdp.BrowserContextID, error) {
+	var id cdp.BrowserContextID
+	yes := true
+	err := b.onBrowser(ctx, func(c context.Context) error {
+		res, err := chromedp.CallBrowser(c, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: &yes})
+		id = res.BrowserContextID
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("make a browser context for the run: %w", err)
+	}
+	return id, nil
 }
 
 // windowOf returns the id of the window tab id is in.

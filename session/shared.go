@@ -35,6 +35,12 @@ type LeaseOptions struct {
 	// Close, when set, overrides the script's browser.close: whether each
 	// tab the run gives back is closed (nil: the tabs clapper opened).
 	Close *bool
+	// Isolate opens the run's tabs in a browser context of its own
+	// (cookies, storage and cache apart from every other run's, as a
+	// fresh profile has them), which goes with the run's connection. A
+	// suite's scripts sharing its browser run so; a claim, which takes a
+	// tab of the browser's own context, cannot.
+	Isolate bool
 }
 
 // ErrNeedsHost is returned for a script attaching to the shared browser
@@ -64,6 +70,9 @@ type sharedTabs struct {
 	held  map[string]heldTab // by tab name
 	beat  *heartbeat         // running while held is not empty
 	logf  func(string, ...any)
+	// isolated is the run's own browser context (LeaseOptions.Isolate),
+	// made when its first tab is opened.
+	isolated cdp.BrowserContextID
 	// mask hides the run's secrets in the addresses its leases record
 	// (everyone who can list the leases reads them).
 	mask func(string) string
@@ -138,6 +147,9 @@ func (r *run) newTab(ctx context.Context, name string) (context.Context, context
 		return r.openTarget(ctx)
 	}
 	if name == scripts.FirstTab && r.shared.o.Claim != "" {
+		if r.shared.o.Isolate {
+			return nil, nil, errors.New("browser.claim takes a tab of the browser's own context: it cannot run isolated")
+		}
 		return r.shared.claim(ctx, name, r.shared.o.Claim)
 	}
 	return r.shared.open(ctx, name)
@@ -154,7 +166,14 @@ var afterOpenPage func(id string)
 // is that another holder has it: then it is theirs, and left open (its
 // origin record stays, for reaping).
 func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, context.CancelFunc, error) {
-	id, err := t.b.openPage(ctx, settingUp)
+	if t.o.Isolate && t.isolated == "" {
+		bc, err := t.b.newBrowserContext(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.isolated = bc
+	}
+	id, err := t.b.openPageIn(ctx, settingUp, t.isolated)
 	if err != nil {
 		return nil, nil, err
 	}

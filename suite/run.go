@@ -49,6 +49,9 @@ type Options struct {
 	Film film.Options
 	// Display shows the suite's progress (nil: nothing).
 	Display Display
+
+	// live is the browser the suite's live scripts share (set by Run).
+	live *liveBrowser
 }
 
 // Display shows a suite as it goes. Its methods are called from the
@@ -91,6 +94,8 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		sum.Shard = &sh
 	}
 	started := time.Now()
+	o.live = &liveBrowser{film: o.Film}
+	defer o.live.close()
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 1; w <= workers; w++ {
@@ -263,6 +268,15 @@ func filmAttempt(ctx context.Context, o Options, w int, script, key, out, rel st
 	defer logf.Close()
 	fo := o.Film
 	fo.Script, fo.Out, fo.View, fo.JUnit = script, dir, true, ""
+	if o.live != nil {
+		if s, err := scripts.Load(script, scripts.LoadOptions{Env: o.Film.Env, LookupEnv: os.LookupEnv, Headed: o.Film.Headed}); err == nil && shares(s, fo) {
+			if fo.Shared, err = o.live.shared(ctx, scriptLabel(s, w)); err != nil {
+				fmt.Fprintln(logf, err)
+				e.Status, e.Exit, e.Error = Broken, exit.Failed, err.Error()
+				return e
+			}
+		}
+	}
 	if o.Baselines != "" {
 		fo.Baseline = film.Baseline{Path: BaselineOf(o.Baselines, key), Update: o.Update, Diff: o.Diff}
 	}
@@ -364,4 +378,9 @@ func readDiff(dir, rel string) *Diff {
 		}
 	}
 	return d
+}
+
+// scriptLabel names a run in the leases of the suite's browser.
+func scriptLabel(s *scripts.Script, worker int) string {
+	return fmt.Sprintf("%s (worker %d)", s.Name, worker)
 }

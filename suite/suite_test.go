@@ -357,3 +357,37 @@ func TestSuiteBaselines(t *testing.T) {
 		t.Errorf("the index does not show the comparisons")
 	}
 }
+
+// A suite's live scripts share one browser, each apart: a cookie and
+// local storage one script leaves on a site are not there for the next
+// one on the same site, as with a browser of its own.
+func TestSuiteLiveScriptsShareOneBrowserApart(t *testing.T) {
+	testenv.Need(t, "chromium")
+	url, _ := suiteSite(t)
+	dir := t.TempDir()
+	for name, steps := range map[string]string{
+		"a-leave": "  - goto: ${URL}/page/a\n  - eval: \"document.cookie = 'who=a; path=/'; localStorage.setItem('who', 'a')\"\n  - expect: {js: \"document.cookie.includes('who=a')\"}\n",
+		"b-find":  "  - goto: ${URL}/page/b\n  - expect: {js: \"document.cookie === '' && localStorage.length === 0\"}\n    timeout: 1s\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte("name: "+name+"\nsteps:\n"+steps), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	sum, err := Run(context.Background(), Options{Args: []string{dir}, Out: out, Workers: 1, Film: filmOptions(url)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Totals.Line() != "2 passed, 0 failed (2 scripts)" {
+		t.Errorf("totals %q: %+v", sum.Totals.Line(), sum.Scripts)
+	}
+	for _, e := range sum.Scripts {
+		tk, err := timeline.Open(filepath.Join(out, e.Take))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := tk.Timeline.Cleanup; c == nil || c.Process != "not-owned" {
+			t.Errorf("%s: cleanup %+v: want the run attached to the suite's browser", e.Script, c)
+		}
+	}
+}

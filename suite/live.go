@@ -1,0 +1,87 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/clapper-dev/clapper/film"
+	"github.com/clapper-dev/clapper/host"
+	"github.com/clapper-dev/clapper/leases"
+	"github.com/clapper-dev/clapper/scripts"
+	"github.com/clapper-dev/clapper/session"
+)
+
+// liveBrowser is the one Chromium a suite's live scripts share: launched
+// when the first of them starts, each run attached to it through the
+// lease machinery (a tab of its own, in a window and a browser context of
+// its own: cookies and storage never cross from one script to another),
+// relaunched when it has died (a crash fails the scripts filming in it,
+// not the ones after), and closed when the suite ends. A launch costs
+// about as much as a short script; a suite of live scripts pays it once.
+type liveBrowser struct {
+	film film.Options
+	mu   sync.Mutex
+	b    *session.Browser
+	dir  string // the lease store's folder, the suite's own
+}
+
+// shares says whether script s, run with o, films live in a browser the
+// suite may share: it names no browser of its own (attach, claim, a
+// Chromium, flags, a window to show) and is filmed live, not in studio
+// (each studio run needs a headless shell with begin-frame control).
+func shares(s *scripts.Script, o film.Options) bool {
+	b := s.Browser
+	if o.Shared.Browser != "" || o.Headed || o.Chromium != "" || b.Attach != "" || b.Claim != "" || b.Close != nil ||
+		b.Chromium != "" || len(b.Args) > 0 || !b.Headless {
+		return false
+	}
+	shell, shellErr := session.FindShell(o.Shell)
+	c, err := session.ChooseCapture(session.AskOf(s, session.CaptureAsk{Flag: o.Capture, Video: !o.NoVideo && len(s.Output.Video) > 0}), shell, shellErr)
+	return err == nil && c.Mode == scripts.CaptureLive
+}
+
+// shared returns how a run attaches to the suite's browser, launching it
+// (again) when it is not running.
+func (l *liveBrowser) shared(ctx context.Context, label string) (host.Shared, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b != nil {
+		select {
+		case <-l.b.Exited():
+			l.b.Close()
+			l.b = nil
+		default:
+		}
+	}
+	if l.dir == "" {
+		d, err := os.MkdirTemp("", "clapper-suite-leases-")
+		if err != nil {
+			return host.Shared{}, fmt.Errorf("the suite's lease store: %w", err)
+		}
+		l.dir = d
+	}
+	if l.b == nil {
+		b, err := session.Launch(ctx, session.LaunchOptions{Headless: true, NoSandbox: l.film.NoSandbox, Width: 1280, Height: 720})
+		if err != nil {
+			return host.Shared{}, fmt.Errorf("the suite's browser: %w", err)
+		}
+		l.b = b
+	}
+	return host.Shared{Browser: l.b.Endpoint(), StateDir: l.dir, LeaseTTL: leases.DefaultTTL, Label: label, Isolate: true}, nil
+}
+
+// close closes the browser and removes the lease store.
+func (l *liveBrowser) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b != nil {
+		l.b.Close()
+		l.b = nil
+	}
+	if l.dir != "" {
+		os.RemoveAll(l.dir)
+		l.dir = ""
+	}
+}
