@@ -16,6 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
 	"github.com/clapper-dev/clapper/film"
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/session"
@@ -231,6 +236,80 @@ func TestSuiteWorkersShardsAndMerge(t *testing.T) {
 		if !strings.Contains(string(page), "data:image/jpeg;base64,") {
 			t.Errorf("%s: no pictures", dir)
 		}
+	}
+	indexInChromium(t, filepath.Join(out, "merged", IndexFile), []string{"failed", "failed", "flaky", "passed", "passed", "passed"})
+}
+
+// indexInChromium opens a suite's index from file:// in Chromium, as a
+// person opens it from a CI artifact, and checks what the browser made of
+// it: a row per script, shown, in the order want gives their statuses;
+// every thumbnail decoded; no error said in the console.
+func indexInChromium(t *testing.T, index string, want []string) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := session.Launch(ctx, session.LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: 1280, Height: 720})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tab, closeTab, err := b.NewTab(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeTab()
+	var errs []string
+	var mu sync.Mutex
+	err = chromedp.Listen(tab, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			errs = append(errs, ev.ExceptionDetails.Text)
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				errs = append(errs, "console error")
+			}
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError {
+				errs = append(errs, ev.Entry.Text)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tab, log.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := session.Navigate(tab, "file://"+index); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Status string
+		Height float64
+		Thumb  bool
+	}
+	rows, err := chromedp.Run(tab, chromedp.Evaluate[[]row](`[...document.querySelectorAll('[data-status]')].map(r => {
+		const img = r.querySelector('img');
+		return {Status: r.dataset.status, Height: r.getBoundingClientRect().height, Thumb: !!img && img.complete && img.naturalWidth > 0};
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Status)
+		if r.Height <= 0 || !r.Thumb {
+			t.Errorf("index in Chromium: row %+v: want it shown, with its thumbnail decoded", r)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("index in Chromium: rows %v, want %v", got, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errs) > 0 {
+		t.Errorf("index in Chromium: errors %v", errs)
 	}
 }
 
