@@ -265,17 +265,24 @@ func (b *Browser) NewTab(ctx context.Context) (context.Context, context.CancelFu
 	if err != nil {
 		return nil, nil, err
 	}
-	closePage := func() {
+	return b.attachOpened(ctx, target.ID(id))
+}
+
+// attachOpened attaches to target id, which clapper just opened, as
+// tabContext does; the returned cancel detaches and closes the target
+// (bounded), and so does a failure to attach.
+func (b *Browser) attachOpened(ctx context.Context, id target.ID) (context.Context, context.CancelFunc, error) {
+	closeTarget := func() {
 		c, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), 2*time.Second)
 		defer cancel()
-		_ = b.ClosePage(c, id)
+		_, _ = chromedp.CallBrowser(c, target.CloseTarget, target.CloseTargetParams{TargetID: id})
 	}
-	tctx, cancel, err := b.tabContext(ctx, "open tab", chromedp.WithTargetID(target.ID(id)))
+	tctx, cancel, err := b.tabContext(ctx, "open tab", chromedp.WithTargetID(id))
 	if err != nil {
-		closePage()
+		closeTarget()
 		return nil, nil, err
 	}
-	return tctx, func() { cancel(); closePage() }, nil
+	return tctx, func() { cancel(); closeTarget() }, nil
 }
 
 // tabContext makes a chromedp context for a tab of b (opts say which:

@@ -69,15 +69,12 @@ const settingUp = "about:blank#clapper-opening"
 // a tab sharing a window is hidden behind the active one, and a hidden
 // page paints no frames (runs side by side each film their own).
 func (b *Browser) OpenPage(ctx context.Context) (string, error) {
-	return b.openPage(ctx, "about:blank")
+	return b.openPage(ctx, "about:blank", "")
 }
 
-func (b *Browser) openPage(ctx context.Context, url string) (string, error) {
-	return b.openPageIn(ctx, url, "")
-}
-
-// openPageIn is openPage in browser context bc ("": the browser's own).
-func (b *Browser) openPageIn(ctx context.Context, url string, bc cdp.BrowserContextID) (string, error) {
+// openPage opens a tab at url in a window of its own, in browser context
+// bc ("": the browser's own).
+func (b *Browser) openPage(ctx context.Context, url string, bc cdp.BrowserContextID) (string, error) {
 	var id target.ID
 	newWindow := true
 	err := b.onBrowser(ctx, func(c context.Context) error {

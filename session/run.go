@@ -645,9 +645,7 @@ func (r *run) leasedTab(name string) error {
 	}
 	url := ""
 	if t := r.tabs[name]; t != nil {
-		t.events.mu.Lock()
-		url = t.events.url
-		t.events.mu.Unlock()
+		url = t.events.address()
 	}
 	return r.shared.use(name, url)
 }

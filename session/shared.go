@@ -173,7 +173,7 @@ func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, co
 		}
 		t.isolated = bc
 	}
-	id, err := t.b.openPageIn(ctx, settingUp, t.isolated)
+	id, err := t.b.openPage(ctx, settingUp, t.isolated)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -176,17 +176,7 @@ func (b *Browser) NewStudioTab(ctx context.Context, width, height int) (context.
 		}
 		return nil, nil, fmt.Errorf("open tab: %w", err)
 	}
-	closeTarget := func() {
-		c, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), 2*time.Second)
-		defer cancel()
-		_, _ = chromedp.CallBrowser(c, target.CloseTarget, target.CloseTargetParams{TargetID: res.TargetID})
-	}
-	tctx, tcancel, err := b.tabContext(ctx, "open tab", chromedp.WithTargetID(res.TargetID))
-	if err != nil {
-		closeTarget()
-		return nil, nil, err
-	}
-	return tctx, func() { tcancel(); closeTarget() }, nil
+	return b.attachOpened(ctx, res.TargetID)
 }
 
 // The take clock in contexts. A studio run puts its virtual clock in each

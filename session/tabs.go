@@ -71,6 +71,13 @@ type tabEvents struct {
 	dragData *input.DragData
 }
 
+// address is the main frame's address now.
+func (e *tabEvents) address() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.url
+}
+
 // listen is the tab's CDP listener. It is called on the tab's read loop,
 // must not block, and sends no command.
 func (e *tabEvents) listen(ev any) {

@@ -21,10 +21,10 @@ import (
 // not the ones after), and closed when the suite ends. A launch costs
 // about as much as a short script; a suite of live scripts pays it once.
 type liveBrowser struct {
-	film film.Options
-	mu   sync.Mutex
-	b    *session.Browser
-	dir  string // the lease store's folder, the suite's own
+	noSandbox bool
+	mu        sync.Mutex
+	b         *session.Browser
+	dir       string // the lease store's folder, the suite's own
 }
 
 // shares says whether script s, run with o, films live in a browser the
@@ -63,7 +63,7 @@ func (l *liveBrowser) shared(ctx context.Context, label string) (host.Shared, er
 		l.dir = d
 	}
 	if l.b == nil {
-		b, err := session.Launch(ctx, session.LaunchOptions{Headless: true, NoSandbox: l.film.NoSandbox, Width: 1280, Height: 720})
+		b, err := session.Launch(ctx, session.LaunchOptions{Headless: true, NoSandbox: l.noSandbox, Width: 1280, Height: 720})
 		if err != nil {
 			return host.Shared{}, fmt.Errorf("the suite's browser: %w", err)
 		}

@@ -49,9 +49,6 @@ type Options struct {
 	Film film.Options
 	// Display shows the suite's progress (nil: nothing).
 	Display Display
-
-	// live is the browser the suite's live scripts share (set by Run).
-	live *liveBrowser
 }
 
 // Display shows a suite as it goes. Its methods are called from the
@@ -94,8 +91,8 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		sum.Shard = &sh
 	}
 	started := time.Now()
-	o.live = &liveBrowser{film: o.Film}
-	defer o.live.close()
+	live := &liveBrowser{noSandbox: o.Film.NoSandbox}
+	defer live.close()
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 1; w <= workers; w++ {
@@ -103,7 +100,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		go func() { // owned by Run, which waits for it
 			defer wg.Done()
 			for i := range next {
-				sum.Scripts[i] = filmOne(ctx, o, w, plan[i].Script, plan[i].Dir, plan[i].Name, out)
+				sum.Scripts[i] = filmOne(ctx, o, live, w, plan[i], out)
 			}
 		}()
 	}
@@ -138,6 +135,9 @@ type Listed struct {
 	Script string `json:"script"`
 	Dir    string `json:"dir"`
 	Name   string `json:"name"`
+	// shares says the script films live in the browser the suite's live
+	// scripts share (shares).
+	shares bool
 }
 
 // List expands the scripts and folders given, loads every script (one
@@ -157,6 +157,7 @@ func List(o Options) ([]Listed, error) {
 	// stops the suite here, with every error said.
 	included := map[string]bool{}
 	names := map[string]string{}
+	sharing := map[string]bool{}
 	bad := 0
 	for _, p := range all {
 		s, err := scripts.Load(p, scripts.LoadOptions{Env: o.Film.Env, LookupEnv: os.LookupEnv, Headed: o.Film.Headed})
@@ -165,7 +166,7 @@ func List(o Options) ([]Listed, error) {
 			bad++
 			continue
 		}
-		names[p] = s.Name
+		names[p], sharing[p] = s.Name, shares(s, o.Film)
 		for _, st := range s.Steps {
 			if st.Pos.File != "" && st.Pos.File != p {
 				if abs, err := filepath.Abs(st.Pos.File); err == nil {
@@ -190,7 +191,7 @@ func List(o Options) ([]Listed, error) {
 	plan := Plan(all, o.Shard, keyOf, durations)
 	out := make([]Listed, len(plan))
 	for i, p := range plan {
-		out[i] = Listed{Script: p, Dir: keyOf(p), Name: names[p]}
+		out[i] = Listed{Script: p, Dir: keyOf(p), Name: names[p], shares: sharing[p]}
 	}
 	return out, nil
 }
@@ -217,7 +218,8 @@ func Publish(sum *Summary, out, junit string) error {
 }
 
 // filmOne films one script, again on failure up to o.Retries times.
-func filmOne(ctx context.Context, o Options, w int, script, key, name, out string) Entry {
+func filmOne(ctx context.Context, o Options, live *liveBrowser, w int, l Listed, out string) Entry {
+	script, key := l.Script, l.Dir
 	var attempts []Attempt
 	var e Entry
 	began := time.Now()
@@ -229,7 +231,7 @@ func filmOne(ctx context.Context, o Options, w int, script, key, name, out strin
 		if o.Display != nil {
 			o.Display.Started(w, script, attempt)
 		}
-		e = filmAttempt(ctx, o, w, script, key, out, dir)
+		e = filmAttempt(ctx, o, live, w, l, out, dir)
 		attempts = append(attempts, Attempt{Dir: dir, Status: e.Status, Error: e.Error})
 		if e.Status != Failed || ctx.Err() != nil {
 			break
@@ -237,7 +239,7 @@ func filmOne(ctx context.Context, o Options, w int, script, key, name, out strin
 	}
 	e.Script, e.Dir, e.Attempts = script, key, attempts
 	if e.Name == "" {
-		e.Name = name
+		e.Name = l.Name
 	}
 	if e.Status == Passed && len(attempts) > 1 {
 		e.Status = Flaky
@@ -249,11 +251,12 @@ func filmOne(ctx context.Context, o Options, w int, script, key, name, out strin
 	return e
 }
 
-// filmAttempt films script into out/rel, its log in run.log there, and
-// returns what the attempt left as an entry (its paths relative to out;
-// filmOne adds the script's own fields). A panic in the run fails this
-// script, not the suite.
-func filmAttempt(ctx context.Context, o Options, w int, script, key, out, rel string) (e Entry) {
+// filmAttempt films l's script into out/rel, its log in run.log there,
+// and returns what the attempt left as an entry (its paths relative to
+// out; filmOne adds the script's own fields). A panic in the run fails
+// this script, not the suite.
+func filmAttempt(ctx context.Context, o Options, live *liveBrowser, w int, l Listed, out, rel string) (e Entry) {
+	script, key := l.Script, l.Dir
 	dir := filepath.Join(out, filepath.FromSlash(rel))
 	e.Log = path.Join(rel, LogFile)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -268,13 +271,11 @@ func filmAttempt(ctx context.Context, o Options, w int, script, key, out, rel st
 	defer logf.Close()
 	fo := o.Film
 	fo.Script, fo.Out, fo.View, fo.JUnit = script, dir, true, ""
-	if o.live != nil {
-		if s, err := scripts.Load(script, scripts.LoadOptions{Env: o.Film.Env, LookupEnv: os.LookupEnv, Headed: o.Film.Headed}); err == nil && shares(s, fo) {
-			if fo.Shared, err = o.live.shared(ctx, scriptLabel(s, w)); err != nil {
-				fmt.Fprintln(logf, err)
-				e.Status, e.Exit, e.Error = Broken, exit.Failed, err.Error()
-				return e
-			}
+	if l.shares {
+		if fo.Shared, err = live.shared(ctx, fmt.Sprintf("%s (worker %d)", l.Name, w)); err != nil {
+			fmt.Fprintln(logf, err)
+			e.Status, e.Exit, e.Error = Broken, exit.Failed, err.Error()
+			return e
 		}
 	}
 	if o.Baselines != "" {
@@ -378,9 +379,4 @@ func readDiff(dir, rel string) *Diff {
 		}
 	}
 	return d
-}
-
-// scriptLabel names a run in the leases of the suite's browser.
-func scriptLabel(s *scripts.Script, worker int) string {
-	return fmt.Sprintf("%s (worker %d)", s.Name, worker)
 }
