@@ -39,6 +39,17 @@ type synth struct {
 	log *timeline.FrameLog
 }
 
+// synthClock is a take clock that starts now on the host's monotonic
+// clock, as a run's does: the capture stamps its start and end with the
+// real clock, so an origin made up in the test would put them before the
+// take (on a machine up for less time than the origin) or more than a
+// take's length after it (on one up for days). Its wall time is made up:
+// 1.7e9 s since the epoch at the origin, with the given error in ns.
+func synthClock(errNs int64) *Clock {
+	origin := Monotonic()
+	return &Clock{Origin: origin, Wall: time.Unix(1_700_000_000, 0), Offset: WallOffset{Offset: origin - 1_700_000_000_000_000_000, Error: errNs}}
+}
+
 func newSynth(t *testing.T, o Options) *synth {
 	t.Helper()
 	dir := t.TempDir()
@@ -48,7 +59,7 @@ func newSynth(t *testing.T, o Options) *synth {
 	}
 	o.Dir, o.Log = dir, log
 	if o.Clock == nil {
-		o.Clock = &Clock{Origin: 1_000_000_000_000, Wall: time.Unix(1_700_000_000, 0), Offset: WallOffset{Offset: -1_699_999_000_000_000_000, Error: 100}}
+		o.Clock = synthClock(100)
 	}
 	return &synth{t: t, c: newCapture(nil, o), dir: dir, log: log}
 }
@@ -178,7 +189,7 @@ func TestCaptureLongURLIsNull(t *testing.T) {
 }
 
 func TestCaptureMappings(t *testing.T) {
-	clock := &Clock{Origin: 5_000_000_000_000, Offset: WallOffset{Offset: -1_700_000_000_000_000_000, Error: 50}}
+	clock := synthClock(50)
 	wallOf := func(ms float64) float64 { // wall seconds of take time ms
 		return float64(clock.Origin-clock.Offset.Offset)/1e9 + ms/1e3
 	}
