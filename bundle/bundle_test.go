@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -304,5 +305,35 @@ func TestPackUnpackStopWithTheirContext(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(out); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// A pruned take packs and unpacks: the bundle holds what is left, its
+// manifest says what was pruned, and the unpacked take verifies.
+func TestPackUnpackPrunedTake(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "take")
+	if err := os.CopyFS(dir, os.DirFS(keptTake)); err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := timeline.Prune(dir, "passed", time.Now())
+	if err != nil || n == 0 {
+		t.Fatalf("prune: %d, %v", n, err)
+	}
+	clap := filepath.Join(tmp, "x.clap")
+	if _, err := PackContext(context.Background(), dir, clap); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(tmp, "out")
+	m, err := UnpackContext(context.Background(), clap, dest, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Pruned == nil || len(m.Pruned.Files) != n {
+		t.Fatalf("unpacked manifest: %+v", m.Pruned)
+	}
+	v := timeline.Verify(dest)
+	if err := v.Err(); err != nil || len(v.Warnings) != 1 {
+		t.Fatalf("unpacked pruned take: %v, warnings %v", err, v.Warnings)
 	}
 }

@@ -394,8 +394,8 @@ func parseManifest(b []byte) (*timeline.Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, refuse("%s is not valid JSON: %v", timeline.ManifestFile, err)
 	}
-	if m.Version != timeline.ManifestVersion {
-		return nil, refuse("%s version %d is not supported (this clapper reads version %d)", timeline.ManifestFile, m.Version, timeline.ManifestVersion)
+	if err := m.CheckVersion(); err != nil {
+		return nil, refuse("%s: %v", timeline.ManifestFile, err)
 	}
 	return &m, nil
 }

@@ -75,3 +75,28 @@ func OpenTakeArg(ctx context.Context, path string) (*timeline.Take, func(), erro
 	}
 	return tk, done, nil
 }
+
+// OpenTakeWithPictures is OpenTakeArg for the commands that show or
+// compare a take's pictures (view, diff, a baseline): a take whose
+// pictures were pruned is refused, exit 1, saying so.
+func OpenTakeWithPictures(ctx context.Context, path string) (*timeline.Take, func(), error) {
+	tk, done, err := OpenTakeArg(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := RefusePruned(path, tk.Dir); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return tk, done, nil
+}
+
+// RefusePruned is the error for a take whose frame pictures were removed
+// after its run (clapper run --keep failed), nil for a whole take.
+func RefusePruned(path, dir string) error {
+	m, err := timeline.ReadManifest(dir)
+	if err != nil || m.Pruned == nil {
+		return nil
+	}
+	return &exit.Error{Code: exit.Failed, Err: fmt.Errorf("%s: %s; film the script again (with --keep all in a suite) for a take that has them", path, timeline.PrunedWarning(m.Pruned))}
+}

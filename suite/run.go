@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/clapper-dev/clapper/internal/exit"
 	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/session"
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 // Options are a suite's: clapper run's with more than one script.
@@ -44,6 +46,11 @@ type Options struct {
 	Baselines string
 	Update    bool
 	Diff      compare.Options
+	// Keep says whose videos and frame pictures are kept: KeepAll (or
+	// ""), or KeepFailed, which removes them from the scripts that passed
+	// at the first attempt (their takes keep timeline, journal and
+	// report, sealed). A flaky script keeps all of its attempts.
+	Keep string
 	// Film is the template of every script's run options (sandbox,
 	// executables, env, capture); Script, Out and UI are set per script.
 	Film film.Options
@@ -245,10 +252,90 @@ func filmOne(ctx context.Context, o Options, live *liveBrowser, w int, l Listed,
 		e.Status = Flaky
 	}
 	e.DurationMs = time.Since(began).Milliseconds()
+	if o.Keep == KeepFailed && e.Status == Passed {
+		prune(out, &e)
+	}
 	if o.Display != nil {
 		o.Display.Finished(w, e)
 	}
 	return e
+}
+
+// Check refuses options no suite runs with (each error says the flag):
+// retries below 0, --balance without --shard, a --keep that is not all or
+// failed.
+func (o Options) Check() error {
+	if o.Retries < 0 {
+		return fmt.Errorf("--retries %d: give 0 or more", o.Retries)
+	}
+	if o.Balance != "" && o.Shard.Whole() {
+		return errors.New("--balance balances the parts of --shard i/n: give --shard too")
+	}
+	return CheckKeep(o.Keep)
+}
+
+// PrintList writes what List returned, a line each to w: the script, a
+// tab, its output folder; then how many, and of which part, to info.
+func PrintList(w, info io.Writer, o Options, l []Listed) {
+	out := o.Out
+	if out == "" {
+		out = "out"
+	}
+	for _, e := range l {
+		fmt.Fprintf(w, "%s\t%s\n", e.Script, filepath.Join(out, filepath.FromSlash(e.Dir)))
+	}
+	part := ""
+	if !o.Shard.Whole() {
+		part = fmt.Sprintf(" in part %s", o.Shard)
+	}
+	noun := "scripts"
+	if len(l) == 1 {
+		noun = "script"
+	}
+	fmt.Fprintf(info, "%d %s%s; nothing filmed (--list)\n", len(l), noun, part)
+}
+
+// What a suite keeps of each script (Options.Keep).
+const (
+	KeepAll    = "all"
+	KeepFailed = "failed"
+)
+
+// CheckKeep refuses a --keep that is neither all nor failed.
+func CheckKeep(k string) error {
+	if k != "" && k != KeepAll && k != KeepFailed {
+		return fmt.Errorf("--keep %q: give all (every script's videos and pictures) or failed (only those of scripts that did not pass)", k)
+	}
+	return nil
+}
+
+// prune removes a passed script's videos and its take's frame pictures,
+// and says so in its entry. What it could not remove stays, listed, and
+// is said in the script's log: the script still passed.
+func prune(out string, e *Entry) {
+	var errs []error
+	var left []string
+	for _, v := range e.Videos {
+		p := v
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(out, filepath.FromSlash(v))
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs, left = append(errs, err), append(left, v)
+		}
+	}
+	e.Videos = left
+	if e.Take != "" {
+		_, _, err := timeline.Prune(filepath.Join(out, filepath.FromSlash(e.Take)), "the script passed and its suite kept the pictures of failed scripts only (--keep failed)", time.Now())
+		errs = append(errs, err)
+		e.Pruned = err == nil
+	}
+	if err := errors.Join(errs...); err != nil && e.Log != "" {
+		if f, ferr := os.OpenFile(filepath.Join(out, filepath.FromSlash(e.Log)), os.O_APPEND|os.O_WRONLY, 0); ferr == nil {
+			fmt.Fprintf(f, "clapper: --keep failed: not all was removed: %v\n", err)
+			f.Close()
+		}
+	}
 }
 
 // filmAttempt films l's script into out/rel, its log in run.log there,

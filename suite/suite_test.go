@@ -394,7 +394,7 @@ func TestSuiteBaselines(t *testing.T) {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	for _, n := range []string{"a", "b"} {
-		os.WriteFile(filepath.Join(dir, n+".yaml"), []byte("steps:\n  - goto: ${URL}/"+n+"\n  - expect: {text: /"+n+"}\n  - pause: 300ms\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, n+".yaml"), []byte("output: {video: "+n+".mp4, size: 320x180, fps: 24}\nsteps:\n  - goto: ${URL}/"+n+"\n  - expect: {text: /"+n+"}\n  - pause: 300ms\n"), 0o644)
 	}
 	o := filmOptions(srv.URL)
 	o.Capture = "studio"
@@ -413,7 +413,10 @@ func TestSuiteBaselines(t *testing.T) {
 		}
 	}
 	changed.Store(true)
-	second, err := Run(ctx, Options{Args: []string{dir}, Out: filepath.Join(out, "2"), Workers: 2, Film: o, Baselines: base})
+	// The second suite renders its videos and keeps those of the failed
+	// script only: each take is compared before anything is removed.
+	o.NoVideo = false
+	second, err := Run(ctx, Options{Args: []string{dir}, Out: filepath.Join(out, "2"), Workers: 2, Film: o, Baselines: base, Keep: KeepFailed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,6 +437,51 @@ func TestSuiteBaselines(t *testing.T) {
 	page, _ := os.ReadFile(filepath.Join(out, "2", IndexFile))
 	if !strings.Contains(string(page), "diff report") || !strings.Contains(string(page), "compared with its baseline: no difference") {
 		t.Errorf("the index does not show the comparisons")
+	}
+	keptFailed(t, filepath.Join(out, "2"), second, string(page))
+}
+
+// keptFailed checks a suite filmed with --keep failed: the passed
+// script's videos and pictures are gone, its take verifies and is refused
+// a render, and its report, timeline and thumbnail stay; the failed
+// script keeps everything; every link of the index leads to a file.
+func keptFailed(t *testing.T, out string, sum *Summary, page string) {
+	t.Helper()
+	for _, e := range sum.Scripts {
+		take := filepath.Join(out, filepath.FromSlash(e.Take))
+		frames, _ := os.ReadDir(filepath.Join(take, timeline.FramesDir))
+		v := timeline.Verify(take)
+		if err := v.Err(); err != nil {
+			t.Errorf("%s: %v", e.Script, err)
+		}
+		for _, f := range []string{e.Report, e.Thumb, e.Take + "/" + timeline.TimelineFile} {
+			if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(f))); f == "" || err != nil {
+				t.Errorf("%s: %q not kept: %v", e.Script, f, err)
+			}
+		}
+		video := filepath.Join(out, filepath.FromSlash(e.Dir), filepath.Base(e.Dir)+".mp4")
+		_, verr := os.Stat(video)
+		switch e.Status {
+		case Passed:
+			if !e.Pruned || len(e.Videos) != 0 || len(frames) != 0 || verr == nil || len(v.Warnings) != 1 {
+				t.Errorf("%s passed: pruned %v, videos %v, %d pictures, video file %v, warnings %v", e.Script, e.Pruned, e.Videos, len(frames), verr, v.Warnings)
+			}
+			if err := film.RefusePruned(take, take); err == nil || !strings.Contains(err.Error(), "cannot be rendered") {
+				t.Errorf("%s: a render of the pruned take: %v", e.Script, err)
+			}
+		default:
+			if e.Pruned || len(e.Videos) != 1 || len(frames) == 0 || verr != nil || len(v.Warnings) != 0 {
+				t.Errorf("%s %s: pruned %v, videos %v, %d pictures, video file %v", e.Script, e.Status, e.Pruned, e.Videos, len(frames), verr)
+			}
+		}
+	}
+	if !strings.Contains(page, "video and pictures not kept (passed; --keep failed)") {
+		t.Errorf("the index does not say what was not kept")
+	}
+	for _, l := range regexp.MustCompile(`href="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(l[1]))); err != nil {
+			t.Errorf("link %s: %v", l[1], err)
+		}
 	}
 }
 

@@ -72,6 +72,10 @@ type Entry struct {
 	Videos []string `json:"videos,omitempty"`
 	Thumb  string   `json:"thumb,omitempty"`
 	Log    string   `json:"log,omitempty"`
+	// Pruned says the script's videos and frame pictures were removed
+	// after it passed (--keep failed): its take keeps its timeline,
+	// journal and report, sealed.
+	Pruned bool `json:"pruned,omitempty"`
 	// Diff is the comparison with the script's baseline, when there was
 	// one.
 	Diff     *Diff     `json:"diff,omitempty"`

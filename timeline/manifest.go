@@ -21,8 +21,15 @@ import (
 // ManifestFile is the take's manifest: what it holds and what made it.
 const ManifestFile = "manifest.json"
 
-// ManifestVersion is the version of manifest.json this package writes.
-const ManifestVersion = 1
+// ManifestVersion is the version of manifest.json this package writes for
+// a whole take; PrunedManifestVersion the version of one whose pictures
+// were removed after the run (Prune). A clapper that knows only version 1
+// refuses a pruned take by its version, instead of calling its pictures
+// missing.
+const (
+	ManifestVersion       = 1
+	PrunedManifestVersion = 2
+)
 
 // Manifest lists every file of a take with its checksum and size, and the
 // facts a reader needs to trust the take years later: the tool and browser
@@ -41,6 +48,30 @@ type Manifest struct {
 	Viewport Viewport  `json:"viewport"`
 	Started  time.Time `json:"started"`
 	Files    []Entry   `json:"files"`
+	// Pruned, when set, lists the files removed after the run sealed the
+	// take (its frame pictures), with the sizes and checksums they had.
+	Pruned *Pruning `json:"pruned,omitempty"`
+}
+
+// Pruning says which files were removed from a sealed take, when and why.
+// They are no longer in Files: what remains is sealed as before, and the
+// removed files are still described, so the take says what it held.
+type Pruning struct {
+	At    time.Time `json:"at"`
+	Why   string    `json:"why"`
+	Files []Entry   `json:"files"`
+}
+
+// prunedSet is the set of paths a manifest says were pruned; empty for a
+// whole take.
+func (m *Manifest) prunedSet() map[string]Entry {
+	out := map[string]Entry{}
+	if m != nil && m.Pruned != nil {
+		for _, e := range m.Pruned.Files {
+			out[e.Path] = e
+		}
+	}
+	return out
 }
 
 // Entry is one file of a take, its path relative to the take's folder with
@@ -74,19 +105,28 @@ func WriteManifest(dir string, t *Timeline, info ManifestInfo) (*Manifest, error
 	if err != nil {
 		return nil, fmt.Errorf("write manifest: %w", err)
 	}
+	if err := m.write(dir); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// write writes m as dir's manifest.json: a temporary file renamed into
+// place.
+func (m *Manifest) write(dir string) error {
 	b, err := m.Encode()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	tmp := filepath.Join(dir, ManifestFile+".tmp")
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return nil, fmt.Errorf("write manifest: %w", err)
+		return fmt.Errorf("write manifest: %w", err)
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, ManifestFile)); err != nil {
 		os.Remove(tmp)
-		return nil, fmt.Errorf("write manifest: %w", err)
+		return fmt.Errorf("write manifest: %w", err)
 	}
-	return m, nil
+	return nil
 }
 
 // BuildManifest lists the take's files (all but a manifest) with their
@@ -122,10 +162,22 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s is not valid JSON: %w", ManifestFile, err)
 	}
-	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("%s: version %d is not supported (this clapper reads version %d)", ManifestFile, m.Version, ManifestVersion)
+	if err := m.CheckVersion(); err != nil {
+		return nil, fmt.Errorf("%s: %w", ManifestFile, err)
 	}
 	return &m, nil
+}
+
+// CheckVersion refuses a manifest this clapper cannot read: version 1, or
+// version 2 with its pruned files said.
+func (m *Manifest) CheckVersion() error {
+	switch {
+	case m.Version == ManifestVersion && m.Pruned == nil, m.Version == PrunedManifestVersion && m.Pruned != nil:
+		return nil
+	case m.Version == ManifestVersion || m.Version == PrunedManifestVersion:
+		return fmt.Errorf("version %d does not match its pruned files (version 2 says them, version 1 has none)", m.Version)
+	}
+	return fmt.Errorf("version %d is not supported (this clapper reads versions 1 and 2)", m.Version)
 }
 
 // skipFile reports the names a manifest never lists: itself and the
@@ -223,10 +275,20 @@ func checkManifest(dir string, m *Manifest) []Problem {
 	if err != nil {
 		return append(ps, Problem{".", err.Error()})
 	}
+	pruned := m.prunedSet()
 	for _, rel := range have {
-		if !listed[rel] {
-			ps = append(ps, Problem{rel, "extra: the manifest does not list it"})
+		if listed[rel] {
+			continue
 		}
+		// A pruned file still there (a prune stopped midway) is the file
+		// the take sealed, or it is a problem.
+		if e, ok := pruned[rel]; ok {
+			if got, err := hashFile(filepath.Join(dir, filepath.FromSlash(rel))); err != nil || got.Size != e.Size || got.SHA256 != e.SHA256 {
+				ps = append(ps, Problem{rel, "altered: a pruned file left behind that is not the one the manifest describes"})
+			}
+			continue
+		}
+		ps = append(ps, Problem{rel, "extra: the manifest does not list it"})
 	}
 	// A folder is there to hold listed files (frames/ may be empty).
 	holds := map[string]bool{FramesDir: true}

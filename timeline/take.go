@@ -210,6 +210,13 @@ func (tk *Take) ReadFrame(fr Frame) ([]byte, error) {
 		return nil, err
 	}
 	f, err := tk.openFrame(fr.File)
+	if errors.Is(err, os.ErrNotExist) {
+		if m, merr := ReadManifest(tk.Dir); merr == nil {
+			if _, ok := m.prunedSet()[fr.File]; ok {
+				return nil, fmt.Errorf("frame %d: %w", fr.Seq, ErrPruned)
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("frame %d: %w", fr.Seq, err)
 	}

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"github.com/clapper-dev/clapper/internal/plainfile"
+	"time"
 
 	"encoding/json"
 	"errors"
@@ -59,6 +60,9 @@ func Verify(dir string) *Verification {
 	default:
 		v.Manifest = m
 		v.Problems = append(v.Problems, checkManifest(dir, m)...)
+		if p := m.Pruned; p != nil {
+			v.Warnings = append(v.Warnings, PrunedWarning(p))
+		}
 	}
 	b, err := plainfile.ReadFile(filepath.Join(dir, TimelineFile), TimelineFile, plainfile.Timeline, false)
 	if errors.Is(err, os.ErrNotExist) && v.Manifest == nil {
@@ -92,7 +96,7 @@ func Verify(dir string) *Verification {
 		add(TimelineFile, "%s", p)
 	}
 	tk := &Take{Dir: dir, Timeline: &t}
-	v.Problems = append(v.Problems, tk.checkFrames()...)
+	v.Problems = append(v.Problems, tk.checkFrames(v.Manifest.prunedSet())...)
 	return v
 }
 
@@ -140,8 +144,9 @@ func CheckTimeline(t *Timeline) []string {
 
 // checkFrames compares the frame index with the frame files: every listed
 // frame a plain file of its recorded size, source times increasing, the
-// count the accounting says, and no frame file the index does not list.
-func (tk *Take) checkFrames() []Problem {
+// count the accounting says, and no frame file the index does not list. A
+// picture the manifest says was pruned may be missing.
+func (tk *Take) checkFrames(pruned map[string]Entry) []Problem {
 	var ps []Problem
 	if err := tk.checkFramesDir(); err != nil {
 		return []Problem{{FramesDir, err.Error()}}
@@ -163,6 +168,9 @@ func (tk *Take) checkFrames() []Problem {
 		}
 		listed[fr.File] = true
 		f, err := tk.openFrame(fr.File)
+		if _, ok := pruned[fr.File]; ok && errors.Is(err, os.ErrNotExist) {
+			continue
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			ps = append(ps, Problem{fr.File, fmt.Sprintf("missing: %s lists it as frame %d", FramesFile, fr.Seq)})
 			continue
@@ -196,6 +204,12 @@ func (tk *Take) checkFrames() []Problem {
 	return ps
 }
 
+// PrunedWarning says what a pruned take no longer holds, for verify and
+// the report.
+func PrunedWarning(p *Pruning) string {
+	return fmt.Sprintf("its %d frame pictures were removed after the run, on %s (%s); the manifest keeps their checksums and seals the rest, so the take still verifies but cannot be rendered", len(p.Files), p.At.Format(time.RFC3339), p.Why)
+}
+
 // RecoveredWarning says a take was checked as recovered from its journal.
 const RecoveredWarning = "this take was recovered: its run ended before it wrote " + TimelineFile + ", so it was rebuilt from " + JournalFile + " and checked as that; it has no manifest, so nothing seals its files"
 
@@ -213,6 +227,6 @@ func verifyRecovered(dir string, v *Verification) *Verification {
 		v.Problems = append(v.Problems, Problem{JournalFile, p})
 	}
 	tk := &Take{Dir: dir, Timeline: t}
-	v.Problems = append(v.Problems, tk.checkFrames()...)
+	v.Problems = append(v.Problems, tk.checkFrames(nil)...)
 	return v
 }

@@ -416,3 +416,24 @@ func TestRenderRefusesBadSettings(t *testing.T) {
 		t.Errorf("render of an empty folder: exit %d, %s", code, stderr)
 	}
 }
+
+// A suite's flags that no suite runs with are usage errors (exit 2), said
+// before any script is loaded, each naming the flag and what to give.
+func TestSuiteFlagsRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workers", "0"}, "--workers 0: give 1 or more"},
+		{[]string{"--retries", "-1"}, "--retries -1: give 0 or more"},
+		{[]string{"--balance", "out/suite.json"}, "give --shard too"},
+		{[]string{"--keep", "passed"}, `--keep "passed": give all`},
+		{[]string{"--shard", "4/3"}, "4/3"},
+		{[]string{"--view"}, "--view is for one script"},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"run", "../../samples/"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("run samples/ %v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}

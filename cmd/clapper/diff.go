@@ -40,12 +40,12 @@ func diffCommand() *cli.Command {
 				}
 			}
 			oldPath, newPath := c.Args().Get(0), c.Args().Get(1)
-			old, doneOld, err := film.OpenTakeArg(c.Context, oldPath)
+			old, doneOld, err := film.OpenTakeWithPictures(c.Context, oldPath)
 			if err != nil {
 				return err
 			}
 			defer doneOld()
-			tk, doneNew, err := film.OpenTakeArg(c.Context, newPath)
+			tk, doneNew, err := film.OpenTakeWithPictures(c.Context, newPath)
 			if err != nil {
 				return err
 			}

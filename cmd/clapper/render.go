@@ -55,6 +55,9 @@ func renderCommand() *cli.Command {
 				return err
 			}
 			defer done()
+			if err := film.RefusePruned(c.Args().First(), takeDir); err != nil {
+				return err
+			}
 			rc, err := compositor.ReadRenderConfig(takeDir)
 			if err != nil {
 				return err

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,6 +17,7 @@ func suiteFlags() []cli.Flag {
 		&cli.StringFlag{Name: "shard", Usage: "with many scripts: film only the i-th of n parts of the suite, e.g. --shard 2/3 (clapper merge puts the parts together)"},
 		&cli.StringFlag{Name: "balance", Usage: "with --shard: a previous suite's suite.json (or its folder), whose durations balance the parts"},
 		&cli.IntFlag{Name: "retries", Usage: "with many scripts: film a failed script again up to N times; one that then passes is flaky"},
+		&cli.StringFlag{Name: "keep", Value: "all", Usage: "with many scripts: keep the videos and frame pictures of all scripts, or of the failed ones only (failed: a passing script keeps its take's timeline, journal and report, sealed)"},
 		&cli.BoolFlag{Name: "list", Usage: "with many scripts: list the scripts this run (or this --shard) would film, in order, with their output folders, and film nothing"},
 	}
 }
@@ -25,7 +25,7 @@ func suiteFlags() []cli.Flag {
 // isSuite says whether run was given a suite: more than one script, a
 // folder, or a suite's flag.
 func isSuite(c *cli.Context) bool {
-	if c.NArg() > 1 || c.IsSet("workers") || c.IsSet("shard") || c.IsSet("balance") || c.IsSet("retries") || c.IsSet("list") {
+	if c.NArg() > 1 || c.IsSet("workers") || c.IsSet("shard") || c.IsSet("balance") || c.IsSet("retries") || c.IsSet("list") || c.IsSet("keep") {
 		return true
 	}
 	st, err := os.Stat(c.Args().First())
@@ -50,25 +50,20 @@ func runSuite(c *cli.Context, fo film.Options) error {
 		return err
 	}
 	o := suite.Options{Args: c.Args().Slice(), Out: c.String("out"), Workers: c.Int("workers"), Balance: c.String("balance"), Retries: c.Int("retries"), JUnit: c.String("junit"), Film: fo,
-		Baselines: c.String("baseline"), Update: c.Bool("update"), Diff: diff}
+		Baselines: c.String("baseline"), Update: c.Bool("update"), Diff: diff, Keep: c.String("keep")}
 	if o.Out == "" {
 		o.Out = "out"
 	}
 	if c.IsSet("workers") && o.Workers < 1 {
 		return usageErr("--workers %d: give 1 or more", o.Workers)
 	}
-	if o.Retries < 0 {
-		return usageErr("--retries %d: give 0 or more", o.Retries)
-	}
 	if v := c.String("shard"); v != "" {
-		sh, err := suite.ParseShard(v)
-		if err != nil {
+		if o.Shard, err = suite.ParseShard(v); err != nil {
 			return usageErr("%v", err)
 		}
-		o.Shard = sh
 	}
-	if o.Balance != "" && o.Shard.Whole() {
-		return usageErr("--balance balances the parts of --shard i/n: give --shard too")
+	if err := o.Check(); err != nil {
+		return usageErr("%v", err)
 	}
 	if c.Bool("list") {
 		return listSuite(o)
@@ -89,23 +84,13 @@ func runSuite(c *cli.Context, fo film.Options) error {
 }
 
 // listSuite prints the scripts the suite (or its shard) would film, a
-// line each: the script, a tab, its output folder.
+// line each: the script, a tab, its output folder; and how many on
+// standard error.
 func listSuite(o suite.Options) error {
 	l, err := suite.List(o)
 	if err != nil {
 		return err
 	}
-	for _, e := range l {
-		fmt.Printf("%s\t%s\n", e.Script, filepath.Join(o.Out, filepath.FromSlash(e.Dir)))
-	}
-	part := ""
-	if !o.Shard.Whole() {
-		part = fmt.Sprintf(" in part %s", o.Shard)
-	}
-	noun := "scripts"
-	if len(l) == 1 {
-		noun = "script"
-	}
-	fmt.Fprintf(os.Stderr, "%d %s%s; nothing filmed (--list)\n", len(l), noun, part)
+	suite.PrintList(os.Stdout, os.Stderr, o, l)
 	return nil
 }
