@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -47,4 +48,17 @@ func needsEscape(r rune) bool {
 		return false
 	}
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == utf8.RuneError
+}
+
+// PrintableWriter escapes, visibly, the control characters of what is
+// written to W (Printable): for output made of text from pages and takes,
+// which must never drive the terminal. Each Write is escaped whole, so a
+// caller writes whole strings (fmt's Fprint functions do).
+type PrintableWriter struct{ W io.Writer }
+
+func (p PrintableWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.W, Printable(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

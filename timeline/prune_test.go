@@ -52,6 +52,9 @@ func TestPrune(t *testing.T) {
 	if p, why := tk.Pruned(); !p || why != "the script passed" {
 		t.Errorf("Pruned() = %v, %q", p, why)
 	}
+	if s, err := tk.Summary(); err != nil || !strings.Contains(s.Pruned, "removed after the run") {
+		t.Errorf("summary: %q, %v", s.Pruned, err)
+	}
 	for fr, err := range tk.Frames() {
 		if err != nil {
 			t.Fatal(err)

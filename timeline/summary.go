@@ -26,6 +26,9 @@ type Summary struct {
 	Cleanup    *Cleanup          `json:"cleanup,omitempty"`
 	Recovered  *Recovery         `json:"recovered,omitempty"`
 	Page       *PageSummary      `json:"page,omitempty"`
+	// Pruned says that the take's pictures were removed after its run,
+	// when and why (PrunedWarning); "" for a whole take.
+	Pruned string `json:"pruned,omitempty"`
 }
 
 // FrameSummary is the accounting plus the rate frames were received at,
@@ -124,6 +127,9 @@ func (tk *Take) Summary() (Summary, error) {
 			s.Frames.Seeded++
 		}
 		s.Frames.ByTab[fr.Tab]++
+	}
+	if m, err := ReadManifest(tk.Dir); err == nil && m.Pruned != nil {
+		s.Pruned = PrunedWarning(m.Pruned)
 	}
 	return s, nil
 }

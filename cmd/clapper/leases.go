@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/host"
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 func leaseFlags() []cli.Flag {
@@ -88,7 +89,7 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 		fmt.Println("no leases")
 		return nil
 	}
-	w := tabwriter.NewWriter(printableWriter{os.Stdout}, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(timeline.PrintableWriter{W: os.Stdout}, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TAB\tURL\tLABEL\tPID\tTIER\tALIVE\tSTALE")
 	for _, r := range out {
 		stale := "no"
