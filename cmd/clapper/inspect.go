@@ -58,4 +58,3 @@ func inspectCommand() *cli.Command {
 		},
 	}
 }
-
