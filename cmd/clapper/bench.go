@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -23,9 +24,9 @@ func benchCommand() *cli.Command {
 			"docs/internals.md has the figures and the commands that took them.\n" +
 			"Example: clapper bench run --capture live,studio",
 		HideHelpCommand: true,
-		Subcommands:     []*cli.Command{capture, benchRenderCommand(), benchRunCommand()},
+		Subcommands:     []*cli.Command{capture, benchRenderCommand(), benchRunCommand(), benchSuiteCommand()},
 		Action: func(c *cli.Context) error {
-			return usageErr("bench needs a benchmark: clapper bench capture, clapper bench render, or clapper bench run")
+			return usageErr("bench needs a benchmark: clapper bench capture, clapper bench render, clapper bench run, or clapper bench suite")
 		},
 	}
 }
@@ -199,6 +200,44 @@ func benchRunCommand() *cli.Command {
 				return usageErr("--runs and --fps must be positive")
 			}
 			return bench.Run(c.Context, o, os.Stdout, os.Stderr)
+		},
+	}
+}
+
+func benchSuiteCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "suite",
+		Usage: "film copies of a script one clapper run after another and as a suite with each number of workers, live and studio, and report wall time and CPU of each",
+		Description: "The copies go to a temporary folder with the script's folder's other files (a served site) and the parts it\n" +
+			"includes. Runs alternate between the ways; CPU counts clapper and everything it started.\n" +
+			"Example: clapper bench suite --copies 12 --workers 1,2,3 --capture live,studio",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "script", Value: "samples/quickstart.yaml", Usage: "the script to copy"},
+			&cli.IntFlag{Name: "copies", Value: 12, Usage: "how many copies make the suite"},
+			&cli.IntSliceFlag{Name: "workers", Value: cli.NewIntSlice(1, 2, 3), Usage: "the numbers of workers to compare (repeatable, or 1,2,3)"},
+			&cli.StringSliceFlag{Name: "capture", Value: cli.NewStringSlice("live", "studio"), Usage: "capture modes: live, studio (repeatable, or live,studio)"},
+			&cli.IntFlag{Name: "runs", Value: 1, Usage: "runs of each way; figures are their medians"},
+			&cli.BoolFlag{Name: "no-video", Usage: "film the takes only, as clapper run --no-video"},
+			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
+			&cli.StringFlag{Name: "chromium-shell", Usage: "chromium-headless-shell executable for studio capture (or CLAPPER_CHROMIUM_SHELL)"},
+			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
+			&cli.BoolFlag{Name: "no-sandbox", EnvVars: []string{"CLAPPER_NO_SANDBOX"}, Usage: "run Chromium without its sandbox (needed as root)"},
+			&cli.StringFlag{Name: "keep", Usage: "keep each way's output folder in this folder"},
+			&cli.DurationFlag{Name: "settle", Value: 30 * time.Second, Usage: "before each way, wait up to this long for other work on the machine to fall under a third of a core (0: do not wait)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			captures, err := bench.Modes(c.StringSlice("capture"), false)
+			if err != nil {
+				return err
+			}
+			o := bench.SuiteOptions{Script: c.String("script"), Copies: c.Int("copies"), Workers: c.IntSlice("workers"), Captures: captures, Runs: c.Int("runs"),
+				NoVideo: c.Bool("no-video"), NoSandbox: c.Bool("no-sandbox"), JSON: c.Bool("json"), Chromium: c.String("chromium"), Shell: c.String("chromium-shell"),
+				FFmpeg: c.String("ffmpeg"), Keep: c.String("keep"), QuietWait: c.Duration("settle"), Tool: "clapper " + version, Revision: revision}
+			if o.Copies < 1 || o.Runs < 1 || slices.Min(append(o.Workers, 1)) < 1 {
+				return usageErr("--copies, --runs and --workers must be 1 or more")
+			}
+			return bench.Suite(c.Context, o, os.Stdout, os.Stderr)
 		},
 	}
 }

@@ -1,6 +1,8 @@
 // Package bench is clapper's benchmarks: the capture of the bench page
 // alone (Capture), a scripted scenario filmed end to end through the same
-// run as clapper run (Run, which calls film.Run), and the render (Render).
+// run as clapper run (Run, which calls film.Run), the render (Render),
+// and copies of a script filmed one run after another and as suites with
+// each number of workers (Suite, through suite.Run).
 // It serves the bench page (internal/benchpage), measures CPU from /proc,
 // and reports medians; clapper bench reads the flags into options and
 // calls it. docs/internals.md holds the figures it has given.
