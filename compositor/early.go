@@ -73,7 +73,7 @@ func reachesBack(st timeline.Step) bool {
 	return st.Traits.Waits || st.Traits.Cut || st.Hidden || st.Kind == kindZoom || st.Traits.Focus && st.Region == nil
 }
 
-// RenderEarly renders into cache the MP4 chunks of tk (a take still being
+// renderEarly renders into cache the MP4 chunks of tk (a take still being
 // captured, as far as it is known: timeline.Recover of its folder) that lie
 // wholly before the take's last known time less the look-ahead of its
 // capture mode (LookAhead, StudioLookAhead), with settings s, one at a
@@ -88,7 +88,7 @@ func reachesBack(st timeline.Step) bool {
 // the finished take gives it exactly the same frames, overlays and camera;
 // otherwise it renders it again. A final render that needs a chunk still
 // being made here waits for it. Chunks already in cache are skipped.
-func RenderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *ChunkCache, have int, goOn func() bool) (rendered, whole int, err error) {
+func renderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *ChunkCache, have int, goOn func() bool) (rendered, whole int, err error) {
 	s, err = s.normalize()
 	if err != nil {
 		return 0, 0, fmt.Errorf("render settings: %w", err)

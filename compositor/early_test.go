@@ -88,7 +88,7 @@ func TestRenderWhileCapturingMatchesStoredRender(t *testing.T) {
 	s.Captions = "burn"
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
 	for _, upTo := range []int{3000, 5500} {
-		if _, _, err := RenderEarly(ctx, liveTake(t, timeline.FromDuration(ms(upTo))), s, cache, 0, nil); err != nil {
+		if _, _, err := renderEarly(ctx, liveTake(t, timeline.FromDuration(ms(upTo))), s, cache, 0, nil); err != nil {
 			t.Fatalf("early at %d ms: %v", upTo, err)
 		}
 	}
@@ -306,7 +306,7 @@ func TestStudioChunksRenderedEarlyAreUsed(t *testing.T) {
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
 	rendered := 0
 	for _, upTo := range []int{1400, 3100, 4000, 5200} {
-		n, _, err := RenderEarly(ctx, writeStudioTake(t, tl, frames, timeline.FromDuration(ms(upTo))), s, cache, 0, nil)
+		n, _, err := renderEarly(ctx, writeStudioTake(t, tl, frames, timeline.FromDuration(ms(upTo))), s, cache, 0, nil)
 		if err != nil {
 			t.Fatalf("early at %d ms: %v", upTo, err)
 		}
@@ -420,7 +420,7 @@ func TestFinalRenderWaitsForChunkInHand(t *testing.T) {
 	early := make(chan result)
 	go func() {
 		first := true
-		n, _, err := RenderEarly(ctx, full, s, cache, 0, func() bool {
+		n, _, err := renderEarly(ctx, full, s, cache, 0, func() bool {
 			if !first {
 				return false
 			}

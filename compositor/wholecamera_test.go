@@ -121,7 +121,7 @@ func TestChunkRenderedBeforeAZoomIsUsed(t *testing.T) {
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
 	// Known up to 2.4 s, before the zoom step at 2.5 s: the first chunk
 	// (0 to 1 s) is settled.
-	n, _, err := RenderEarly(ctx, liveTake(t, timeline.FromDuration(ms(2400))), s, cache, 0, nil)
+	n, _, err := renderEarly(ctx, liveTake(t, timeline.FromDuration(ms(2400))), s, cache, 0, nil)
 	if err != nil || n == 0 {
 		t.Fatalf("rendered early: %d chunks, %v", n, err)
 	}

@@ -206,10 +206,10 @@ func Film(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	started := time.Now()
-	var early *earlyRender
+	var early *compositor.Early
 	if !o.NoVideo && RenderEarly(o.Early) {
-		early = startEarlyRender(ctx, takeDir, s.Output.Video, settings, ui.Logf)
-		defer early.remove()
+		early = compositor.StartEarly(ctx, takeDir, s.Output.Video, settings, ui.Logf)
+		defer early.Remove()
 	}
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.NoSandbox, Chromium: o.Chromium, Tool: o.Tool, Revision: o.Revision,
@@ -220,7 +220,7 @@ func Film(ctx context.Context, o Options) (*Result, error) {
 	if o.OnCaptured != nil {
 		o.OnCaptured()
 	}
-	cache := early.finish()
+	cache := early.Finish()
 	if runErr != nil && res == nil {
 		if errors.Is(runErr, session.ErrRootNeedsNoSandbox) {
 			return nil, exit.Usagef("%w", runErr)
@@ -251,7 +251,7 @@ func Film(ctx context.Context, o Options) (*Result, error) {
 	if !o.NoVideo {
 		renderErr = RenderOutputsCached(ctx, takeDir, takeDir, out, s.Output.Video, settings, ui, cache)
 		if renderErr == nil {
-			early.used()
+			early.Report()
 			r.Videos = outputPaths(out, s.Output.Video)
 		}
 	}

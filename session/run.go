@@ -524,7 +524,7 @@ func (r *run) takeUnwritable() error {
 // journalStepSoFar writes what a running step has found so far (the box
 // of its target) as its start record again, masked as the step's end record
 // is: a render made while capturing zooms toward the box from the step's
-// start, and need not wait for its end (compositor.RenderEarly).
+// start, and need not wait for its end (compositor.StartEarly).
 func (r *run) journalStepSoFar(rec timeline.Step) {
 	r.maskStep(&rec)
 	r.jr.Append(timeline.JournalStepStart, rec)

@@ -79,7 +79,7 @@ type JournalAliveAt struct {
 
 // journalEvery is how often the journal is flushed (and an alive record
 // written) when nothing else flushes it: also how far behind the capture a
-// render made while capturing may be (compositor.RenderEarly renders what
+// render made while capturing may be (compositor.StartEarly renders what
 // the journal has).
 const journalEvery = 250 * time.Millisecond
 

@@ -1,4 +1,4 @@
-package film
+package compositor
 
 import (
 	"context"
@@ -6,24 +6,23 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clapper-dev/clapper/compositor"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// earlyRender renders a run's video chunks while the take is captured, from
+// Early renders a run's video chunks while the take is captured, from
 // the take as far as its journal and frame index go, so the video is
 // finished soon after the last step. The final render uses a chunk only
-// when the finished take gives it the same inputs (compositor.ChunkCache).
-type earlyRender struct {
-	cache *compositor.ChunkCache
-	idle  *compositor.Idle // its ffmpeg, until the capture ends
+// when the finished take gives it the same inputs (ChunkCache).
+type Early struct {
+	cache *ChunkCache
+	idle  *Idle // its ffmpeg, until the capture ends
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	logf  func(string, ...any)
 
 	mu       sync.Mutex
 	chunks   int  // rendered while capturing
-	have     int  // whole chunks found rendered (compositor.RenderEarly)
+	have     int  // whole chunks found rendered (renderEarly)
 	inHand   bool // a chunk is being made
 	failed   bool
 	lookCost time.Duration // what the last look at the take cost
@@ -36,32 +35,31 @@ type earlyRender struct {
 // small share of a core. One chunk is in hand at a time, and the take is
 // not looked at meanwhile: a look prepares the overlays to find the next
 // chunk, at the page's expense. Two in hand, or the encoder niced instead
-// of idle in studio, measured no better on the quickstart (make demo, four
-// runs each, alternating: launch to video 8.3 s both ways against 8.1 s)
-// and, two in hand filming live, the bench run kept 0.010 to 0.014 fewer
-// of the page's frames in each of three pairs.
+// of idle in studio, measured no better (docs/internals.md), and two in
+// hand cost a live capture some of the page's frames.
 const (
 	earlyEvery      = 250 * time.Millisecond
 	earlyCostFactor = 8
 )
 
-// startEarlyRender begins rendering early, or returns nil when the outputs
+// StartEarly begins rendering a run's video while its take is captured
+// in takeDir, or returns nil (every method is nil-safe) when the outputs
 // are not chunked (WebM, PNG frames) or no cache can be made. Its ffmpeg
-// runs only on cores the capture leaves idle (compositor.Idle): filming
+// runs only on cores the capture leaves idle (Idle): filming
 // live, a frame the encoder delayed would be a frame lost; in studio, a
 // slower capture.
-func startEarlyRender(ctx context.Context, takeDir string, outs []string, s compositor.Settings, logf func(string, ...any)) *earlyRender {
-	if !compositor.Chunked(outs) {
+func StartEarly(ctx context.Context, takeDir string, outs []string, s Settings, logf func(string, ...any)) *Early {
+	if !Chunked(outs) {
 		return nil
 	}
-	cache, err := compositor.NewChunkCache()
+	cache, err := NewChunkCache()
 	if err != nil {
 		logf("rendering while capturing is off: %v", err)
 		return nil
 	}
-	e := &earlyRender{cache: cache, stop: make(chan struct{}), logf: logf, idle: &compositor.Idle{}}
+	e := &Early{cache: cache, stop: make(chan struct{}), logf: logf, idle: &Idle{}}
 	e.wg.Add(1)
-	go e.loop(compositor.WithIdle(ctx, e.idle), takeDir, s) // ends when stop closes (finish) or ctx ends
+	go e.loop(WithIdle(ctx, e.idle), takeDir, s) // ends when stop closes (finish) or ctx ends
 	return e
 }
 
@@ -69,7 +67,7 @@ func startEarlyRender(ctx context.Context, takeDir string, outs []string, s comp
 // costly) and starts the next settled chunk when none is in hand. The
 // chunk is made on a goroutine of its own, so that finish need not wait
 // for it.
-func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Settings) {
+func (e *Early) loop(ctx context.Context, takeDir string, s Settings) {
 	defer e.wg.Done()
 	for {
 		e.mu.Lock()
@@ -101,7 +99,7 @@ func (e *earlyRender) loop(ctx context.Context, takeDir string, s compositor.Set
 
 // once starts the first settled chunk of the take so far that is neither
 // rendered nor in hand, if any, and waits for it.
-func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Settings) {
+func (e *Early) once(ctx context.Context, takeDir string, s Settings) {
 	began := time.Now()
 	started := false
 	n, whole, err := func() (int, int, error) {
@@ -112,7 +110,7 @@ func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Set
 		e.mu.Lock()
 		have := e.have
 		e.mu.Unlock()
-		return compositor.RenderEarly(ctx, &timeline.Take{Dir: filepath.Clean(takeDir), Timeline: tl}, s, e.cache, have, func() bool {
+		return renderEarly(ctx, &timeline.Take{Dir: filepath.Clean(takeDir), Timeline: tl}, s, e.cache, have, func() bool {
 			if started || !e.going() {
 				return false
 			}
@@ -140,7 +138,7 @@ func (e *earlyRender) once(ctx context.Context, takeDir string, s compositor.Set
 }
 
 // going says whether the capture is still on.
-func (e *earlyRender) going() bool {
+func (e *Early) going() bool {
 	select {
 	case <-e.stop:
 		return false
@@ -149,12 +147,12 @@ func (e *earlyRender) going() bool {
 	}
 }
 
-// finish stops rendering early and returns the cache for the final render
+// Finish stops rendering early and returns the cache for the final render
 // at once; nil-safe. The chunks in hand go on, in the normal scheduling
 // class (the capture is over), and the final render waits for each when
 // it comes to it instead of making it again; it makes the others
 // meanwhile.
-func (e *earlyRender) finish() *compositor.ChunkCache {
+func (e *Early) Finish() *ChunkCache {
 	if e == nil {
 		return nil
 	}
@@ -163,10 +161,10 @@ func (e *earlyRender) finish() *compositor.ChunkCache {
 	return e.cache
 }
 
-// used waits for the chunks in hand and says, after the final render, how
+// Report waits for the chunks in hand and says, after the final render, how
 // many of the chunks rendered while capturing it took (the others the
 // finished take changed); nil-safe.
-func (e *earlyRender) used() {
+func (e *Early) Report() {
 	if e == nil {
 		return
 	}
@@ -177,9 +175,9 @@ func (e *earlyRender) used() {
 	}
 }
 
-// remove waits for the chunks in hand (a failed or interrupted final render
+// Remove waits for the chunks in hand (a failed or interrupted final render
 // leaves them running) and deletes the cache; nil-safe.
-func (e *earlyRender) remove() {
+func (e *Early) Remove() {
 	if e != nil {
 		e.wg.Wait()
 		_ = e.cache.Remove()
