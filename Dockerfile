@@ -1,7 +1,7 @@
 # clapper in a container: Debian bookworm with Chromium, its headless shell,
 # ffmpeg and the fonts of .ci/debian-packages, installed as make setup
 # installs them; clapper runs as an unprivileged user with Chromium's
-# sandbox on. docs/container.md says how to build and run it, and what it
+# sandbox on. docs/CONTAINER.md says how to build and run it, and what it
 # needs at run time (user namespaces for the sandbox, memory, /dev/shm).
 #
 #   docker build -t clapper --build-arg VERSION="$(git describe --tags --always --dirty)" .

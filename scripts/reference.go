@@ -67,9 +67,11 @@ func stepSection(b *strings.Builder, s *stepSpec) {
 		fmt.Fprintf(b, "Takes no value: `- %s`.\n\n", s.name)
 	case s.short != "":
 		f := s.shortField()
-		fmt.Fprintf(b, "Short form: `%s: VALUE` sets `%s`", s.name, f.name)
 		if f.shortOnly && f.enum != nil {
-			fmt.Fprintf(b, " (%s)", codeList(f.enum))
+			// Not a key of the map: only the values are said.
+			fmt.Fprintf(b, "Short form: `%s: VALUE`, VALUE one of %s", s.name, codeList(f.enum))
+		} else {
+			fmt.Fprintf(b, "Short form: `%s: VALUE` sets `%s`", s.name, f.name)
 		}
 		b.WriteString(".")
 		if s.inline != "" {

@@ -161,7 +161,7 @@ var targetFields = []field{
 	fStr("title", "title attribute of the element"),
 	fStr("testid", "data-testid attribute"),
 	fInt("nth", 0, 0, "pick one of several matches, 0-based").noMax(),
-	fBool("exact", "text, name, label and placeholder match the whole text, case-sensitively (default: a case-insensitive substring, white space folded, as Playwright)"),
+	fBool("exact", "text, name, label, placeholder, alt and title match the whole text, case-sensitively (default: a case-insensitive substring, white space folded, as Playwright)"),
 	fBool("visible", "keep only the matches that are visible"),
 	fOf("frame", kFrames, "the iframe the element is in: a target, or a list of targets from the outermost frame in"),
 }
