@@ -66,3 +66,39 @@ func TestFailedCaptureStartKeepsOneNumbering(t *testing.T) {
 		docs[b.Document] = true
 	}
 }
+
+// A tab opened or switched to just before a film step that pins the film
+// elsewhere is never filmed: the video does not cut to it for a frame and
+// back. Without the next step's pin, opening a tab films it.
+func TestOpenTabBeforeFilmStaysOnTheFilm(t *testing.T) {
+	res, takeDir := runSiteTake(t, "  - goto: ${serve.url}/index.html\n"+
+		"  - tab: {open: other, url: \"${serve.url}/second.html\"}\n"+
+		"  - pause: 200ms\n"+
+		"  - tab: {switch: main}\n"+
+		"  - tab: {open: scout, url: \"${serve.url}/second.html\"}\n"+
+		"  - film: main\n"+
+		"  - tab: {switch: main}\n"+
+		"  - tab: {switch: scout}\n"+
+		"  - film: main\n"+
+		"  - pause: 200ms\n", nil)
+	mustPass(t, res)
+	tk, err := timeline.Open(takeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tabs := map[string]int{}
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tabs[fr.Tab]++
+	}
+	if tabs["scout"] != 0 || tabs["main"] == 0 || tabs["other"] == 0 {
+		t.Errorf("frames by tab %v: want none of scout (opened and switched to before film: main), some of other (opened unpinned)", tabs)
+	}
+	for _, b := range res.Timeline.Boundaries {
+		if b.Tab == "scout" {
+			t.Errorf("a boundary names scout: %+v", b)
+		}
+	}
+}

@@ -311,10 +311,11 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 			nerr = navErr(c, chromedp.Do(c, chromedp.Navigate(a.URL)))
 			stop()
 		}
+		target := r.filmAfterTabStep(rec.Index)
 		uctx, cancel := afterwards(ctx) // the address is read even when the load timed out
-		url := r.urlOf(uctx, r.filmTarget())
+		url := r.urlOf(uctx, target)
 		cancel()
-		if err := r.film(r.filmTarget(), url); err != nil && nerr == nil {
+		if err := r.film(target, url); err != nil && nerr == nil {
 			return undispatched(err)
 		}
 		return nerr
@@ -324,7 +325,8 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 			return undispatched(fmt.Errorf("no tab %q is open", a.Name))
 		}
 		r.current = t
-		return undispatched(r.film(r.filmTarget(), r.urlOf(ctx, r.filmTarget())))
+		target := r.filmAfterTabStep(rec.Index)
+		return undispatched(r.film(target, r.urlOf(ctx, target)))
 	case scripts.TabClose:
 		t, ok := r.tabs[a.Name]
 		if !ok || a.Name == scripts.FirstTab {
@@ -347,6 +349,31 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 		delete(r.tabs, a.Name)
 	}
 	return nil
+}
+
+// filmAfterTabStep is the tab to film after the tab step i opened or
+// switched to a tab: the tab the steps act on, unless the film is pinned
+// (filmTarget), or the next step pins it to a tab that is open, which is
+// filmed at once: the video does not cut to the new tab for a frame and
+// back.
+func (r *run) filmAfterTabStep(i int) *Tab {
+	if name := filmNext(r.s.Steps, i); name != "" {
+		if t, ok := r.tabs[name]; ok {
+			return t
+		}
+	}
+	return r.filmTarget()
+}
+
+// filmNext is the tab the step after i pins the film to (film: NAME), ""
+// when that step is no film step. Pure.
+func filmNext(steps []scripts.Step, i int) string {
+	if i+1 < len(steps) {
+		if f, ok := steps[i+1].Action.(scripts.Film); ok {
+			return f.Tab
+		}
+	}
+	return ""
 }
 
 // urlOf returns the address a tab shows, "" when it cannot be read before
