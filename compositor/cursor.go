@@ -42,7 +42,7 @@ type CursorTrack struct {
 // pointerKind reports whether a receipt kind positions the pointer.
 func pointerKind(k string) bool {
 	switch k {
-	case timeline.InputMove, timeline.InputDown, timeline.InputUp, timeline.InputWheel:
+	case timeline.InputMove, timeline.InputDown, timeline.InputUp, timeline.InputWheel, timeline.PointerShape:
 		return true
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/clapper-dev/clapper/compositor"
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/timeline"
 )
@@ -100,5 +101,36 @@ func TestOpenTabBeforeFilmStaysOnTheFilm(t *testing.T) {
 		if b.Tab == "scout" {
 			t.Errorf("a boundary names scout: %+v", b)
 		}
+	}
+}
+
+// A pointer left on a link that navigates takes the shape of what the new
+// page has under it: the take notes the cursor read again (a shape
+// receipt, no input), and the video's cursor is an arrow over the empty
+// page, not the old page's hand.
+func TestPointerShapeReadAgainOnANewDocument(t *testing.T) {
+	res, _ := runSiteTake(t, "  - goto: ${serve.url}/index.html\n"+
+		"  - click: \"#next\"\n"+
+		"  - wait: {text: Second page}\n"+
+		"  - pause: 100ms\n", nil)
+	mustPass(t, res)
+	var down, shape *timeline.Receipt
+	for i, r := range res.Timeline.Receipts {
+		switch r.Kind {
+		case timeline.InputDown:
+			down = &res.Timeline.Receipts[i]
+		case timeline.PointerShape:
+			shape = &res.Timeline.Receipts[i]
+		}
+	}
+	if down == nil || down.Cursor != "pointer" {
+		t.Fatalf("the click on the link: %+v, want the pointer (hand) cursor", down)
+	}
+	if shape == nil || shape.Cursor != "auto" || shape.X != down.X || shape.Y != down.Y || shape.Sent < down.Sent {
+		t.Fatalf("the shape read on the new page: %+v (the click %+v)", shape, down)
+	}
+	ct := compositor.NewCursorTrack(res.Timeline.Receipts, "")
+	if st := ct.At(res.Timeline.End); !st.Visible || st.Shape != "arrow" {
+		t.Errorf("the video's cursor at the end: %+v, want a visible arrow", st)
 	}
 }

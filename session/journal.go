@@ -32,6 +32,18 @@ func (j *Journal) Receipts() []timeline.Receipt {
 
 func (j *Journal) setStep(i int) { j.mu.Lock(); j.step = i; j.mu.Unlock() }
 
+// note records an observation that sent no command (a PointerShape):
+// stamped with the step and the time, sent and acked at once.
+func (j *Journal) note(r timeline.Receipt) {
+	j.mu.Lock()
+	r.Step = j.step
+	r.Sent = j.clock.Now()
+	r.Acked = r.Sent
+	j.receipts = append(j.receipts, r)
+	j.mu.Unlock()
+	j.take.Append(timeline.JournalReceipt, r)
+}
+
 // send runs one input command, stamping the receipt with the interval
 // [sent, acked] and the step that sent it, after p (the tab's pace, or
 // nil) has given the page its time. It returns a classified error.

@@ -138,6 +138,12 @@ type Pointer struct {
 	// drag is the data of an HTML5 drag under way (drag.go): moves and
 	// the release are then drag events.
 	drag *input.DragData
+	// placed says a pointer event was sent (the video draws the pointer
+	// from then on); shapeNavs is the tab's count of navigations when the
+	// cursor under it was last known (rereadShape).
+	placed    bool
+	shapeNavs int64
+	navs      func() int64 // the tab's navigations so far (nil: none counted)
 }
 
 // MoveTo travels to (x, y) along a natural path, one mouseMoved per tick,
@@ -243,14 +249,43 @@ func (p *Pointer) ReleaseAll(ctx context.Context) {
 
 // Wheel sends one wheel event at the current position.
 func (p *Pointer) Wheel(ctx context.Context, dx, dy float64) error {
-	r := timeline.Receipt{Kind: timeline.InputWheel, Tab: p.tab, X: p.x, Y: p.y, DeltaX: dx, DeltaY: dy}
-	return p.j.send(ctx, p.pace, r, func() error {
+	r := timeline.Receipt{Kind: timeline.InputWheel, Tab: p.tab, X: p.x, Y: p.y, DeltaX: dx, DeltaY: dy, Cursor: p.cursor}
+	err := p.j.send(ctx, p.pace, r, func() error {
 		_, err := chromedp.Call(ctx, dispatchWheel, wheelParams{
 			Type: input.DispatchMouseEventTypeMouseWheel, X: p.x, Y: p.y, DeltaX: dx, DeltaY: dy,
 			Modifiers: p.modifiers(), Buttons: p.buttons,
 		})
 		return err
 	})
+	if err == nil {
+		p.placedNow()
+	}
+	return err
+}
+
+// rereadShape reads again the CSS cursor under the pointer when its tab
+// showed a new document since it was last known, and notes a change
+// (timeline.PointerShape), so the video's cursor takes the shape of what
+// the new page has under it instead of keeping the old page's (an I-beam
+// over empty space). A pointer never placed, pressed or dragging is left
+// alone; a read that fails is tried again after the next step.
+func (p *Pointer) rereadShape(ctx context.Context, d *doc) {
+	if !p.placed || p.buttons != 0 || p.drag != nil || p.navs == nil {
+		return
+	}
+	n := p.navs()
+	if n == p.shapeNavs {
+		return
+	}
+	css, err := docCall[string](ctx, d, "cursorAt", p.x, p.y)
+	if err != nil {
+		return
+	}
+	p.shapeNavs = n
+	if css != p.cursor {
+		p.cursor = css
+		p.j.note(timeline.Receipt{Kind: timeline.PointerShape, Tab: p.tab, X: p.x, Y: p.y, Cursor: css})
+	}
 }
 
 // wheelParams is Input.dispatchMouseEvent for wheels: Chromium requires
@@ -315,11 +350,21 @@ func (p *Pointer) mouse(ctx context.Context, typ input.DispatchMouseEventType, x
 	})
 	if err == nil {
 		p.x, p.y, p.buttons = x, y, buttons
+		p.placedNow()
 		if typ == input.DispatchMouseEventTypeMouseMoved && p.moved != nil {
 			return p.moved(ctx)
 		}
 	}
 	return err
+}
+
+// placedNow notes that a pointer event was sent: its cursor is known for
+// the document the tab shows now.
+func (p *Pointer) placedNow() {
+	p.placed = true
+	if p.navs != nil {
+		p.shapeNavs = p.navs()
+	}
 }
 
 // buttonBit is a button's bit in the buttons field.

@@ -484,6 +484,7 @@ func (r *run) steps(ctx context.Context) *StepFailure {
 		rec, err := r.step(ctx, i, st)
 		r.tl.Steps = append(r.tl.Steps, rec)
 		if err == nil {
+			r.rereadShapes(ctx)
 			if st.Traits.ChangesPage && !nextChangesPage(r.s.Steps, i) && r.capture != nil && r.filmed != nil && rec.Tab == r.filmed.Name && r.refusal(r.filmed, false) == nil {
 				// The screencast may miss the last change of a burst:
 				// before a still moment, take the settled page as a frame
@@ -534,6 +535,26 @@ func (r *run) journalStepSoFar(rec timeline.Step) {
 // which executors fill with what they acted on.
 func (r *run) maskStep(rec *timeline.Step) {
 	rec.Target, rec.Label, rec.Error, rec.Text = r.s.Mask(rec.Target), r.s.Mask(rec.Label), r.s.Mask(rec.Error), r.s.Mask(rec.Text)
+}
+
+// shapeReadTimeout bounds a read of the cursor under a pointer: a page
+// not ready to answer is asked again after the next step.
+const shapeReadTimeout = 500 * time.Millisecond
+
+// rereadShapes reads the cursor under each tab's pointer again where the
+// tab showed a new document during the step (Pointer.rereadShape); a held
+// or fenced tab is not asked.
+func (r *run) rereadShapes(ctx context.Context) {
+	for _, t := range r.tabs {
+		if t.pointer == nil || r.refusal(t, false) != nil {
+			continue
+		}
+		c, cancel := context.WithTimeout(ctx, shapeReadTimeout)
+		cc, stop := onTab(c, t.ctx)
+		t.pointer.rereadShape(cc, t.mainDoc())
+		stop()
+		cancel()
+	}
 }
 
 // nextChangesPage reports whether the step after i changes the page too.

@@ -203,7 +203,7 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 	}, r.s.Defaults.Beat)
 	t.keyboard = &Keyboard{j: r.journal, tab: name, pace: t.pace, mac: r.browser.mac}
 	t.pointer = &Pointer{j: r.journal, tab: name, speed: r.s.Defaults.PointerSpeed, x: float64(b.Width) / 2, y: float64(b.Height) / 2,
-		keys: t.keyboard, pace: t.pace}
+		keys: t.keyboard, pace: t.pace, navs: t.events.navigations}
 	r.tabs[name] = t
 	return t, nil
 }

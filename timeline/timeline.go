@@ -309,6 +309,11 @@ const (
 	InputUp    = "up"
 	InputWheel = "wheel"
 	InputKey   = "key"
+	// PointerShape is no input: the page's cursor under a pointer that did
+	// not move, read again when its tab showed a new document (Sent and
+	// Acked are when it was read), so the video's cursor takes the shape
+	// of what the new page has under it.
+	PointerShape = "shape"
 )
 
 // Receipt records one input event the session commanded. It never claims the

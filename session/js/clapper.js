@@ -61,3 +61,10 @@ clapper.identify = function (el) {
   if (typeof el.className === 'string' && el.className.trim()) s += '.' + el.className.trim().split(/\s+/).join('.');
   return s;
 };
+
+// cursorAt is the CSS cursor of the element at (x, y) of the viewport,
+// "auto" where there is none: what the pointer shows there.
+clapper.cursorAt = function (x, y) {
+  const el = document.elementFromPoint(x, y);
+  return el ? getComputedStyle(el).cursor : 'auto';
+};
