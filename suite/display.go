@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"strings"
 	"io"
 	"os"
 	"sync"
@@ -22,6 +23,9 @@ func PrintFailures(w io.Writer, sum *Summary) {
 			continue
 		}
 		switch {
+		case e.Failure != nil && strings.HasPrefix(e.Failure.Error, e.Failure.Where()+": "):
+			// The step's error names its place, step, label and outcome.
+			fmt.Fprintf(w, "%s %s\n", e.Status, oneLine(e.Failure.Error))
 		case e.Failure != nil:
 			fmt.Fprintf(w, "%s %s: step %d (%s) failed: %s\n", e.Status, e.Failure.Where(), e.Failure.Step, e.Failure.Kind, oneLine(e.Failure.Error))
 		default:

@@ -217,3 +217,23 @@ func TestShrink(t *testing.T) {
 		t.Error("grew a small picture")
 	}
 }
+
+// A failure is said once: a step's error that already names its place is
+// printed as it is, after the status.
+func TestPrintFailuresSaysThePlaceOnce(t *testing.T) {
+	sum := &Summary{Scripts: []Entry{
+		{Script: "a.yaml", Status: Passed},
+		{Script: "b.yaml", Status: Failed, Failure: &Failure{Step: 2, File: "b.yaml", Line: 4, Col: 5, Kind: "expect",
+			Error: "b.yaml:4:5: step 2 (expect \"label\") failed [undispatched]: expected text\nmore"}},
+		{Script: "c.yaml", Status: Failed, Failure: &Failure{Step: 1, File: "c.yaml", Line: 3, Col: 5, Kind: "click", Error: "not found"}},
+		{Script: "d.yaml", Status: Broken, Error: "chromium did not start"},
+	}}
+	var b strings.Builder
+	PrintFailures(&b, sum)
+	want := "failed b.yaml:4:5: step 2 (expect \"label\") failed [undispatched]: expected text …\n" +
+		"failed c.yaml:3:5: step 1 (click) failed: not found\n" +
+		"broken d.yaml: chromium did not start\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
