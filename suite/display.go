@@ -2,9 +2,9 @@ package suite
 
 import (
 	"fmt"
-	"strings"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
