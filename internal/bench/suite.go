@@ -112,11 +112,16 @@ func Suite(ctx context.Context, o SuiteOptions, w, progress io.Writer) error {
 			}
 			if o.Keep != "" {
 				if err := os.CopyFS(filepath.Join(o.Keep, filepath.Base(out)), os.DirFS(out)); err != nil {
-					return err
+					return fmt.Errorf("--keep %s: %w (give a folder without an earlier bench's output)", o.Keep, err)
 				}
 			}
 			byWay[i] = append(byWay[i], got)
 			rep.All = append(rep.All, got)
+			// Only the figures are kept: a way's videos and frames go
+			// before the next.
+			if err := os.RemoveAll(out); err != nil {
+				return err
+			}
 		}
 	}
 	for _, runs := range byWay {
@@ -180,23 +185,29 @@ func filmCopies(ctx context.Context, o SuiteOptions, dir, out string, way suiteR
 	if err := settle(ctx, o.QuietWait); err != nil {
 		return way, err
 	}
+	// Each run writes its report, as a suite's runs do: both ways do the
+	// same work.
 	fo := film.Options{NoSandbox: o.NoSandbox, Chromium: o.Chromium, Shell: o.Shell, FFmpeg: o.FFmpeg, NoVideo: o.NoVideo,
-		Capture: way.Capture, UI: film.NewUI(true), Silent: true, Tool: o.Tool, Revision: o.Revision}
+		Capture: way.Capture, UI: film.NewUI(true), Silent: true, View: true, Tool: o.Tool, Revision: o.Revision}
 	cpu := startTreeCPU()
 	busy0 := machineBusy()
 	t0 := time.Now()
 	var err error
 	if way.Workers == 0 {
+		// A copy that fails is counted, as the suite counts it.
 		var copies []string
-		copies, err = filepath.Glob(filepath.Join(dir, "*.yaml"))
+		copies, err = filepath.Glob(filepath.Join(dir, "copy-*.yaml"))
 		for _, c := range copies {
-			if err != nil {
+			if ctx.Err() != nil {
 				break
 			}
 			fo.Script, fo.Out = c, filepath.Join(out, strings.TrimSuffix(filepath.Base(c), ".yaml"))
-			if err = film.Run(ctx, fo); err == nil {
+			if film.Run(ctx, fo) == nil {
 				way.Passed++
 			}
+		}
+		if err == nil {
+			err = ctx.Err()
 		}
 	} else {
 		var sum *suite.Summary
