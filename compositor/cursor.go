@@ -29,6 +29,10 @@ type cursorPoint struct {
 	Click
 	shape string
 	down  bool
+	// still: no input, only the page's cursor read again under a pointer
+	// that did not move (timeline.PointerShape): it changes the shape,
+	// never the idle time.
+	still bool
 }
 
 // CursorTrack answers where the pointer was commanded at any instant, from the
@@ -70,7 +74,7 @@ func NewCursorTrack(receipts []timeline.Receipt, tab string) *CursorTrack {
 		if tab != "" && r.Tab != "" && r.Tab != tab {
 			continue
 		}
-		p := cursorPoint{Click: Click{At: r.Sent, X: r.X, Y: r.Y}, shape: shapeOf(r.Cursor), down: r.Kind == timeline.InputDown}
+		p := cursorPoint{Click: Click{At: r.Sent, X: r.X, Y: r.Y}, shape: shapeOf(r.Cursor), down: r.Kind == timeline.InputDown, still: r.Kind == timeline.PointerShape}
 		ct.points = append(ct.points, p)
 		if p.down {
 			ct.clicks = append(ct.clicks, p.Click)
@@ -118,6 +122,7 @@ type CursorPath struct {
 
 	i       int // pts[:i] are at or before the last sample
 	started bool
+	input   timeline.Time // the last input's time, for hideIdle
 	// ease: a glide from (fx,fy) to (tx,ty) over [t0, t0+dur).
 	fx, fy, tx, ty float64
 	t0, dur        timeline.Time
@@ -147,6 +152,9 @@ func easeInOut(u float64) float64 {
 func (cp *CursorPath) At(t timeline.Time) CursorState {
 	for cp.i < len(cp.pts) && cp.pts[cp.i].At <= t {
 		p := cp.pts[cp.i]
+		if !p.still || !cp.started {
+			cp.input = p.At
+		}
 		if !cp.started {
 			cp.started = true
 			cp.fx, cp.fy, cp.tx, cp.ty, cp.t0, cp.dur = p.X, p.Y, p.X, p.Y, p.At, 0
@@ -187,7 +195,7 @@ func (cp *CursorPath) At(t timeline.Time) CursorState {
 	default:
 		st.X, st.Y = cp.easeAt(t)
 	}
-	if cp.hideIdle > 0 && t-cur.At > cp.hideIdle {
+	if cp.hideIdle > 0 && t-cp.input > cp.hideIdle {
 		st.Visible = false
 	}
 	for _, h := range cp.hides {

@@ -150,6 +150,28 @@ func TestCursorPath(t *testing.T) {
 	}
 }
 
+// A shape read again under a still pointer (a new page) changes the
+// cursor's shape from then on, never its place, and does not wake a
+// cursor hidden as idle.
+func TestCursorPathShape(t *testing.T) {
+	rs := []timeline.Receipt{
+		{Kind: "move", X: 10, Y: 20, Sent: msT(100), Cursor: "text"},
+		{Kind: timeline.PointerShape, X: 10, Y: 20, Sent: msT(900), Cursor: "auto"},
+	}
+	cp := NewCursorPath(NewCursorTrack(rs, ""), CursorSettings{Smoothing: "ease", Shapes: true, HideIdle: 500 * time.Millisecond}, nil)
+	got := []CursorState{cp.At(msT(500)), cp.At(msT(700)), cp.At(msT(950))}
+	want := []CursorState{{true, 10, 20, "text"}, {false, 10, 20, "text"}, {false, 10, 20, "arrow"}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("sample %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	cp = NewCursorPath(NewCursorTrack(rs, ""), CursorSettings{Smoothing: "raw", Shapes: true}, nil)
+	if st := cp.At(msT(1000)); st != (CursorState{true, 10, 20, "arrow"}) {
+		t.Errorf("without hide_idle: %+v", st)
+	}
+}
+
 func TestZoomTrack(t *testing.T) {
 	vp := timeline.Viewport{Width: 400, Height: 200, Scale: 1}
 	tl := &timeline.Timeline{Viewport: vp, Steps: []timeline.Step{

@@ -505,6 +505,15 @@ func pngPattern(out string) string {
 	return "%06d.png"
 }
 
+// OnDisk is what an output named out is on disk: the file itself, or for
+// PNG frames the folder they land in.
+func OnDisk(out string) string {
+	if f, err := formatOf(out); err == nil && f == formatPNG {
+		return pngFolder(out)
+	}
+	return out
+}
+
 // pngFolder is where a PNG output's frames land.
 func pngFolder(out string) string {
 	if strings.Contains(filepath.Base(out), "%") {

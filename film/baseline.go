@@ -34,16 +34,23 @@ type Baseline struct {
 }
 
 // checkBaseline refuses, before anything launches, a baseline that is not
-// there (unless --update makes it).
+// there (unless --update makes it), and a take folder whose pictures were
+// pruned (a bundle is checked when it is opened).
 func checkBaseline(b Baseline) error {
 	if b.Path == "" || b.Old != nil {
 		return nil
 	}
-	if _, err := os.Stat(b.Path); errors.Is(err, fs.ErrNotExist) {
+	st, err := os.Stat(b.Path)
+	if errors.Is(err, fs.ErrNotExist) {
 		if b.Update {
 			return nil
 		}
 		return exit.Usagef("no baseline at %s: film one with --update, or pass a take (folder or .clap) with --baseline", b.Path)
+	}
+	if err == nil && st.IsDir() {
+		if err := RefusePruned(b.Path, b.Path); err != nil {
+			return exit.Usagef("--baseline %v (remove it and film a new one with --update)", err)
+		}
 	}
 	return nil
 }

@@ -118,7 +118,8 @@ type Result struct {
 	Timeline *timeline.Timeline
 	// Failed is the step that failed the run, nil when none did.
 	Failed *session.StepFailure
-	// Videos are the videos rendered (their paths); Report the take's
+	// Videos are the videos rendered, as they are on disk (a file, or the
+	// folder of a PNG output's frames); Report the take's
 	// report when one was written.
 	Videos []string
 	Report string
@@ -252,7 +253,9 @@ func Film(ctx context.Context, o Options) (*Result, error) {
 		renderErr = RenderOutputsCached(ctx, takeDir, takeDir, out, s.Output.Video, settings, ui, cache)
 		if renderErr == nil {
 			early.Report()
-			r.Videos = outputPaths(out, s.Output.Video)
+			for _, p := range outputPaths(out, s.Output.Video) {
+				r.Videos = append(r.Videos, compositor.OnDisk(p))
+			}
 		}
 	}
 	viewErr := afterRun(ctx, takeDir, out, o.View, ui)

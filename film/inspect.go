@@ -72,9 +72,15 @@ func PrintSummary(out io.Writer, s timeline.Summary) {
 		}
 		fmt.Fprintf(w, "  %2d  at %7.2fs after frame %d  %s\n", b.Document, float64(b.AtMs)/1000, b.LastSeq, u)
 	}
-	fmt.Fprintf(w, "\ninput receipts: %d", s.Receipts)
+	// A shape receipt sends nothing: said apart from the inputs.
+	fmt.Fprintf(w, "\ninput receipts: %d", s.Receipts-s.ByKind[timeline.PointerShape])
 	for _, k := range slices.Sorted(maps.Keys(s.ByKind)) {
-		fmt.Fprintf(w, "  %s %d", k, s.ByKind[k])
+		if k != timeline.PointerShape {
+			fmt.Fprintf(w, "  %s %d", k, s.ByKind[k])
+		}
+	}
+	if n := s.ByKind[timeline.PointerShape]; n > 0 {
+		fmt.Fprintf(w, "; cursor shapes read again on a new page: %d", n)
 	}
 	fmt.Fprintln(w)
 	if len(s.Holds) > 0 {

@@ -141,9 +141,10 @@ type Pointer struct {
 	// placed says a pointer event was sent (the video draws the pointer
 	// from then on); shapeNavs is the tab's count of navigations when the
 	// cursor under it was last known (rereadShape).
-	placed    bool
-	shapeNavs int64
-	navs      func() int64 // the tab's navigations so far (nil: none counted)
+	placed     bool
+	shapeNavs  int64
+	shapeFails int          // reads that failed since the last navigation
+	navs       func() int64 // the tab's navigations so far (nil: none counted)
 }
 
 // MoveTo travels to (x, y) along a natural path, one mouseMoved per tick,
@@ -268,7 +269,9 @@ func (p *Pointer) Wheel(ctx context.Context, dx, dy float64) error {
 // (timeline.PointerShape), so the video's cursor takes the shape of what
 // the new page has under it instead of keeping the old page's (an I-beam
 // over empty space). A pointer never placed, pressed or dragging is left
-// alone; a read that fails is tried again after the next step.
+// alone; a read that fails is tried once more, after the next step. A
+// navigation within the document counts too: a new route of a
+// single-page app is a new page to the person watching.
 func (p *Pointer) rereadShape(ctx context.Context, d *doc) {
 	if !p.placed || p.buttons != 0 || p.drag != nil || p.navs == nil {
 		return
@@ -279,9 +282,14 @@ func (p *Pointer) rereadShape(ctx context.Context, d *doc) {
 	}
 	css, err := docCall[string](ctx, d, "cursorAt", p.x, p.y)
 	if err != nil {
+		// Asked again after the next step, once: a page that cannot
+		// answer twice is left with the shape it had.
+		if p.shapeFails++; p.shapeFails >= 2 {
+			p.shapeNavs, p.shapeFails = n, 0
+		}
 		return
 	}
-	p.shapeNavs = n
+	p.shapeNavs, p.shapeFails = n, 0
 	if css != p.cursor {
 		p.cursor = css
 		p.j.note(timeline.Receipt{Kind: timeline.PointerShape, Tab: p.tab, X: p.x, Y: p.y, Cursor: css})

@@ -546,7 +546,7 @@ const shapeReadTimeout = 500 * time.Millisecond
 // or fenced tab is not asked.
 func (r *run) rereadShapes(ctx context.Context) {
 	for _, t := range r.tabs {
-		if t.pointer == nil || r.refusal(t, false) != nil {
+		if closed, crashed := t.events.gone(); t.pointer == nil || closed || crashed || t.events.isPaused() || r.refusal(t, false) != nil {
 			continue
 		}
 		c, cancel := context.WithTimeout(ctx, shapeReadTimeout)

@@ -311,7 +311,11 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 			nerr = navErr(c, chromedp.Do(c, chromedp.Navigate(a.URL)))
 			stop()
 		}
-		target := r.filmAfterTabStep(rec.Index)
+		target := r.filmTarget()
+		if nerr == nil {
+			// A tab that failed to load is filmed, for the evidence.
+			target = r.filmAfterTabStep(rec.Index)
+		}
 		uctx, cancel := afterwards(ctx) // the address is read even when the load timed out
 		url := r.urlOf(uctx, target)
 		cancel()

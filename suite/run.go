@@ -320,7 +320,7 @@ func prune(out string, e *Entry) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(out, filepath.FromSlash(v))
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.RemoveAll(p); err != nil { // a file, or a folder of PNG frames
 			errs, left = append(errs, err), append(left, v)
 		}
 	}
@@ -397,6 +397,8 @@ func filmAttempt(ctx context.Context, o Options, live *liveBrowser, w int, l Lis
 	for _, v := range res.Videos {
 		if r, err := filepath.Rel(out, v); err == nil && filepath.IsLocal(r) {
 			v = filepath.ToSlash(r)
+		} else if abs, err := filepath.Abs(v); err == nil {
+			v = abs // outside the suite's folder: never relative to it
 		}
 		e.Videos = append(e.Videos, v)
 	}

@@ -475,7 +475,7 @@ func keptFailed(t *testing.T, out string, sum *Summary, page string) {
 			}
 		}
 	}
-	if !strings.Contains(page, "video and pictures not kept (passed; --keep failed)") {
+	if !strings.Contains(page, "video and take pictures not kept (passed; --keep failed)") {
 		t.Errorf("the index does not say what was not kept")
 	}
 	for _, l := range regexp.MustCompile(`href="([^"]+)"`).FindAllStringSubmatch(page, -1) {

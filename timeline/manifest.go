@@ -271,11 +271,16 @@ func checkManifest(dir string, m *Manifest) []Problem {
 			ps = append(ps, Problem{e.Path, "altered: its SHA-256 does not match the manifest's"})
 		}
 	}
+	pruned := m.prunedSet()
+	for p := range pruned {
+		if err := checkEntryPath(p); err != nil || !strings.HasPrefix(p, FramesDir+"/") || listed[p] {
+			ps = append(ps, Problem{ManifestFile, fmt.Sprintf("pruned %q: only frame pictures (%s/…) not listed as kept are pruned", p, FramesDir)})
+		}
+	}
 	have, err := hashNames(dir)
 	if err != nil {
 		return append(ps, Problem{".", err.Error()})
 	}
-	pruned := m.prunedSet()
 	for _, rel := range have {
 		if listed[rel] {
 			continue

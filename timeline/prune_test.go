@@ -82,6 +82,19 @@ func TestPrune(t *testing.T) {
 		t.Errorf("an altered leftover: %v", err)
 	}
 	os.Remove(first)
+	// Only frame pictures are pruned: a manifest that says another file
+	// was is refused.
+	m2 := *m
+	m2.Pruned = &Pruning{At: at, Why: "x", Files: append([]Entry{{Path: JournalFile, Size: 1, SHA256: "00"}}, m.Pruned.Files...)}
+	if err := m2.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(dir).Err(); err == nil || !strings.Contains(err.Error(), "only frame pictures") {
+		t.Errorf("a journal said pruned: %v", err)
+	}
+	if err := m.write(dir); err != nil {
+		t.Fatal(err)
+	}
 	// The rest stays sealed.
 	os.WriteFile(filepath.Join(dir, JournalFile), []byte("{}\n"), 0o644)
 	if err := Verify(dir).Err(); err == nil || !strings.Contains(err.Error(), JournalFile) {

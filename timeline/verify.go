@@ -167,6 +167,12 @@ func (tk *Take) checkFrames(pruned map[string]Entry) []Problem {
 			ps = append(ps, Problem{FramesFile, fmt.Sprintf("frame %d names %s, not its own picture %s", fr.Seq, fr.File, FramePath(fr.Seq))})
 		}
 		listed[fr.File] = true
+		// The order of source times is checked whatever became of the
+		// picture (missing, or pruned).
+		if n > 1 && fr.Source <= last {
+			ps = append(ps, Problem{FramesFile, fmt.Sprintf("frame %d: source time %v does not follow %v", fr.Seq, fr.Source, last)})
+		}
+		last = fr.Source
 		f, err := tk.openFrame(fr.File)
 		if _, ok := pruned[fr.File]; ok && errors.Is(err, os.ErrNotExist) {
 			continue
@@ -184,10 +190,6 @@ func (tk *Take) checkFrames(pruned map[string]Entry) []Problem {
 		if err == nil && fr.Bytes != 0 && st.Size() != int64(fr.Bytes) {
 			ps = append(ps, Problem{fr.File, fmt.Sprintf("has %d bytes, %s says %d", st.Size(), FramesFile, fr.Bytes)})
 		}
-		if n > 1 && fr.Source <= last {
-			ps = append(ps, Problem{FramesFile, fmt.Sprintf("frame %d: source time %v does not follow %v", fr.Seq, fr.Source, last)})
-		}
-		last = fr.Source
 	}
 	if d := tk.Timeline.Capture.Frames.Delivered; n != d {
 		ps = append(ps, Problem{FramesFile, fmt.Sprintf("lists %d frames, the accounting in %s says %d delivered", n, TimelineFile, d)})

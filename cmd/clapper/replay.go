@@ -69,7 +69,7 @@ func replayCommand() *cli.Command {
 				return err
 			}
 			path := c.Args().First()
-			old, done, err := film.OpenTakeArg(c.Context, path)
+			old, done, err := film.OpenTakeWithPictures(c.Context, path)
 			if err != nil {
 				return err
 			}

@@ -17,7 +17,7 @@ func suiteFlags() []cli.Flag {
 		&cli.StringFlag{Name: "shard", Usage: "with many scripts: film only the i-th of n parts of the suite, e.g. --shard 2/3 (clapper merge puts the parts together)"},
 		&cli.StringFlag{Name: "balance", Usage: "with --shard: a previous suite's suite.json (or its folder), whose durations balance the parts"},
 		&cli.IntFlag{Name: "retries", Usage: "with many scripts: film a failed script again up to N times; one that then passes is flaky"},
-		&cli.StringFlag{Name: "keep", Value: "all", Usage: "with many scripts: keep the videos and frame pictures of all scripts, or of the failed ones only (failed: a passing script keeps its take's timeline, journal and report, sealed)"},
+		&cli.StringFlag{Name: "keep", Value: "all", Usage: "with many scripts: keep the videos and the takes' frame pictures of all scripts, or of the failed ones only (failed: a passing script keeps its take's timeline and journal, sealed, and its report)"},
 		&cli.BoolFlag{Name: "list", Usage: "with many scripts: list the scripts this run (or this --shard) would film, in order, with their output folders, and film nothing"},
 	}
 }
