@@ -271,7 +271,7 @@ func (o Options) Check() error {
 	if o.Balance != "" && o.Shard.Whole() {
 		return errors.New("--balance balances the parts of --shard i/n: give --shard too")
 	}
-	return CheckKeep(o.Keep)
+	return checkKeep(o.Keep)
 }
 
 // PrintList writes what List returned, a line each to w: the script, a
@@ -301,8 +301,8 @@ const (
 	KeepFailed = "failed"
 )
 
-// CheckKeep refuses a --keep that is neither all nor failed.
-func CheckKeep(k string) error {
+// checkKeep refuses a --keep that is neither all nor failed.
+func checkKeep(k string) error {
 	if k != "" && k != KeepAll && k != KeepFailed {
 		return fmt.Errorf("--keep %q: give all (every script's videos and pictures) or failed (only those of scripts that did not pass)", k)
 	}

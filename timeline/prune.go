@@ -54,13 +54,3 @@ func Prune(dir, why string, now time.Time) (files int, bytes int64, err error) {
 	}
 	return files, bytes, nil
 }
-
-// Pruned reports whether the take's pictures were removed after its run
-// (its manifest says so), and why.
-func (tk *Take) Pruned() (bool, string) {
-	m, err := ReadManifest(tk.Dir)
-	if err != nil || m.Pruned == nil {
-		return false, ""
-	}
-	return true, m.Pruned.Why
-}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -87,7 +88,7 @@ func Suite(ctx context.Context, o SuiteOptions, w, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := suiteReport{Script: o.Script, Copies: o.Copies, Video: !o.NoVideo, Runs: o.Runs, Cores: cores()}
+	rep := suiteReport{Script: o.Script, Copies: o.Copies, Video: !o.NoVideo, Runs: o.Runs, Cores: runtime.GOMAXPROCS(0)}
 	rep.Default.Live, rep.Default.Studio = suite.DefaultWorkers(false), suite.DefaultWorkers(true)
 	ways := []suiteRun{}
 	for _, c := range o.Captures {
@@ -168,7 +169,7 @@ func (rep suiteReport) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "worst runs (by wall):")
 	for _, r := range rep.Worst {
-		fmt.Fprintf(w, " %s %s %.1fs (CPU %.1fs);", r.Capture, map[bool]string{true: "sequential", false: fmt.Sprintf("%dw", r.Workers)}[r.Workers == 0], r.WallS, r.CPUS)
+		fmt.Fprintf(w, " %s: %.1fs (CPU %.1fs);", r.name(), r.WallS, r.CPUS)
 	}
 	fmt.Fprintln(w)
 }
@@ -276,23 +277,11 @@ func copyScript(script, dir string, n int) (string, error) {
 	return dir, nil
 }
 
-// medianSuite takes the median of each figure across the runs of one way.
+// medianSuite takes the median of each figure across the runs of one way
+// (medianFields), and the fewest scripts passed.
 func medianSuite(runs []suiteRun) suiteRun {
 	out := runs[0]
-	pick := func(f func(suiteRun) float64) float64 {
-		v := make([]float64, len(runs))
-		for i, r := range runs {
-			v[i] = f(r)
-		}
-		return medianOf(v)
-	}
-	out.WallS = pick(func(r suiteRun) float64 { return r.WallS })
-	out.CPUS = pick(func(r suiteRun) float64 { return r.CPUS })
-	out.OthersCPUS = pick(func(r suiteRun) float64 { return r.OthersCPUS })
+	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
 	out.Passed = slices.MinFunc(runs, func(a, b suiteRun) int { return a.Passed - b.Passed }).Passed
 	return out
 }
-
-// cores is how many cores Go may use here (a container's CPU limit
-// counts, as for the default workers).
-func cores() int { return runtime.GOMAXPROCS(0) }
