@@ -305,8 +305,11 @@ func (b *Browser) tabContext(ctx context.Context, what string, opts ...chromedp.
 	return tctx, cancel, nil
 }
 
-// tabOpenLimit bounds opening a tab, whatever the caller's deadline.
-const tabOpenLimit = 15 * time.Second
+// tabOpenLimit bounds opening a tab, whatever the caller's deadline. It
+// is there for a browser that stopped answering, not to hurry a busy one:
+// on two cores shared by several browsers, opening a tab has taken over
+// 15 s.
+const tabOpenLimit = 30 * time.Second
 
 // Close cleans up: closes the connection, and for an owned browser asks it
 // to exit, kills its process group if it does not, waits for it, and only

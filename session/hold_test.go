@@ -28,7 +28,7 @@ func runHolds(t *testing.T, header, steps string, o RunOptions) (*Result, string
 	}
 	dir := t.TempDir()
 	site, _ := filepath.Abs("testdata/site")
-	s := loadScript(t, "name: holds\nserve: "+site+"\ndefaults: {timeout: 20s}\n"+header+"steps:\n"+steps)
+	s := loadScript(t, "name: holds\nserve: "+site+"\ndefaults: {timeout: 60s}\n"+header+"steps:\n"+steps)
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	if o.headlessHandoff {
 		s.Browser.Headless = true // the script says headed; a second client plays the person
