@@ -18,15 +18,16 @@ import (
 var arrows = map[string][]string{
 	"":                   {},
 	"timeline":           {"internal/plainfile"},
-	"scripts":            {"internal/size", "internal/plainfile"},
+	"scripts":            {"internal/size", "internal/plainfile", "internal/outrules"},
 	"internal/plainfile": {},
 	"internal/size":      {},
+	"internal/outrules":  {},
 	"internal/procfs":    {},
 	"internal/ownerlock": {"internal/procfs"},
 	"internal/testenv":   {"internal/procfs"},
 	"internal/benchpage": {"timeline"},
 	"leases":             {"internal/procfs"},
-	"compositor":         {"timeline", "internal/ownerlock", "internal/procfs", "internal/size", "internal/plainfile"},
+	"compositor":         {"timeline", "internal/ownerlock", "internal/procfs", "internal/size", "internal/plainfile", "internal/outrules"},
 	"recorder":           {"timeline"},
 	"bundle":             {"timeline", "internal/ownerlock", "internal/procfs", "internal/plainfile"},
 	"compare":            {"timeline"},
@@ -40,7 +41,7 @@ var arrows = map[string][]string{
 	"internal/starter":   {"scripts", "internal/exit"},
 	"internal/buildinfo": {},
 	"suite":              {"film", "compare", "bundle", "host", "internal/exit", "leases", "scripts", "session", "timeline"},
-	"cmd/clapper":        {"suite", "film", "host", "internal/bench", "internal/buildinfo", "internal/doctor", "internal/starter", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
+	"cmd/clapper":        {"suite", "film", "host", "internal/bench", "internal/buildinfo", "internal/doctor", "internal/starter", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "internal/outrules", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.

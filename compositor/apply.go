@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clapper-dev/clapper/internal/outrules"
 	"github.com/clapper-dev/clapper/internal/size"
 )
 
@@ -37,7 +38,7 @@ func (s *Settings) Apply(opts map[string]any) error {
 		}
 		f, ok := presets[name]
 		if !ok {
-			return &OptionError{Key: "preset", Err: fmt.Errorf("output.preset: unknown preset %q (use docs, social or readme)", name)}
+			return &OptionError{Key: "preset", Err: fmt.Errorf("output.preset: %w", outrules.CheckPreset(name))}
 		}
 		f(s)
 	}

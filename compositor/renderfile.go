@@ -1,8 +1,6 @@
 package compositor
 
 import (
-	"github.com/clapper-dev/clapper/internal/plainfile"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,8 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
+
+	"github.com/clapper-dev/clapper/internal/outrules"
+	"github.com/clapper-dev/clapper/internal/plainfile"
 )
 
 // RenderFile is a take's copy of its script's output settings, so that a
@@ -61,17 +60,13 @@ func ReadRenderConfig(takeDir string) (RenderConfig, error) {
 	return rc, nil
 }
 
-// videoName is what an output of a take may be called: a plain file name
-// beside the take, never a path.
-var videoName = regexp.MustCompile(`^[^/\\]+\.(mp4|webm|gif|png)$`)
-
 // check refuses what a take may not hold: an output that is a path, and
 // any option that is not a presentation setting (a program to run, a
 // path to write). A take is data, never code.
 func (rc RenderConfig) check() error {
 	for _, v := range rc.Video {
-		if !videoName.MatchString(v) || v == ".." || strings.HasPrefix(v, ".") {
-			return fmt.Errorf("video %q is not a plain file name ending in .mp4, .webm, .gif or .png", v)
+		if err := outrules.CheckVideo(v); err != nil {
+			return err
 		}
 	}
 	s := DefaultSettings()

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"github.com/clapper-dev/clapper/internal/outrules"
 )
 
 // Settings say how a take is rendered. Start from DefaultSettings (or a
 // preset); zero numeric fields fall back to the defaults.
 type Settings struct {
-	// FPS is the output frame rate, 1 to 120 (a script's is 24, 25, 30,
-	// 50 or 60, the rates every player plays); 0 means 30.
+	// FPS is the output frame rate, 1 to 120 as anywhere else
+	// (outrules); 0 means 30.
 	FPS int
 	// Width and Height are the output size in pixels; 0 means the capture
 	// size (the first frame's), plus the window frame when there is one.
@@ -170,7 +172,7 @@ func Preset(name string) (Settings, error) {
 	s := DefaultSettings()
 	f, ok := presets[name]
 	if !ok {
-		return s, fmt.Errorf("unknown preset %q: use docs, social or readme", name)
+		return s, outrules.CheckPreset(name)
 	}
 	f(&s)
 	return s, nil
@@ -204,18 +206,17 @@ func (s Settings) normalize() (Settings, error) {
 	if s.FPS == 0 {
 		s.FPS = d.FPS
 	}
-	switch s.FPS {
-	case 24, 25, 30, 50, 60:
-	default:
-		if s.FPS < 1 || s.FPS > 120 {
-			return s, fmt.Errorf("fps %d: use 1 to 120, such as 24, 25, 30, 50 or 60", s.FPS)
-		}
+	if err := outrules.CheckFPS(s.FPS); err != nil {
+		return s, err
 	}
-	if s.Width < 0 || s.Height < 0 || s.Width > 8192 || s.Height > 8192 {
-		return s, fmt.Errorf("size %dx%d: width and height must be between 0 and 8192", s.Width, s.Height)
-	}
-	if (s.Width == 0) != (s.Height == 0) {
+	switch {
+	case s.Width == 0 && s.Height == 0: // the capture's size
+	case s.Width == 0 || s.Height == 0:
 		return s, fmt.Errorf("size %dx%d: give both width and height, or neither for the capture size", s.Width, s.Height)
+	default:
+		if err := outrules.CheckSize(s.Width, s.Height); err != nil {
+			return s, err
+		}
 	}
 	switch s.Fit {
 	case "":

@@ -16,6 +16,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/clapper-dev/clapper/internal/outrules"
 	"github.com/clapper-dev/clapper/internal/size"
 )
 
@@ -444,11 +445,8 @@ func (d *decoder) output(x *val, slug string) Output {
 	}
 	if y := v["size"]; y != nil {
 		o.Width, o.Height, _ = size.Parse(y.v.(string)) // its form is checked by the field's pattern
-		switch {
-		case o.Width < 16 || o.Height < 16 || o.Width > 7680 || o.Height > 4320:
-			d.errorf(y.at, "output.size must be between 16x16 and 7680x4320, got %s", y.v)
-		case o.Width%2 != 0 || o.Height%2 != 0:
-			d.errorf(y.at, "output.size must have an even width and height (H.264 needs it), got %s", y.v)
+		if err := outrules.CheckSize(o.Width, o.Height); err != nil {
+			d.errorf(y.at, "output.%v", err)
 		}
 	}
 	if y := v["*"]; y != nil {

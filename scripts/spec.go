@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/clapper-dev/clapper/internal/outrules"
 	"github.com/clapper-dev/clapper/internal/size"
 )
 
@@ -101,7 +102,7 @@ var (
 	tabNameRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 	durationRE = regexp.MustCompile(`^(([0-9]*\.)?[0-9]+(ns|us|µs|ms|s|m|h))+$`)
 	sizeRE     = regexp.MustCompile(size.Pattern)
-	videoRE    = regexp.MustCompile(`^[^/\\]+\.(mp4|webm|gif|png)$`)
+	videoRE    = regexp.MustCompile(outrules.VideoPattern)
 	pngRE      = regexp.MustCompile(`^[^/\\]+\.png$`)
 )
 
@@ -214,10 +215,10 @@ var scriptFields = []field{
 	fOf("mask", kMasks, "what changes by nature (a clock, an avatar): targets or regions {x, y, w, h} a comparison of takes leaves out"),
 	field{name: "output", kind: kObject, doc: "what to render; other keys go to the compositor", extra: true, sub: []field{
 		fOf("video", kStrings, "file names: .mp4, .webm, .gif or .png").
-			match(videoRE, "a file name ending in .mp4, .webm, .gif or .png"),
-		field{name: "fps", kind: kInt, doc: "frames per second", ints: []int{24, 25, 30, 50, 60}},
-		fStr("size", "video size, WIDTHxHEIGHT").match(sizeRE, sizeHint),
-		fStr("preset", "a render preset"),
+			match(videoRE, outrules.VideoHint),
+		fInt("fps", outrules.MinFPS, outrules.MaxFPS, "frames per second: 24, 25, 30, 50 or 60 play everywhere"),
+		fStr("size", "video size, WIDTHxHEIGHT: "+outrules.SizeHint).match(sizeRE, sizeHint),
+		fStr("preset", "a render preset: docs (1920x1080 at 60 fps), social (1080x1080, framed) or readme (a GIF 800 wide)").oneOf(outrules.Presets...),
 	}},
 	fObj("defaults", "step defaults",
 		fDur("timeout", time.Millisecond, time.Hour, false, "default 10s"),

@@ -287,7 +287,7 @@ output:
   video: checkout.webm
   fps: 60
   size: 1280x720
-  preset: youtube
+  preset: social
   cursor: {size: 2, color: "${COLOR}"}
   frame: true
   keys: [overlay]
@@ -302,7 +302,7 @@ steps:
 	if !reflect.DeepEqual(s.Browser, wantB) {
 		t.Errorf("Browser = %+v", s.Browser)
 	}
-	wantO := Output{Video: []string{"checkout.webm"}, FPS: 60, Width: 1280, Height: 720, Preset: "youtube",
+	wantO := Output{Video: []string{"checkout.webm"}, FPS: 60, Width: 1280, Height: 720, Preset: "social",
 		Options: map[string]any{"cursor": map[string]any{"size": 2, "color": "red"}, "frame": true, "keys": []any{"overlay"}}}
 	for k, line := range map[string]int{"cursor": 14, "frame": 15, "keys": 16} {
 		if p := s.Output.OptionPos[k]; p.Line != line || p.Col != 3 || p.File != s.File {

@@ -159,12 +159,14 @@ func TestHelpStatesOneDefault(t *testing.T) {
 	walk("clapper", newApp().Commands)
 }
 
-// clapper render refuses a zero or negative --fps or --crf, which it used
-// to ignore, before it reads the take.
-func TestRenderRefusesNonPositiveFlags(t *testing.T) {
-	for _, c := range [][]string{{"--crf", "0", "1 to 51"}, {"--crf", "-3", "1 to 51"}, {"--fps", "0", "1 to 120"}} {
+// clapper render refuses a --fps, --crf or --size out of range (a zero
+// or negative one it used to ignore) before it reads the take, with the
+// words a script's output section gets for the same value.
+func TestRenderRefusesFlagsOutOfRange(t *testing.T) {
+	for _, c := range [][]string{{"--crf", "0", "use 1 to 51"}, {"--crf", "-3", "use 1 to 51"}, {"--fps", "0", "use 1 to 120"}, {"--fps", "121", "use 1 to 120"},
+		{"--size", "1921x1080", "must be even"}, {"--size", "8194x1080", "between 16 and 8192"}} {
 		_, stderr, code := runCLI(t, "render", filepath.Join(t.TempDir(), "take"), c[0], c[1])
-		if code != exitUsage || !strings.Contains(stderr, c[0]+" "+c[1]+": use "+c[2]) {
+		if code != exitUsage || !strings.Contains(stderr, c[0]+" ") || !strings.Contains(stderr, c[1]) || !strings.Contains(stderr, c[2]) {
 			t.Errorf("render %s %s: exit %d, %q", c[0], c[1], code, stderr)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clapper-dev/clapper/compositor"
 	"github.com/clapper-dev/clapper/film"
+	"github.com/clapper-dev/clapper/internal/outrules"
 	"github.com/clapper-dev/clapper/internal/size"
 )
 
@@ -22,7 +23,7 @@ func renderCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output file: .mp4, .webm, .gif or .png (a folder of frames); repeatable (default: the script's videos beside the take)"},
 			&cli.StringFlag{Name: "preset", Usage: "docs (1920x1080 60 fps), social (1080x1080 framed) or readme (GIF)"},
 			&cli.IntFlag{Name: "fps", DefaultText: "the take's, else 30", Usage: "frame rate, 1 to 120: 24, 25, 30, 50 or 60 play everywhere"},
-			&cli.StringFlag{Name: "size", Usage: "output size WIDTHxHEIGHT, e.g. 1920x1080"},
+			&cli.StringFlag{Name: "size", Usage: "output size WIDTHxHEIGHT, even sides from 16 to 8192, e.g. 1920x1080"},
 			&cli.BoolFlag{Name: "no-cursor", Usage: "do not draw the pointer"},
 			&cli.IntFlag{Name: "crf", DefaultText: "the take's, else 20", Usage: "x264 quality, 1 to 51 (lower is better and larger)"},
 			&cli.StringFlag{Name: "x264-preset", Usage: "x264 speed preset: ultrafast … veryslow"},
@@ -36,13 +37,17 @@ func renderCommand() *cli.Command {
 			}
 			f := film.RenderFlags{Preset: c.String("preset"), FPS: c.Int("fps"), NoCursor: c.Bool("no-cursor"), Plain: c.Bool("plain"), FFmpeg: c.String("ffmpeg"),
 				CRF: c.Int("crf"), X264Preset: c.String("x264-preset")}
-			for _, n := range []struct{ name, span string }{{"fps", "1 to 120"}, {"crf", "1 to 51"}} {
-				if c.IsSet(n.name) && c.Int(n.name) < 1 {
-					return usageErr("--%s %d: use %s, or leave it out for the take's", n.name, c.Int(n.name), n.span)
-				}
+			if c.IsSet("fps") && outrules.CheckFPS(c.Int("fps")) != nil {
+				return usageErr("--fps %d: use %s, or leave it out for the take's", c.Int("fps"), outrules.FPSHint)
+			}
+			if c.IsSet("crf") && c.Int("crf") < 1 {
+				return usageErr("--crf %d: use 1 to 51, or leave it out for the take's", c.Int("crf"))
 			}
 			if sz := c.String("size"); sz != "" {
 				w, h, err := parseSize(sz)
+				if err == nil {
+					err = outrules.CheckSize(w, h)
+				}
 				if err != nil {
 					return usageErr("--size %q: %v", sz, err)
 				}
