@@ -57,6 +57,8 @@ func TestStudioRunsRepeat(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(filepath.Dir(s.File), "site", "transit.html"), []byte(transitPage), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// hairDiff is measured at the default size.
+	s.Browser.Width, s.Browser.Height = 1280, 720
 	res, tk1, a := studioRun(t, s, RunOptions{})
 	mustPass(t, res)
 	res, tk2, b := studioRun(t, s, RunOptions{})

@@ -24,7 +24,9 @@ import (
 func studioScript(t *testing.T, steps string) *scripts.Script {
 	t.Helper()
 	testenv.Need(t, shellName)
-	s := writeScript(t, "name: studio\nserve: ./site\nbrowser: {capture: studio}\nsteps:\n"+steps)
+	// A small viewport: a quarter of the pixels of the default to draw and
+	// encode for every frame, with room for the bench page's code.
+	s := writeScript(t, "name: studio\nserve: ./site\nbrowser: {capture: studio, viewport: {width: 640, height: 360}}\nsteps:\n"+steps)
 	site := filepath.Join(filepath.Dir(s.File), "site")
 	for name, body := range map[string][]byte{
 		"bench.html":  benchpage.HTML(),
@@ -393,7 +395,7 @@ func TestStudioScale2(t *testing.T) {
   - wait: {text: Second page}
   - pause: 100ms
 `)
-	s.Browser.Scale = 2
+	s.Browser.Width, s.Browser.Height, s.Browser.Scale = 1280, 720, 2
 	res, tk, frames := studioRun(t, s, RunOptions{})
 	mustPass(t, res)
 	if len(frames) == 0 {

@@ -25,6 +25,7 @@ import (
 // surviveScript types, navigates and pauses, so a kill can land in each.
 const surviveScript = `name: survive
 serve: ./site
+browser: {viewport: {width: 640, height: 360}}
 defaults: {type_delay: 60ms}
 output: {video: survive.mp4, fps: 30}
 steps:
