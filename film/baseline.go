@@ -73,7 +73,7 @@ func compareBaseline(ctx context.Context, b Baseline, takeDir, out string, passe
 			return updateBaseline(ctx, b.Path, takeDir, passed, ui)
 		}
 		var done func()
-		if old, done, err = OpenTakeWithPictures(ctx, b.Path); err != nil {
+		if old, done, err = OpenTakeWithPictures(ctx, b.Path, ui.errw); err != nil {
 			return err
 		}
 		defer done()

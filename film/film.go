@@ -58,7 +58,7 @@ type Options struct {
 	Shared host.Shared
 	// Baseline is the take the run's take is compared with afterwards.
 	Baseline Baseline
-	// UI shows progress and results (nil: NewUI(false)).
+	// UI shows progress and results (nil: NewUI(false, os.Stdout, os.Stderr)).
 	UI *UI
 	// Silent drops the summary lines too (the bench reports its own).
 	Silent bool
@@ -81,12 +81,8 @@ func FolderInUse(dir string) (ownerlock.Owner, bool) {
 	return o, err == nil && o.Alive()
 }
 
-// LoadScript parses a script (headed: as --headed says), printing its
-// errors and returning them as a usage exit.
-func LoadScript(path string, env map[string]string, headed bool, dir string) (*scripts.Script, error) {
-	return loadScript(path, env, headed, dir, os.Stderr)
-}
-
+// loadScript parses a script (headed: as --headed says), printing its
+// errors on errw and returning them as a usage exit.
 func loadScript(path string, env map[string]string, headed bool, dir string, errw io.Writer) (*scripts.Script, error) {
 	s, err := scripts.Load(path, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv, Headed: headed, Dir: dir})
 	if err != nil {
@@ -130,7 +126,7 @@ type Result struct {
 func Film(ctx context.Context, o Options) (*Result, error) {
 	ui := o.UI
 	if ui == nil {
-		ui = NewUI(false)
+		ui = NewUI(false, os.Stdout, os.Stderr)
 	}
 	if o.Silent {
 		ui.out = io.Discard

@@ -2,6 +2,7 @@ package film
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,7 +77,7 @@ func loadTestScript(t *testing.T, src string) *scripts.Script {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := LoadScript(path, nil, false, "")
+	s, err := loadScript(path, nil, false, "", io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func WriteReport(ctx context.Context, arg, out, frames string, ui *UI) (*viewer.
 	if _, err := os.Stat(filepath.Dir(out)); err != nil {
 		return nil, exit.Usagef("cannot write %s: %v", out, err)
 	}
-	tk, done, err := OpenTakeWithPictures(ctx, arg)
+	tk, done, err := OpenTakeWithPictures(ctx, arg, ui.errw)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package film
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -15,7 +16,7 @@ import (
 // bundle: a bundle is unpacked (checked entry by entry against its
 // manifest) into a temporary folder that done removes. A folder without a
 // manifest opens with a warning.
-func TakeArg(ctx context.Context, path string) (dir string, done func(), err error) {
+func TakeArg(ctx context.Context, path string, warn io.Writer) (dir string, done func(), err error) {
 	if bundle.IsBundle(path) {
 		return bundle.OpenTempContext(ctx, path)
 	}
@@ -24,7 +25,7 @@ func TakeArg(ctx context.Context, path string) (dir string, done func(), err err
 	}
 	if _, err := timeline.ReadManifest(path); os.IsNotExist(err) {
 		if _, terr := os.Stat(path + "/" + timeline.TimelineFile); terr == nil {
-			fmt.Fprintf(os.Stderr, "clapper: warning: %s: %s\n", path, timeline.NoManifestWarning)
+			fmt.Fprintf(warn, "clapper: warning: %s: %s\n", path, timeline.NoManifestWarning)
 		}
 	}
 	return path, func() {}, nil
@@ -36,8 +37,8 @@ func TakeArg(ctx context.Context, path string) (dir string, done func(), err err
 // altered take is not evidence of the run that wrote it. A take without a
 // manifest (older than manifests, or killed before it was sealed) opens
 // as before, with the warning TakeArg printed.
-func CheckedTakeArg(ctx context.Context, path string) (string, *timeline.Verification, func(), error) {
-	dir, done, err := TakeArg(ctx, path)
+func CheckedTakeArg(ctx context.Context, path string, warn io.Writer) (string, *timeline.Verification, func(), error) {
+	dir, done, err := TakeArg(ctx, path, warn)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -63,8 +64,8 @@ func RefuseUnverified(path string, v *timeline.Verification) error {
 
 // OpenTakeArg opens the take a command was given (folder or bundle),
 // checked as CheckedTakeArg does.
-func OpenTakeArg(ctx context.Context, path string) (*timeline.Take, func(), error) {
-	dir, _, done, err := CheckedTakeArg(ctx, path)
+func OpenTakeArg(ctx context.Context, path string, warn io.Writer) (*timeline.Take, func(), error) {
+	dir, _, done, err := CheckedTakeArg(ctx, path, warn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,8 +80,8 @@ func OpenTakeArg(ctx context.Context, path string) (*timeline.Take, func(), erro
 // OpenTakeWithPictures is OpenTakeArg for the commands that show or
 // compare a take's pictures (view, diff, a baseline): a take whose
 // pictures were pruned is refused, exit 1, saying so.
-func OpenTakeWithPictures(ctx context.Context, path string) (*timeline.Take, func(), error) {
-	tk, done, err := OpenTakeArg(ctx, path)
+func OpenTakeWithPictures(ctx context.Context, path string, warn io.Writer) (*timeline.Take, func(), error) {
+	tk, done, err := OpenTakeArg(ctx, path, warn)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -31,8 +31,11 @@ type UI struct {
 	what   atomic.Value // string: the running step, shown beside the bar
 }
 
-func NewUI(quiet bool) *UI {
-	return &UI{tty: term.IsTerminal(int(os.Stderr.Fd())), quiet: quiet, out: os.Stdout, log: os.Stderr, errw: os.Stderr}
+// NewUI says results on out and progress, log lines and warnings on
+// errw; bars only when errw is a terminal.
+func NewUI(quiet bool, out, errw io.Writer) *UI {
+	f, ok := errw.(*os.File)
+	return &UI{tty: ok && term.IsTerminal(int(f.Fd())), quiet: quiet, out: out, log: errw, errw: errw}
 }
 
 // NewLogUI writes everything a run says to w, as timestamped lines with

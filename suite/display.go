@@ -55,11 +55,12 @@ type Terminal struct {
 	log   io.Writer
 }
 
-// NewTerminal is the display of a suite on clapper's standard error.
-func NewTerminal(quiet bool) *Terminal {
-	d := &Terminal{quiet: quiet, bars: map[int]*mpb.Bar{}, what: map[int]string{}, log: os.Stderr}
-	if !quiet && term.IsTerminal(int(os.Stderr.Fd())) {
-		d.p = mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(30))
+// NewTerminal is the display of a suite on w (clapper's standard error),
+// with bars when w is a terminal.
+func NewTerminal(quiet bool, w io.Writer) *Terminal {
+	d := &Terminal{quiet: quiet, bars: map[int]*mpb.Bar{}, what: map[int]string{}, log: w}
+	if f, ok := w.(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+		d.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(30))
 		d.log = d.p
 	}
 	return d

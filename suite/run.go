@@ -56,6 +56,16 @@ type Options struct {
 	Film film.Options
 	// Display shows the suite's progress (nil: nothing).
 	Display Display
+	// Errors is where the scripts that do not load are said (nil:
+	// standard error).
+	Errors io.Writer
+}
+
+func (o Options) errors() io.Writer {
+	if o.Errors == nil {
+		return os.Stderr
+	}
+	return o.Errors
 }
 
 // Display shows a suite as it goes. Its methods are called from the
@@ -169,7 +179,7 @@ func List(o Options) ([]Listed, error) {
 	for _, p := range all {
 		s, err := scripts.Load(p, scripts.LoadOptions{Env: o.Film.Env, LookupEnv: os.LookupEnv, Headed: o.Film.Headed})
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
+			fmt.Fprintln(o.errors(), err)
 			bad++
 			continue
 		}

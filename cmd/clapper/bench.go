@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"slices"
 	"time"
 
@@ -95,7 +94,7 @@ func benchCaptureCommand() *cli.Command {
 			case o.Mapping != "" && o.Mapping != string(timeline.MappingMonotonic) && o.Mapping != string(timeline.MappingWallOffset):
 				return usageErr("--mapping must be monotonic or wall-offset")
 			}
-			return bench.Capture(cc.Context, o, os.Stdout, os.Stderr)
+			return bench.Capture(cc.Context, o, cc.App.Writer, cc.App.ErrWriter)
 		},
 	}
 }
@@ -145,7 +144,7 @@ func benchRenderCommand() *cli.Command {
 			}
 			secs := time.Duration(c.Float64("seconds") * float64(time.Second))
 			return bench.Render(c.Context, bench.RenderOptions{Take: c.String("take"), W: w, H: h, Secs: secs, FPS: c.Int("fps"), Runs: c.Int("runs"),
-				Speed: !c.Bool("no-speed"), Quality: !c.Bool("no-quality"), NoSandbox: c.Bool("no-sandbox"), JSON: c.Bool("json"), Preset: c.String("x264-preset")}, os.Stdout)
+				Speed: !c.Bool("no-speed"), Quality: !c.Bool("no-quality"), NoSandbox: c.Bool("no-sandbox"), JSON: c.Bool("json"), Preset: c.String("x264-preset")}, c.App.Writer)
 		},
 	}
 }
@@ -199,7 +198,7 @@ func benchRunCommand() *cli.Command {
 			if o.Runs < 1 || o.FPS < 1 {
 				return usageErr("--runs and --fps must be positive")
 			}
-			return bench.Run(c.Context, o, os.Stdout, os.Stderr)
+			return bench.Run(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
@@ -237,7 +236,7 @@ func benchSuiteCommand() *cli.Command {
 			if o.Copies < 1 || o.Runs < 1 || slices.Min(append(o.Workers, 1)) < 1 {
 				return usageErr("--copies, --runs and --workers must be 1 or more")
 			}
-			return bench.Suite(c.Context, o, os.Stdout, os.Stderr)
+			return bench.Suite(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"strings"
@@ -47,9 +48,9 @@ func browserCommand() *cli.Command {
 				}
 				o := host.Options{StateDir: dir, IdleTimeout: c.Duration("idle-timeout"), NoSandbox: c.Bool("no-sandbox"), Chromium: c.String("chromium")}
 				if c.Bool("detach") {
-					return detachHost(c.Context, o)
+					return detachHost(c.Context, o, c.App.Writer, c.App.ErrWriter)
 				}
-				return host.Run(c.Context, o, os.Stdout)
+				return host.Run(c.Context, o, c.App.Writer)
 			},
 		}, {
 			Name:        "status",
@@ -61,7 +62,7 @@ func browserCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return hostStatus(dir)
+				return hostStatus(dir, c.App.Writer)
 			},
 		}, {
 			Name:        "stop",
@@ -73,7 +74,7 @@ func browserCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return stopHost(c.Context, dir)
+				return stopHost(c.Context, dir, c.App.Writer)
 			},
 		}},
 	}
@@ -82,7 +83,7 @@ func browserCommand() *cli.Command {
 // detachHost starts the host in the background (host.Detach) as this
 // executable's clapper browser start with o's flags, and prints its
 // endpoint once it is up.
-func detachHost(ctx context.Context, o host.Options) error {
+func detachHost(ctx context.Context, o host.Options, out, errw io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -98,19 +99,19 @@ func detachHost(ctx context.Context, o host.Options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s\n", rec.Endpoint)
-	fmt.Fprintf(os.Stderr, "clapper: browser host up (pid %d), log in %s; stop it with clapper browser stop\n", rec.Pid, logPath)
+	fmt.Fprintf(out, "%s\n", rec.Endpoint)
+	fmt.Fprintf(errw, "clapper: browser host up (pid %d), log in %s; stop it with clapper browser stop\n", rec.Pid, logPath)
 	return nil
 }
 
 // hostStatus prints whether a host runs.
-func hostStatus(dir string) error {
+func hostStatus(dir string, out io.Writer) error {
 	rec, owner, ok := host.Live(dir)
 	if !ok {
 		if owner != nil {
-			fmt.Printf("no browser host is running in %s (the last one, pid %d, is gone)\n", dir, owner.Pid)
+			fmt.Fprintf(out, "no browser host is running in %s (the last one, pid %d, is gone)\n", dir, owner.Pid)
 		} else {
-			fmt.Printf("no browser host is running in %s\n", dir)
+			fmt.Fprintf(out, "no browser host is running in %s\n", dir)
 		}
 		return &exitError{Code: exitFailed, Err: &quietError{Err: errors.New("no browser host")}}
 	}
@@ -119,7 +120,7 @@ func hostStatus(dir string) error {
 		rows, _ := st.List()
 		clients = leases.Clients(rows, path.Base(rec.Endpoint))
 	}
-	fmt.Printf("browser host running in %s\n  endpoint: %s\n  pid: %d (chromium %d), since %s\n  idle timeout: %s\n  clients: %d (runs holding a tab; clapper leases lists them)\n",
+	fmt.Fprintf(out, "browser host running in %s\n  endpoint: %s\n  pid: %d (chromium %d), since %s\n  idle timeout: %s\n  clients: %d (runs holding a tab; clapper leases lists them)\n",
 		dir, rec.Endpoint, rec.Pid, rec.ChromiumPid, rec.Started.Format(time.RFC3339), rec.IdleTimeout, clients)
 	return nil
 }
@@ -127,16 +128,16 @@ func hostStatus(dir string) error {
 // stopHost asks the host to end, waits for it, and prints its cleanup
 // receipt. Nothing running is not an error: a CI job's cleanup may run
 // twice.
-func stopHost(ctx context.Context, dir string) error {
+func stopHost(ctx context.Context, dir string, out io.Writer) error {
 	c, ok, err := host.Stop(ctx, dir)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		fmt.Printf("no browser host is running in %s\n", dir)
+		fmt.Fprintf(out, "no browser host is running in %s\n", dir)
 		return nil
 	}
-	fmt.Printf("browser host stopped: connection %s, process %s, profile %s\n", c.Connection, c.Process, c.Profile)
+	fmt.Fprintf(out, "browser host stopped: connection %s, process %s, profile %s\n", c.Connection, c.Process, c.Profile)
 	if c.Profile != "removed" || (c.Process != "exited" && !strings.HasPrefix(c.Process, "exited") && c.Process != "killed") {
 		return &exitError{Code: exitFailed, Err: fmt.Errorf("the host's cleanup was incomplete: process %s, profile %s", c.Process, c.Profile)}
 	}

@@ -40,12 +40,12 @@ func diffCommand() *cli.Command {
 				}
 			}
 			oldPath, newPath := c.Args().Get(0), c.Args().Get(1)
-			old, doneOld, err := film.OpenTakeWithPictures(c.Context, oldPath)
+			old, doneOld, err := film.OpenTakeWithPictures(c.Context, oldPath, c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
 			defer doneOld()
-			tk, doneNew, err := film.OpenTakeWithPictures(c.Context, newPath)
+			tk, doneNew, err := film.OpenTakeWithPictures(c.Context, newPath, c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
@@ -55,22 +55,22 @@ func diffCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(os.Stdout)
+				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(res); err != nil {
 					return err
 				}
 			} else {
 				if w := film.ScriptWarning(old.Timeline, tk.Timeline); w != "" {
-					fmt.Fprintln(os.Stderr, "clapper: warning: "+w)
+					fmt.Fprintln(c.App.ErrWriter, "clapper: warning: "+w)
 				}
-				film.PrintDiff(os.Stdout, res)
+				film.PrintDiff(c.App.Writer, res)
 			}
 			if report != "" {
 				if err := viewer.WriteDiffReport(report, old, tk, res); err != nil {
 					return err
 				}
-				fmt.Fprintln(os.Stderr, "report: "+report)
+				fmt.Fprintln(c.App.ErrWriter, "report: "+report)
 			}
 			if res.Fails() {
 				return &exitError{Code: exitFailed, Err: &quietError{Err: fmt.Errorf("%s differs from %s", newPath, oldPath)}}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -41,7 +40,7 @@ func doctorCommand() *cli.Command {
 			return runDoctor(c.Context, doctor.Options{
 				Chromium: c.String("chromium"), FFmpeg: c.String("ffmpeg"), NoSandbox: c.Bool("no-sandbox"),
 				Out: c.String("out"), StateDir: c.String("state-dir"),
-			}, c.Bool("json"), os.Stdout)
+			}, c.Bool("json"), c.App.Writer)
 		},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -18,14 +19,26 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// runCLI runs the built clapper and returns its output and exit code.
+// runCLI runs clapper in this process, as main does (runApp), and returns
+// its output and exit code.
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	return runCLIEnv(t, nil, args...)
+	var o, e bytes.Buffer
+	code = runApp(context.Background(), append([]string{"clapper"}, args...), &o, &e)
+	return o.String(), e.String(), code
 }
 
-// runCLIEnv runs the built clapper with env added to the test's.
+// runCLIEnv runs clapper with env added to the test's: the built binary,
+// since the environment is the process's.
 func runCLIEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	return runBin(t, env, args...)
+}
+
+// runBin runs the built clapper, as a user does, with env added to the
+// test's: for what only a process shows (its version stamp, its
+// environment, its exit).
+func runBin(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(clapperBin, args...)
 	cmd.Env = append(os.Environ(), env...)

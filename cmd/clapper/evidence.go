@@ -28,21 +28,21 @@ func verifyCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("verify takes one take, e.g. clapper verify out/quickstart/take or clapper verify x.clap")
 			}
-			dir, done, err := film.TakeArg(c.Context, c.Args().First())
+			dir, done, err := film.TakeArg(c.Context, c.Args().First(), c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
 			defer done()
 			v := timeline.Verify(dir)
 			if c.Bool("json") {
-				enc := json.NewEncoder(os.Stdout)
+				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(v); err != nil {
 					return err
 				}
 			} else {
 				for _, w := range v.Warnings {
-					fmt.Fprintf(os.Stderr, "clapper: warning: %s\n", w)
+					fmt.Fprintf(c.App.ErrWriter, "clapper: warning: %s\n", w)
 				}
 			}
 			if err := v.Err(); err != nil {
@@ -57,7 +57,7 @@ func verifyCommand() *cli.Command {
 					}
 					what += ")"
 				}
-				fmt.Printf("%s: ok — %s; accounting balances, times run forward, the frame index matches the frames\n", c.Args().First(), what)
+				fmt.Fprintf(c.App.Writer, "%s: ok — %s; accounting balances, times run forward, the frame index matches the frames\n", c.Args().First(), what)
 			}
 			return nil
 		},
@@ -95,7 +95,7 @@ func packCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s: %d files, %.1f MB → %.1f MB\n", out, len(m.Files)+1, float64(sum)/1e6, float64(st.Size())/1e6)
+			fmt.Fprintf(c.App.Writer, "%s: %d files, %.1f MB → %.1f MB\n", out, len(m.Files)+1, float64(sum)/1e6, float64(st.Size())/1e6)
 			return nil
 		},
 	}
@@ -132,7 +132,7 @@ func unpackCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s: %d files, checksums match\n", out, len(m.Files)+1)
+			fmt.Fprintf(c.App.Writer, "%s: %d files, checksums match\n", out, len(m.Files)+1)
 			return nil
 		},
 	}

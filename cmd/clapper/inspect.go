@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,7 +27,7 @@ func inspectCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("inspect takes one take (folder or .clap), e.g. clapper inspect out/quickstart/take")
 			}
-			tk, done, err := film.OpenTakeArg(c.Context, c.Args().First())
+			tk, done, err := film.OpenTakeArg(c.Context, c.Args().First(), c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
@@ -48,12 +47,12 @@ func inspectCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(os.Stdout)
+				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
 			// The summary is text from a page and a take: escaped visibly.
-			film.PrintSummary(os.Stdout, s)
+			film.PrintSummary(c.App.Writer, s)
 			return nil
 		},
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -31,7 +31,7 @@ func leasesCommand() *cli.Command {
 			"Example: clapper leases --json",
 		Flags: append(leaseFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}),
 		Action: func(c *cli.Context) error {
-			return listLeases(c.Context, c.String("state-dir"), c.String("browser"), c.Bool("json"))
+			return listLeases(c.Context, c.String("state-dir"), c.String("browser"), c.Bool("json"), c.App.Writer)
 		},
 	}
 }
@@ -59,19 +59,19 @@ func releaseCommand() *cli.Command {
 			default:
 				return usageErr("--close %q: say true or false", c.String("close"))
 			}
-			return releaseTab(c.Context, c.String("state-dir"), c.String("browser"), c.Args().First(), override)
+			return releaseTab(c.Context, c.String("state-dir"), c.String("browser"), c.Args().First(), override, c.App.Writer)
 		},
 	}
 }
 
-func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool) error {
+func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool, stdout io.Writer) error {
 	l, err := host.List(ctx, stateFlag, browserFlag)
 	if err != nil {
 		return err
 	}
 	bid, out, reaped, b := l.Browser, l.Leases, l.Reaped, l.Connected
 	if asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			Browser string           `json:"browser,omitempty"`
@@ -80,16 +80,16 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 		}{bid, append([]host.LeaseRow{}, out...), reaped})
 	}
 	for _, r := range reaped {
-		fmt.Printf("reaped tab %s (%s), left by %s: %s\n", r.Tab, r.URL, r.Label, r.Reason)
+		fmt.Fprintf(stdout, "reaped tab %s (%s), left by %s: %s\n", r.Tab, r.URL, r.Label, r.Reason)
 	}
 	if !b {
-		fmt.Println("no browser host is running: tabs not checked, nothing reaped")
+		fmt.Fprintln(stdout, "no browser host is running: tabs not checked, nothing reaped")
 	}
 	if len(out) == 0 {
-		fmt.Println("no leases")
+		fmt.Fprintln(stdout, "no leases")
 		return nil
 	}
-	w := tabwriter.NewWriter(timeline.PrintableWriter{W: os.Stdout}, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(timeline.PrintableWriter{W: stdout}, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TAB\tURL\tLABEL\tPID\tTIER\tALIVE\tSTALE")
 	for _, r := range out {
 		stale := "no"
@@ -106,19 +106,19 @@ func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool)
 	return w.Flush()
 }
 
-func releaseTab(ctx context.Context, stateFlag, browserFlag, sel string, override *bool) error {
+func releaseTab(ctx context.Context, stateFlag, browserFlag, sel string, override *bool, stdout io.Writer) error {
 	id, g, err := host.Release(ctx, stateFlag, browserFlag, sel, override)
 	switch {
 	case err != nil:
 		return err
 	case !g.Released:
-		fmt.Printf("tab %s has no lease to give back\n", id)
+		fmt.Fprintf(stdout, "tab %s has no lease to give back\n", id)
 	case g.CloseErr != nil:
 		return fmt.Errorf("released tab %s, but could not close it: %w", id, g.CloseErr)
 	case !g.Closed:
-		fmt.Printf("released tab %s (held by %s); left open\n", id, g.Was.Label)
+		fmt.Fprintf(stdout, "released tab %s (held by %s); left open\n", id, g.Was.Label)
 	default:
-		fmt.Printf("released tab %s (held by %s); closed it\n", id, g.Was.Label)
+		fmt.Fprintf(stdout, "released tab %s (held by %s); closed it\n", id, g.Was.Label)
 	}
 	return nil
 }

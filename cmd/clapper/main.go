@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -85,25 +86,35 @@ func usageError(_ *cli.Context, err error, _ bool) error {
 func main() {
 	ctx, stop := signalContext(context.Background())
 	closeInheritedOnExec()
+	code := runApp(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runApp runs clapper with args (the program's name first) as main does,
+// its output on stdout and stderr, and returns its exit code. Everything
+// a command says goes to these two (the app's Writer and ErrWriter), so
+// the tests run the commands in process.
+func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp()
-	args, err := hoistFlags(app, os.Args)
+	app.Writer, app.ErrWriter = stdout, stderr
+	args, err := hoistFlags(app, args)
 	if err == nil {
 		err = app.RunContext(ctx, args)
 	}
 	code := exitCode(ctx, err)
-	stop()
 	if err != nil && code != exitOK {
 		var quiet *quietError
 		var sig *signalled
 		switch {
 		case errors.As(context.Cause(ctx), &sig):
-			fmt.Fprintf(os.Stderr, "clapper: stopped by %s\n", sig)
+			fmt.Fprintf(stderr, "clapper: stopped by %s\n", sig)
 		case !errors.As(err, &quiet):
 			// An error may quote a page (a step's failure): escaped visibly.
-			fmt.Fprintln(os.Stderr, "clapper:", timeline.Printable(err.Error()))
+			fmt.Fprintln(stderr, "clapper:", timeline.Printable(err.Error()))
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // signalled is the cause of a context cancelled by a signal.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clapper-dev/clapper/internal/buildinfo"
 	"github.com/clapper-dev/clapper/internal/testenv"
 )
 
@@ -44,6 +45,16 @@ func (w withCLI) Run() int {
 	if out, err := exec.Command("make", "-s", "-C", "../..", "build", "BIN="+clapperBin).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build clapper: %v\n%s", err, out)
 		return 1
+	}
+	// The commands run in process stamp their takes as the built CLI does:
+	// with the facts the Makefile passes it.
+	cmd := exec.Command("git", "-C", "../..", "-c", "log.showSignature=false", "log", "-1", "--format=%H %cd", "--date=format-local:%Y-%m-%dT%H:%M:%SZ")
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	if out, err := cmd.Output(); err == nil {
+		if rev, at, ok := strings.Cut(strings.TrimSpace(string(out)), " "); ok {
+			buildStamp = buildinfo.Stamp{Revision: rev, Time: at, Modified: builtDirty}
+			version, revision = buildinfo.Version(buildStamp, buildinfo.Read()), buildinfo.Revision(buildStamp, buildinfo.Read())
+		}
 	}
 	return w.m.Run()
 }

@@ -29,7 +29,7 @@ func mergeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s; index: %s/%s\n", sum.Totals.Line(), c.String("out"), suite.IndexFile)
+			fmt.Fprintf(c.App.Writer, "%s; index: %s/%s\n", sum.Totals.Line(), c.String("out"), suite.IndexFile)
 			if !sum.Totals.OK() {
 				return &exitError{Code: exitFailed, Err: &quietError{Err: fmt.Errorf("%s", sum.Totals.Line())}}
 			}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/clapper-dev/clapper/internal/starter"
@@ -23,7 +21,7 @@ func newCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("new takes one name, e.g. clapper new demo")
 			}
-			return starter.Write(starter.Options{Name: c.Args().First(), URL: c.String("url")}, os.Stdout)
+			return starter.Write(starter.Options{Name: c.Args().First(), URL: c.String("url")}, c.App.Writer)
 		},
 	}
 }

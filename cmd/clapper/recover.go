@@ -45,9 +45,9 @@ func recoverCommand() *cli.Command {
 			if _, err := timeline.WriteManifest(dir, t, timeline.ManifestInfo{Revision: revision}); err != nil {
 				return err
 			}
-			fmt.Printf("%s: recovered (%s): %d steps, %d frames\n", dir, t.Recovered.Reason, len(t.Steps), t.Capture.Frames.Delivered)
+			fmt.Fprintf(c.App.Writer, "%s: recovered (%s): %d steps, %d frames\n", dir, t.Recovered.Reason, len(t.Steps), t.Capture.Frames.Delivered)
 			for _, n := range t.Recovered.Notes {
-				fmt.Println("  " + n)
+				fmt.Fprintln(c.App.Writer, "  "+n)
 			}
 			return nil
 		},

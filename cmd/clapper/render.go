@@ -55,7 +55,7 @@ func renderCommand() *cli.Command {
 			}
 			// Videos go beside the take, or beside the bundle it came in.
 			outDir := filepath.Dir(filepath.Clean(c.Args().First()))
-			takeDir, _, done, err := film.CheckedTakeArg(c.Context, c.Args().First())
+			takeDir, _, done, err := film.CheckedTakeArg(c.Context, c.Args().First(), c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
@@ -93,7 +93,7 @@ func renderCommand() *cli.Command {
 					return usageErr("%s is in use by %s: wait for it to end, or render with -o elsewhere", dir, holder)
 				}
 			}
-			return film.RenderOutputs(c.Context, takeDir, c.Args().First(), outDir, outs, s, film.NewUI(c.Bool("quiet")))
+			return film.RenderOutputs(c.Context, takeDir, c.Args().First(), outDir, outs, s, film.NewUI(c.Bool("quiet"), c.App.Writer, c.App.ErrWriter))
 		},
 	}
 }

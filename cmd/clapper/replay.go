@@ -69,7 +69,7 @@ func replayCommand() *cli.Command {
 				return err
 			}
 			path := c.Args().First()
-			old, done, err := film.OpenTakeWithPictures(c.Context, path)
+			old, done, err := film.OpenTakeWithPictures(c.Context, path, c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
@@ -86,7 +86,7 @@ func replayCommand() *cli.Command {
 				out = filepath.Join("out", strings.TrimSuffix(filepath.Base(old.Timeline.Script), filepath.Ext(old.Timeline.Script))+"-replay")
 			}
 			return film.Run(c.Context, film.Options{
-				Script: script, ScriptDir: dir, Out: out, Env: env, NoVideo: !c.Bool("video"), UI: film.NewUI(c.Bool("quiet")),
+				Script: script, ScriptDir: dir, Out: out, Env: env, NoVideo: !c.Bool("video"), UI: film.NewUI(c.Bool("quiet"), c.App.Writer, c.App.ErrWriter),
 				NoSandbox: c.Bool("no-sandbox"), Chromium: c.String("chromium"), Shell: c.String("chromium-shell"), FFmpeg: c.String("ffmpeg"),
 				Capture:  string(old.Timeline.Capture.Mode),
 				Baseline: film.Baseline{Path: path, Old: old, Update: c.Bool("update"), Diff: diff, CopyOf: script, ShownAs: film.ShownPath(old.Timeline.Script)},

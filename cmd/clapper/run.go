@@ -49,7 +49,7 @@ func runCommand() *cli.Command {
 			}
 			o := film.Options{
 				Out: c.String("out"), NoSandbox: c.Bool("no-sandbox"),
-				Chromium: c.String("chromium"), Env: env, NoVideo: c.Bool("no-video"), Early: onOff(c, "render-while-capturing"), UI: film.NewUI(c.Bool("quiet")), JUnit: c.String("junit"),
+				Chromium: c.String("chromium"), Env: env, NoVideo: c.Bool("no-video"), Early: onOff(c, "render-while-capturing"), UI: film.NewUI(c.Bool("quiet"), c.App.Writer, c.App.ErrWriter), JUnit: c.String("junit"),
 				FFmpeg: c.String("ffmpeg"), Shared: sharedFlagsOf(c), View: c.Bool("view"), Headed: c.Bool("headed"),
 				Capture: c.String("capture"), Shell: c.String("chromium-shell"),
 				Tool: "clapper " + version, Revision: revision,

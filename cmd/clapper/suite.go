@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -49,7 +50,7 @@ func runSuite(c *cli.Context, fo film.Options) error {
 	if err != nil {
 		return err
 	}
-	o := suite.Options{Args: c.Args().Slice(), Out: c.String("out"), Workers: c.Int("workers"), Balance: c.String("balance"), Retries: c.Int("retries"), JUnit: c.String("junit"), Film: fo,
+	o := suite.Options{Args: c.Args().Slice(), Out: c.String("out"), Workers: c.Int("workers"), Balance: c.String("balance"), Retries: c.Int("retries"), JUnit: c.String("junit"), Film: fo, Errors: c.App.ErrWriter,
 		Baselines: c.String("baseline"), Update: c.Bool("update"), Diff: diff, Keep: c.String("keep")}
 	if o.Out == "" {
 		o.Out = "out"
@@ -66,17 +67,17 @@ func runSuite(c *cli.Context, fo film.Options) error {
 		return usageErr("%v", err)
 	}
 	if c.Bool("list") {
-		return listSuite(o)
+		return listSuite(o, c.App.Writer, c.App.ErrWriter)
 	}
-	d := suite.NewTerminal(c.Bool("quiet"))
+	d := suite.NewTerminal(c.Bool("quiet"), c.App.ErrWriter)
 	o.Display = d
 	sum, err := suite.Run(c.Context, o)
 	d.Close()
 	if err != nil {
 		return err
 	}
-	suite.PrintFailures(os.Stderr, sum)
-	fmt.Printf("%s; index: %s/%s\n", sum.Totals.Line(), o.Out, suite.IndexFile)
+	suite.PrintFailures(c.App.ErrWriter, sum)
+	fmt.Fprintf(c.App.Writer, "%s; index: %s/%s\n", sum.Totals.Line(), o.Out, suite.IndexFile)
 	if !sum.Totals.OK() {
 		return &exitError{Code: exitFailed, Err: &quietError{Err: fmt.Errorf("%s", sum.Totals.Line())}}
 	}
@@ -86,11 +87,11 @@ func runSuite(c *cli.Context, fo film.Options) error {
 // listSuite prints the scripts the suite (or its shard) would film, a
 // line each: the script, a tab, its output folder; and how many on
 // standard error.
-func listSuite(o suite.Options) error {
+func listSuite(o suite.Options, stdout, stderr io.Writer) error {
 	l, err := suite.List(o)
 	if err != nil {
 		return err
 	}
-	suite.PrintList(os.Stdout, os.Stderr, o, l)
+	suite.PrintList(stdout, stderr, o, l)
 	return nil
 }

@@ -35,16 +35,16 @@ func validateCommand() *cli.Command {
 			for _, f := range c.Args().Slice() {
 				s, err := scripts.Load(f, scripts.LoadOptions{Env: env, LookupEnv: os.LookupEnv, Headed: c.Bool("headed")})
 				if err != nil {
-					fmt.Fprintln(os.Stderr, err)
+					fmt.Fprintln(c.App.ErrWriter, err)
 					bad++
 					continue
 				}
 				if _, err := film.RenderSettings(film.ConfigOf(s.Output), film.RenderFlags{}); err != nil {
-					fmt.Fprintln(os.Stderr, film.OutputError(f, s, err))
+					fmt.Fprintln(c.App.ErrWriter, film.OutputError(f, s, err))
 					bad++
 					continue
 				}
-				fmt.Printf("%s: ok\n", f)
+				fmt.Fprintf(c.App.Writer, "%s: ok\n", f)
 			}
 			if bad > 0 {
 				// An invalid script is a script error, as for run.
@@ -79,7 +79,7 @@ func schemaCommand() *cli.Command {
 			default:
 				out = scripts.Schema()
 			}
-			_, err := os.Stdout.Write(out)
+			_, err := c.App.Writer.Write(out)
 			return err
 		},
 	}

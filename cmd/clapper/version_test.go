@@ -26,7 +26,7 @@ func TestVersionFlag(t *testing.T) {
 	}
 	want += " (" + gitOut("-c", "log.showSignature=false", "log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%dT%H:%M:%SZ") + ")"
 	for _, flag := range []string{"--version", "-v"} {
-		stdout, stderr, code := runCLI(t, flag)
+		stdout, stderr, code := runBin(t, nil, flag)
 		if code != 0 || stdout != "clapper version "+want+"\n" {
 			t.Errorf("clapper %s: exit %d, %q (stderr %q); want %q", flag, code, stdout, stderr, "clapper version "+want)
 		}

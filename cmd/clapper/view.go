@@ -36,7 +36,7 @@ func viewCommand() *cli.Command {
 			if out == "" {
 				out = defaultReport(c.Args().First())
 			}
-			res, err := film.WriteReport(c.Context, c.Args().First(), out, c.String("frames"), film.NewUI(c.Bool("quiet")))
+			res, err := film.WriteReport(c.Context, c.Args().First(), out, c.String("frames"), film.NewUI(c.Bool("quiet"), c.App.Writer, c.App.ErrWriter))
 			if err != nil {
 				return err
 			}

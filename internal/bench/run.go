@@ -316,7 +316,7 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 	t0 := time.Now()
 	var captured time.Time
 	err := film.Run(ctx, film.Options{
-		Script: script, Out: out, NoSandbox: o.NoSandbox, Chromium: o.Chromium, FFmpeg: o.FFmpeg, UI: film.NewUI(true), Silent: true, Early: o.Early,
+		Script: script, Out: out, NoSandbox: o.NoSandbox, Chromium: o.Chromium, FFmpeg: o.FFmpeg, UI: film.NewUI(true, io.Discard, os.Stderr), Silent: true, Early: o.Early,
 		Capture: mode.Capture, Shell: o.Shell,
 		Env:        map[string]string{"BENCH_URL": pageURL},
 		Tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreencast: mode.Screencast},

@@ -189,7 +189,7 @@ func filmCopies(ctx context.Context, o SuiteOptions, dir, out string, way suiteR
 	// Each run writes its report, as a suite's runs do: both ways do the
 	// same work.
 	fo := film.Options{NoSandbox: o.NoSandbox, Chromium: o.Chromium, Shell: o.Shell, FFmpeg: o.FFmpeg, NoVideo: o.NoVideo,
-		Capture: way.Capture, UI: film.NewUI(true), Silent: true, View: true, Tool: o.Tool, Revision: o.Revision}
+		Capture: way.Capture, UI: film.NewUI(true, io.Discard, os.Stderr), Silent: true, View: true, Tool: o.Tool, Revision: o.Revision}
 	cpu := startTreeCPU()
 	busy0 := machineBusy()
 	t0 := time.Now()
