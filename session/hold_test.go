@@ -28,7 +28,9 @@ func runHolds(t *testing.T, header, steps string, o RunOptions) (*Result, string
 	}
 	dir := t.TempDir()
 	site, _ := filepath.Abs("testdata/site")
+	// A small viewport: what holds are about is time, and the page fits.
 	s := loadScript(t, "name: holds\nserve: "+site+"\ndefaults: {timeout: 60s}\n"+header+"steps:\n"+steps)
+	s.Browser.Width, s.Browser.Height = 640, 360
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	if o.headlessHandoff {
 		s.Browser.Headless = true // the script says headed; a second client plays the person
