@@ -215,11 +215,28 @@ type Capture struct {
 	ctx   context.Context // the tab's chromedp context; nil in unit tests
 	clock *Clock
 
+	eventQueue   // what the listeners hand the capture loop
+	ackState     // the acker's (ack.go)
+	loopState    // the capture loop's own (loop.go)
+	spoolState   // between the capture loop and the spool writer
+	liveCounts   // the counts Snapshot reads while the capture runs
+	settleState  // Settle's (settle.go)
+	restartState // the screencast's hand-overs (restart.go)
+	lifecycle    // Start, the studio pump, Stop
+}
+
+// eventQueue is the queue the CDP listeners fill and the capture loop
+// drains, in receipt order.
+type eventQueue struct {
 	mu      sync.Mutex
 	queue   []event
 	wake    chan struct{}
 	stopped bool
+}
 
+// ackState is the acker's: the frames to ack, in arrival order, and the
+// tab's second CDP session a screencast is handed over to and back.
+type ackState struct {
 	ackMu     sync.Mutex
 	ackQ      []ackItem
 	ackWake   chan struct{}
@@ -237,8 +254,11 @@ type Capture struct {
 	// secondRefused counts the hand-overs running whose start the other
 	// session refused (restarter only).
 	secondRefused int
+}
 
-	// owned by the capture loop
+// loopState is owned by the capture loop: the reorder window, the
+// ledger, the clock mapping and the document boundaries.
+type loopState struct {
 	window  reorder[arrival]
 	ledger  Ledger
 	seq     int64
@@ -249,16 +269,21 @@ type Capture struct {
 	bounds  []timeline.Boundary
 	endErr  error // why the interval ended early; the first reason stands
 	endAt   timeline.Time
+}
 
-	// shared between the capture loop and the spool writer
+// spoolState is shared between the capture loop, which offers accepted
+// frames, and the spool writer, which writes them to disk.
+type spoolState struct {
 	bmu      sync.Mutex
 	bcond    *sync.Cond
 	buf      Buffer[spoolItem]
 	bdone    bool
 	spoolErr error
 	spoolAt  timeline.Time
+}
 
-	// live counts, for Snapshot
+// liveCounts are the counts Snapshot reads while the capture runs.
+type liveCounts struct {
 	received, delivered, overflow, late, dups, rejected, docs atomic.Int64
 	spoolDropped, acks, ackErrs, ackNanos, ackMax             atomic.Int64
 	ended                                                     atomic.Bool
@@ -269,21 +294,26 @@ type Capture struct {
 	// navAt is the take time of the main frame's latest load start or
 	// commit (0 before any), read by Settle; only the listener writes it.
 	navAt atomic.Int64
+}
 
-	// Settle's state: frameWake is signalled by the listener on every
-	// screencast frame; the rest is Settle's own.
+// settleState is Settle's: frameWake is signalled by the listener on every
+// screencast frame; the rest is Settle's own.
+type settleState struct {
 	frameWake                   chan struct{}
 	navWake                     chan struct{} // the main frame began to load or committed
 	mainFrame                   string        // its id (the target's)
 	overlayOn                   bool
 	probeX                      int64
 	settledFrames, settledShots atomic.Int64
+}
 
-	// Screencast restarts (restart.go): the listeners keep streak (under
-	// frameMu) and signal restartWake; castMu is held through a restart;
-	// active is the session casting (the restarter's, then Stop's);
-	// incoming the session a hand-over waits for frames from (-1: none),
-	// signalled on handoff at its handoffFrames-th; arrived counts them.
+// restartState is the screencast's hand-overs' (restart.go): the
+// listeners keep streak (under frameMu) and signal restartWake; castMu is
+// held through a restart; active is the session casting (the
+// restarter's, then Stop's); incoming the session a hand-over waits for
+// frames from (-1: none), signalled on handoff at its handoffFrames-th;
+// arrived counts them.
+type restartState struct {
 	frameMu       sync.Mutex
 	streak        streak
 	restartWake   chan struct{}
@@ -296,7 +326,11 @@ type Capture struct {
 	restartWG     sync.WaitGroup
 	castMu        sync.Mutex
 	restarts      atomic.Int64
+}
 
+// lifecycle is what Start begins and Stop ends: the goroutines' groups,
+// the studio pump, the interval's end and the result.
+type lifecycle struct {
 	casting  bool          // the screencast was started; set by Start
 	pump     *pump         // the frame pump of a studio capture (StartStudio)
 	done     chan struct{} // closed when the interval ends
@@ -344,7 +378,9 @@ type spoolItem struct {
 // events themselves) and starts its goroutines.
 func newCapture(ctx context.Context, opts Options) *Capture {
 	opts.defaults()
-	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock, wake: make(chan struct{}, 1), ackWake: make(chan struct{}, 1), frameWake: make(chan struct{}, 1), navWake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock}
+	c.wake, c.ackWake, c.frameWake, c.navWake = make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{}, 1)
+	c.done = make(chan struct{})
 	c.incoming.Store(-1)
 	if ctx != nil {
 		c.mainFrame = tabID(ctx)

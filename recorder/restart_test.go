@@ -115,7 +115,8 @@ func TestRetryStart(t *testing.T) {
 func TestAckerPipelines(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := &Capture{opts: Options{MaxFramesInFlight: 3}, ackCtx: ctx, ackCancel: cancel, ackWake: make(chan struct{}, 1)}
+	c := &Capture{opts: Options{MaxFramesInFlight: 3}}
+	c.ackCtx, c.ackCancel, c.ackWake = ctx, cancel, make(chan struct{}, 1)
 	var mu sync.Mutex
 	sent, on, most := map[int64]bool{}, 0, 0
 	release := make(chan struct{})
