@@ -147,6 +147,9 @@ type scenarioRun struct {
 	// machine's busy time meanwhile (other work on a shared machine).
 	CPUS       float64 `json:"cpu_s"`
 	OthersCPUS float64 `json:"others_cpu_s"`
+	// CPUPerVideoS is CPUS per second of the video made: the figure that
+	// compares with any recorder's, whatever its video's length.
+	CPUPerVideoS float64 `json:"cpu_per_video_s"`
 	benchpage.ScenarioFigures
 	Video benchpage.VideoRepeats `json:"video"`
 	// FirstFrameIsPage says the video's first frame shows the bench page
@@ -296,10 +299,19 @@ func (r scenarioRun) runLine() string {
 }
 
 func (r scenarioRun) line() string {
-	return fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (others %.1fs), coverage %.3f (%d of the %d frames the page painted), longest freeze %.0f ms, drift p95 %.1f ms (against the document's median %.1f ms), "+
+	return fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (others %.1fs; %.2f CPU-s per second of video), coverage %.3f (%d of the %d frames the page painted), longest freeze %.0f ms, drift p95 %.1f ms (against the document's median %.1f ms), "+
 		"video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v; settled pictures %d by frame, %d by screenshot; %d screencast restarts",
-		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, r.OthersCPUS, r.Coverage, r.Distinct, r.Painted, r.LongestFreezeMs, r.Drift.P95, r.DocumentDrift.P95,
+		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, r.OthersCPUS, r.CPUPerVideoS, r.Coverage, r.Distinct, r.Painted, r.LongestFreezeMs, r.Drift.P95, r.DocumentDrift.P95,
 		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage, r.SettledFrames, r.SettledShots, r.Restarts)
+}
+
+// cpuPerVideoSecond is cpu seconds over the length of a video of ticks
+// frames at fps (0 for no video). Pure.
+func cpuPerVideoSecond(cpu float64, ticks, fps int) float64 {
+	if ticks <= 0 || fps <= 0 {
+		return 0
+	}
+	return cpu / (float64(ticks) / float64(fps))
 }
 
 // runOnce runs the scenario once through clapper run's own path into
@@ -355,6 +367,7 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 		return scenarioRun{}, err
 	}
 	r.Video = benchpage.SummarizeVideo(ticks, o.FPS)
+	r.CPUPerVideoS = cpuPerVideoSecond(r.CPUS, r.Video.Ticks, o.FPS)
 	r.ticks = ticks
 	r.FirstFrameIsPage = len(ticks) > 0 && ticks[0].Decoded
 	return r, nil

@@ -89,3 +89,17 @@ func TestFreezeWhere(t *testing.T) {
 		t.Errorf("median run: where %q at %v, %d restarts; want none, and 4", m.FreezeWhere, m.LongestFreezeAt, m.Restarts)
 	}
 }
+
+func TestCPUPerVideoSecond(t *testing.T) {
+	for _, c := range []struct {
+		cpu        float64
+		ticks, fps int
+		want       float64
+	}{
+		{18, 690, 60, 18 / 11.5}, {10, 300, 30, 1}, {5, 0, 60, 0}, {5, 60, 0, 0},
+	} {
+		if got := cpuPerVideoSecond(c.cpu, c.ticks, c.fps); got != c.want {
+			t.Errorf("cpuPerVideoSecond(%v, %d, %d) = %v, want %v", c.cpu, c.ticks, c.fps, got, c.want)
+		}
+	}
+}
