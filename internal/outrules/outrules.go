@@ -11,17 +11,15 @@ import (
 	"strings"
 )
 
-// Frame rates: any whole number from MinFPS to MaxFPS. The common rates
-// play everywhere; a GIF often wants fewer.
+// Frame rates: any whole number from MinFPS to MaxFPS. 24, 25, 30, 50 and
+// 60 play everywhere; a GIF often wants fewer.
 const (
 	MinFPS = 1
 	MaxFPS = 120
 )
 
-// CommonFPS are the rates every player shows smoothly.
-var CommonFPS = []int{24, 25, 30, 50, 60}
-
-// FPSHint says which frame rates are accepted.
+// FPSHint says which frame rates are accepted, naming the common ones,
+// which every player shows smoothly.
 const FPSHint = "1 to 120, such as 24, 25, 30, 50 or 60"
 
 // CheckFPS refuses a frame rate outside MinFPS to MaxFPS.
