@@ -127,8 +127,12 @@ func TestReplayAndBaseline(t *testing.T) {
 	if s, ok := got[compare.FindingConsole]; !ok || (s != 2 && s != 3) {
 		t.Errorf("the console error: found at step %v (%v), want step 2 (click) or 3; findings %+v", s, ok, res.Findings)
 	}
-	if s, ok := got[compare.FindingRequest]; !ok || s != 0 {
-		t.Errorf("the missing image: found at step %v (%v), want step 0 (goto); findings %+v", s, ok, res.Findings)
+	// The image's request is sent while the goto loads; its event too is
+	// stamped when it reaches clapper, and a studio goto may take no
+	// virtual time at all: on a loaded machine it reached clapper as the
+	// next step began.
+	if s, ok := got[compare.FindingRequest]; !ok || (s != 0 && s != 1) {
+		t.Errorf("the missing image: found at step %v (%v), want step 0 (goto) or 1; findings %+v", s, ok, res.Findings)
 	}
 	if s, ok := got[compare.FindingDuration]; !ok || s != 3 {
 		t.Errorf("the slower answer: found at step %v (%v), want step 3 (wait); findings %+v", s, ok, res.Findings)
