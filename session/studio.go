@@ -303,13 +303,30 @@ func (r *run) startCapture(ctx context.Context, co recorder.Options) (*recorder.
 // place, given startCapture's own way to call.
 var startCaptureHook func(start func() (*recorder.Capture, error)) (*recorder.Capture, error)
 
-// studioFPS is the frame rate of studio capture: the output's, so that
-// each output frame is one page frame, else recorder.DefaultFPS.
+// studioFPS is the frame rate of studio capture (studioRate of the
+// output's).
 func (r *run) studioFPS() int {
-	if r.s.Output.FPS > 0 {
-		return r.s.Output.FPS
+	return studioRate(r.s.Output.FPS)
+}
+
+// minStudioFPS is the slowest studio pump: a virtual frame is the step of
+// the page's clock, so a slower pump would run timers, animations and
+// inputs at coarse steps no video shows.
+const minStudioFPS = 24
+
+// studioRate is the frame rate of studio capture for an output of fps
+// frames per second (0: not set): the output's own, so that each output
+// frame is one page frame, when it is at least minStudioFPS; below that
+// the smallest multiple of it that is, so the compositor takes every
+// k-th page frame; recorder.DefaultFPS when not set.
+func studioRate(fps int) int {
+	if fps <= 0 {
+		return recorder.DefaultFPS
 	}
-	return recorder.DefaultFPS
+	if fps >= minStudioFPS {
+		return fps
+	}
+	return (minStudioFPS + fps - 1) / fps * fps
 }
 
 // busy marks a command to the page in flight on ctx's virtual clock until

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clapper-dev/clapper/internal/benchpage"
+	"github.com/clapper-dev/clapper/internal/outrules"
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
@@ -424,4 +425,25 @@ func blank(img image.Image) bool {
 		}
 	}
 	return true
+}
+
+// TestStudioRate: every output rate a script may ask for gets a studio
+// pump of at least minStudioFPS frames a second that the output's rate
+// divides, the output's own when it is that fast already.
+func TestStudioRate(t *testing.T) {
+	if got := studioRate(0); got != recorder.DefaultFPS {
+		t.Fatalf("studioRate(0) = %d, want recorder.DefaultFPS %d", got, recorder.DefaultFPS)
+	}
+	for fps := outrules.MinFPS; fps <= outrules.MaxFPS; fps++ {
+		got := studioRate(fps)
+		if got < minStudioFPS || got%fps != 0 {
+			t.Errorf("studioRate(%d) = %d: want a multiple of %d of at least %d", fps, got, fps, minStudioFPS)
+		}
+		if fps >= minStudioFPS && got != fps {
+			t.Errorf("studioRate(%d) = %d, want the output's own", fps, got)
+		}
+		if fps < minStudioFPS && got-fps >= minStudioFPS {
+			t.Errorf("studioRate(%d) = %d: not the smallest such multiple", fps, got)
+		}
+	}
 }
