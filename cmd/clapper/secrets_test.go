@@ -89,9 +89,9 @@ exec ffmpeg "$@"
 	out := filepath.Join(dir, "out")
 	junit := filepath.Join(dir, "junit.xml")
 	args := append([]string{"run", script, "-o", out, "--junit", junit, "-e", "TOKEN=" + secret}, sandboxArgs()...)
-	os.Setenv("CLAPPER_FFMPEG", wrapper)
-	defer os.Unsetenv("CLAPPER_FFMPEG")
-	stdout, stderr, code := runCLI(t, args...)
+	// The built binary, not the app in process: whatever any part prints
+	// straight to the process's stderr is then caught too.
+	stdout, stderr, code := runCLIEnv(t, []string{"CLAPPER_FFMPEG=" + wrapper}, args...)
 	if code != exitFailed {
 		t.Fatalf("exit %d, want 1 (the last expectation fails); stderr:\n%s", code, stderr)
 	}
