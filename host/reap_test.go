@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/clapper-dev/clapper/leases"
@@ -30,7 +31,7 @@ func TestReapKeepsWhatItCouldNotClose(t *testing.T) {
 	open := map[string]bool{"GONE": true, "STUCK": true, "LIVE": true}
 	opened := map[string]bool{"GONE": true, "STUCK": true, "LIVE": true}
 	var asked []string
-	got := reap(st, rows, "B", open, map[string]string{"GONE": "https://a/s3cr3t"}, opened, func(id string) error {
+	got, failed := reap(st, rows, "B", open, map[string]string{"GONE": "https://a/s3cr3t"}, opened, func(id string) error {
 		asked = append(asked, id)
 		if id == "STUCK" {
 			return errors.New("refused")
@@ -42,6 +43,9 @@ func TestReapKeepsWhatItCouldNotClose(t *testing.T) {
 	}
 	if len(asked) != 2 {
 		t.Errorf("closes asked for %v, want the two dead runs' tabs", asked)
+	}
+	if len(failed) != 1 || failed[0].Tab != "STUCK" || !strings.Contains(failed[0].Error(), "refused") || !strings.Contains(failed[0].Error(), "lease kept") {
+		t.Errorf("failures %v, want STUCK's, saying its lease is kept", failed)
 	}
 	left := map[string]bool{}
 	rows, _ = st.List()
@@ -75,12 +79,12 @@ func TestReapSkipsWhatWasReclaimedSinceTheListing(t *testing.T) {
 	if _, was, err := st.Claim(leases.Lease{Tab: "T", Browser: "B", Label: "next", Tier: leases.Explicit}, leases.Caller{Pid: 3, Start: 1}); err != nil || was == nil {
 		t.Fatalf("reclaim: %v, %v", was, err)
 	}
-	got := reap(st, rows, "B", map[string]bool{"T": true}, nil, map[string]bool{"T": true}, func(id string) error {
+	got, failed := reap(st, rows, "B", map[string]bool{"T": true}, nil, map[string]bool{"T": true}, func(id string) error {
 		t.Errorf("closed tab %s, which another run has just claimed", id)
 		return nil
 	})
-	if len(got) != 0 {
-		t.Errorf("reaped %+v", got)
+	if len(got) != 0 || len(failed) != 0 {
+		t.Errorf("reaped %+v, failed %v", got, failed)
 	}
 	if rows, _ := st.List(); len(rows) != 1 || rows[0].Lease.Label != "next" {
 		t.Errorf("leases %+v, want the new holder's", rows)

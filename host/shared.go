@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -142,13 +141,14 @@ type ReapedTab struct {
 // reclaimed since the listing), and made with the lease in place. A close
 // that fails leaves both, so the next read tries again, and is not
 // reported as done. Closed tabs leave open.
-func reap(st *leases.Store, rows []leases.Row, bid string, open map[string]bool, urls map[string]string, opened map[string]bool, closeTab func(id string) error) []ReapedTab {
-	var reaped []ReapedTab
+// The tabs it could not close are returned as failures, each with its
+// error, for the caller to say.
+func reap(st *leases.Store, rows []leases.Row, bid string, open map[string]bool, urls map[string]string, opened map[string]bool, closeTab func(id string) error) (reaped []ReapedTab, failed []ReapFailure) {
 	for _, r := range leases.Abandoned(rows, bid, open, opened) {
 		id := r.Lease.Tab
 		closed, err := st.ReapIf(id, r.Lease.Nonce, func() error { return closeTab(id) })
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "clapper: could not close abandoned tab %s (lease kept, tried again next time): %v\n", id, err)
+			failed = append(failed, ReapFailure{Tab: id, Err: err})
 			continue
 		}
 		if !closed {
@@ -157,7 +157,18 @@ func reap(st *leases.Store, rows []leases.Row, bid string, open map[string]bool,
 		delete(open, id)
 		reaped = append(reaped, ReapedTab{Tab: id, URL: leasedURL(r.Lease.URL, urls[id]), Label: r.Lease.Label, Reason: r.Stale})
 	}
-	return reaped
+	return reaped, failed
+}
+
+// ReapFailure is an abandoned tab reaping could not close: its lease is
+// kept, and the next read tries again.
+type ReapFailure struct {
+	Tab string
+	Err error
+}
+
+func (f ReapFailure) Error() string {
+	return fmt.Sprintf("could not close abandoned tab %s (lease kept, tried again next time): %v", f.Tab, f.Err)
 }
 
 // leasedURL is the address shown of a leased tab: the one its holder
@@ -198,6 +209,7 @@ type Listing struct {
 	Connected bool // a browser was reached: tabs checked, abandoned ones reaped
 	Leases    []LeaseRow
 	Reaped    []ReapedTab
+	Unreaped  []ReapFailure // abandoned tabs that could not be closed
 }
 
 // List reads the lease store and, with the browser's list of tabs in
@@ -235,8 +247,9 @@ func List(ctx context.Context, stateFlag, browserFlag string) (*Listing, error) 
 	// Reap on read: only with the browser's list in hand (a tab is closed
 	// only when it is still open).
 	var reaped []ReapedTab
+	var failed []ReapFailure
 	if b != nil {
-		reaped = reap(st, rows, bid, open, urls, opened, func(id string) error { return b.ClosePage(ctx, id) })
+		reaped, failed = reap(st, rows, bid, open, urls, opened, func(id string) error { return b.ClosePage(ctx, id) })
 		st.PruneOrigins(bid, open, listed)
 	}
 	isReaped := map[string]bool{}
@@ -250,5 +263,5 @@ func List(ctx context.Context, stateFlag, browserFlag string) (*Listing, error) 
 		}
 		out = append(out, rowOf(r, b != nil && r.Lease.Browser == bid, open, urls, opened))
 	}
-	return &Listing{Browser: bid, Connected: b != nil, Leases: out, Reaped: reaped}, nil
+	return &Listing{Browser: bid, Connected: b != nil, Leases: out, Reaped: reaped, Unreaped: failed}, nil
 }

@@ -31,7 +31,7 @@ func leasesCommand() *cli.Command {
 			"Example: clapper leases --json",
 		Flags: append(leaseFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}),
 		Action: func(c *cli.Context) error {
-			return listLeases(c.Context, c.String("state-dir"), c.String("browser"), c.Bool("json"), c.App.Writer)
+			return listLeases(c.Context, c.String("state-dir"), c.String("browser"), c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
@@ -64,12 +64,15 @@ func releaseCommand() *cli.Command {
 	}
 }
 
-func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool, stdout io.Writer) error {
+func listLeases(ctx context.Context, stateFlag, browserFlag string, asJSON bool, stdout, stderr io.Writer) error {
 	l, err := host.List(ctx, stateFlag, browserFlag)
 	if err != nil {
 		return err
 	}
 	bid, out, reaped, b := l.Browser, l.Leases, l.Reaped, l.Connected
+	for _, f := range l.Unreaped {
+		fmt.Fprintf(stderr, "clapper: %v\n", f)
+	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

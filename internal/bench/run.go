@@ -251,7 +251,7 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 	for n := 1; n <= o.Runs; n++ {
 		for i := range modes {
 			m := modes[i].Mode
-			r, err := runOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s%s%s-run%d", m.Capture, m.SettledBy, map[bool]string{true: "-onecast"}[m.NoRestart], n)), m)
+			r, err := runOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s%s%s-run%d", m.Capture, m.SettledBy, map[bool]string{true: "-onecast"}[m.NoRestart], n)), m, progress)
 			if err != nil {
 				return fmt.Errorf("bench run (%s) %d: %w", m, n, err)
 			}
@@ -316,7 +316,7 @@ func cpuPerVideoSecond(cpu float64, ticks, fps int) float64 {
 
 // runOnce runs the scenario once through clapper run's own path into
 // out, and measures it.
-func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mode RunMode) (scenarioRun, error) {
+func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mode RunMode, progress io.Writer) (scenarioRun, error) {
 	if err := settle(ctx, o.QuietWait); err != nil {
 		return scenarioRun{}, err
 	}
@@ -328,7 +328,7 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 	t0 := time.Now()
 	var captured time.Time
 	err := film.Run(ctx, film.Options{
-		Script: script, Out: out, NoSandbox: o.NoSandbox, Chromium: o.Chromium, FFmpeg: o.FFmpeg, UI: film.NewUI(true, io.Discard, os.Stderr), Silent: true, Early: o.Early,
+		Script: script, Out: out, NoSandbox: o.NoSandbox, Chromium: o.Chromium, FFmpeg: o.FFmpeg, UI: film.NewUI(true, io.Discard, progress), Silent: true, Early: o.Early,
 		Capture: mode.Capture, Shell: o.Shell,
 		Env:        map[string]string{"BENCH_URL": pageURL},
 		Tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreencast: mode.Screencast},

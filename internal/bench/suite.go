@@ -107,7 +107,7 @@ func Suite(ctx context.Context, o SuiteOptions, w, progress io.Writer) error {
 			}
 			fmt.Fprintf(progress, "bench suite: run %d of %d, %s\n", r+1, o.Runs, way.name())
 			out := filepath.Join(work, "out", fmt.Sprintf("%d-%s-%d", r, way.Capture, way.Workers))
-			got, err := filmCopies(ctx, o, dir, out, way)
+			got, err := filmCopies(ctx, o, dir, out, way, progress)
 			if err != nil {
 				return fmt.Errorf("%s: %w", way.name(), err)
 			}
@@ -182,14 +182,14 @@ func ratio(a, b float64) float64 {
 }
 
 // filmCopies films every copy in dir into out one way, and measures it.
-func filmCopies(ctx context.Context, o SuiteOptions, dir, out string, way suiteRun) (suiteRun, error) {
+func filmCopies(ctx context.Context, o SuiteOptions, dir, out string, way suiteRun, progress io.Writer) (suiteRun, error) {
 	if err := settle(ctx, o.QuietWait); err != nil {
 		return way, err
 	}
 	// Each run writes its report, as a suite's runs do: both ways do the
 	// same work.
 	fo := film.Options{NoSandbox: o.NoSandbox, Chromium: o.Chromium, Shell: o.Shell, FFmpeg: o.FFmpeg, NoVideo: o.NoVideo,
-		Capture: way.Capture, UI: film.NewUI(true, io.Discard, os.Stderr), Silent: true, View: true, Tool: o.Tool, Revision: o.Revision}
+		Capture: way.Capture, UI: film.NewUI(true, io.Discard, progress), Silent: true, View: true, Tool: o.Tool, Revision: o.Revision}
 	cpu := startTreeCPU()
 	busy0 := machineBusy()
 	t0 := time.Now()
@@ -212,7 +212,7 @@ func filmCopies(ctx context.Context, o SuiteOptions, dir, out string, way suiteR
 		}
 	} else {
 		var sum *suite.Summary
-		sum, err = suite.Run(ctx, suite.Options{Args: []string{dir}, Out: out, Workers: way.Workers, Film: fo})
+		sum, err = suite.Run(ctx, suite.Options{Args: []string{dir}, Out: out, Workers: way.Workers, Film: fo, Errors: progress})
 		if sum != nil {
 			way.Passed = sum.Totals.Passed
 		}
