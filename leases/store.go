@@ -327,11 +327,11 @@ func (s *Store) temp(l Lease) (string, error) {
 
 // lock serialises the read-decide-write of leases between processes
 // (flock on DIR/leases/.lock). A holder lets go within milliseconds, or
-// within a tab's close (up to 15 s, a browser slow to answer) when it
-// closes one under the lock; one that has not after lockWait is stopped or
-// hung (a clapper suspended with Ctrl-Z while it held it), and the caller
-// gets an error saying so rather than waiting with it, so that a run can
-// still end.
+// within a tab's close (up to 30 s, session's browserCallLimit, for a
+// browser slow to answer) when it closes one under the lock; one that has
+// not after lockWait is stopped or hung (a clapper suspended with Ctrl-Z
+// while it held it), and the caller gets an error saying so rather than
+// waiting with it, so that a run can still end.
 func (s *Store) lock() (func(), error) {
 	path := filepath.Join(s.dir, "leases", ".lock")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)

@@ -249,7 +249,7 @@ func (b *Browser) StderrTail() string { return b.stderr.String() }
 
 // NewTab opens a new tab and returns its chromedp context; cancel it to
 // close the tab. Opening is bounded by ctx (a step's deadline, an
-// interrupt) and by tabOpenLimit, but the tab's context does not inherit
+// interrupt) and by browserCallLimit, but the tab's context does not inherit
 // ctx: the first command on a chromedp context allocates its target, so it
 // runs on the tab's own context, which a timer cancels instead.
 //
@@ -287,12 +287,12 @@ func (b *Browser) attachOpened(ctx context.Context, id target.ID) (context.Conte
 
 // tabContext makes a chromedp context for a tab of b (opts say which:
 // none for a new one) and runs its first command, which allocates or
-// attaches it, bounded by ctx and by tabOpenLimit; what names the act in
+// attaches it, bounded by ctx and by browserCallLimit; what names the act in
 // errors. On failure the context is cancelled.
 func (b *Browser) tabContext(ctx context.Context, what string, opts ...chromedp.ContextOption) (context.Context, context.CancelFunc, error) {
 	tctx, cancel := chromedp.NewContext(b.ctx, opts...)
 	stop := context.AfterFunc(ctx, cancel)
-	err := bounded(tabOpenLimit, cancel, func() error {
+	err := bounded(browserCallLimit, cancel, func() error {
 		return chromedp.Do(tctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil }))
 	})
 	if !stop() || err != nil {
@@ -305,11 +305,11 @@ func (b *Browser) tabContext(ctx context.Context, what string, opts ...chromedp.
 	return tctx, cancel, nil
 }
 
-// tabOpenLimit bounds opening a tab, whatever the caller's deadline. It
-// is there for a browser that stopped answering, not to hurry a busy one:
-// on two cores shared by several browsers, opening a tab has taken over
-// 15 s.
-const tabOpenLimit = 30 * time.Second
+// browserCallLimit bounds opening a tab, closing one and the other
+// browser-level calls (onBrowser), whatever the caller's deadline. It is
+// there for a browser that stopped answering, not to hurry a busy one: on
+// two cores shared by several browsers, opening a tab has taken over 15 s.
+const browserCallLimit = 30 * time.Second
 
 // Close cleans up: closes the connection, and for an owned browser asks it
 // to exit, kills its process group if it does not, waits for it, and only

@@ -427,9 +427,7 @@ func testFilmAroundAHeldTab(t *testing.T, header string) {
 	res, take := runHolds(t, header, `  - goto: ${serve.url}/hold.html
   - hold: stage
   - tab: {open: scout, url: "${serve.url}/second.html"}
-    timeout: 5s
   - tab: {switch: stage}
-    timeout: 5s
   - pause: 500ms
   - resume: stage
   - pause: 1s

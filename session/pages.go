@@ -138,10 +138,10 @@ func (b *Browser) ClosePage(ctx context.Context, id string) error {
 }
 
 // onBrowser runs fn with a context for browser-level commands bounded by
-// ctx and by tabOpenLimit; it is a child of the browser's context, never
+// ctx and by browserCallLimit; it is a child of the browser's context, never
 // the context that allocated it.
 func (b *Browser) onBrowser(ctx context.Context, fn func(context.Context) error) error {
-	c, cancel := context.WithTimeout(b.ctx, tabOpenLimit)
+	c, cancel := context.WithTimeout(b.ctx, browserCallLimit)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()

@@ -161,9 +161,9 @@ func studioArgs(scale float64) []string {
 
 // NewStudioTab opens a tab whose frames are made only when asked
 // (Target.createTarget with enableBeginFrameControl), bounded by ctx and
-// tabOpenLimit like NewTab. Cancelling the returned func closes it.
+// browserCallLimit like NewTab. Cancelling the returned func closes it.
 func (b *Browser) NewStudioTab(ctx context.Context, width, height int) (context.Context, context.CancelFunc, error) {
-	cctx, cancel := context.WithTimeout(b.ctx, tabOpenLimit)
+	cctx, cancel := context.WithTimeout(b.ctx, browserCallLimit)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 	yes := true
