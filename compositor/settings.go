@@ -147,7 +147,8 @@ func DefaultSettings() Settings {
 	}
 }
 
-// Presets are named starting points for Settings.
+// presets are named starting points for Settings, one for each name in
+// outrules.Presets (TestPresets holds them equal).
 var presets = map[string]func(*Settings){
 	// docs: 1920x1080 at 60 fps, for documentation and product pages
 	// (x264's superfast preset, as at any rate of 50 fps or more:
@@ -172,7 +173,10 @@ func Preset(name string) (Settings, error) {
 	s := DefaultSettings()
 	f, ok := presets[name]
 	if !ok {
-		return s, outrules.CheckPreset(name)
+		if err := outrules.CheckPreset(name); err != nil {
+			return s, err
+		}
+		return s, fmt.Errorf("preset %q is named by outrules.Presets but has no settings here", name)
 	}
 	f(&s)
 	return s, nil

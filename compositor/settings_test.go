@@ -2,9 +2,12 @@ package compositor
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clapper-dev/clapper/internal/outrules"
 )
 
 func TestApply(t *testing.T) {
@@ -87,8 +90,18 @@ func TestPresets(t *testing.T) {
 	if _, err := Preset("nope"); err == nil {
 		t.Error("unknown preset: want an error")
 	}
-	for _, name := range []string{"docs", "social", "readme"} {
-		s, _ := Preset(name)
+	var names []string
+	for name := range presets {
+		names = append(names, name)
+	}
+	if want := slices.Sorted(slices.Values(outrules.Presets)); !slices.Equal(slices.Sorted(slices.Values(names)), want) {
+		t.Errorf("compositor's presets %v, outrules.Presets %v: one list of names", slices.Sorted(slices.Values(names)), want)
+	}
+	for _, name := range outrules.Presets {
+		s, err := Preset(name)
+		if err != nil {
+			t.Errorf("preset %s: %v", name, err)
+		}
 		if _, err := s.normalize(); err != nil {
 			t.Errorf("preset %s does not validate: %v", name, err)
 		}
