@@ -444,8 +444,14 @@ func (d *decoder) output(x *val, slug string) Output {
 		o.Preset = y.v.(string)
 	}
 	if y := v["size"]; y != nil {
-		o.Width, o.Height, _ = size.Parse(y.v.(string)) // its form is checked by the field's pattern
-		if err := outrules.CheckSize(o.Width, o.Height); err != nil {
+		// Its form is checked by the field's pattern; a side too large
+		// for an int still fails here.
+		w, h, err := size.Parse(y.v.(string))
+		if err == nil {
+			o.Width, o.Height = w, h
+			err = outrules.CheckSize(w, h)
+		}
+		if err != nil {
 			d.errorf(y.at, "output.%v", err)
 		}
 	}

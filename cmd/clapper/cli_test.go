@@ -164,9 +164,10 @@ func TestHelpStatesOneDefault(t *testing.T) {
 // words a script's output section gets for the same value.
 func TestRenderRefusesFlagsOutOfRange(t *testing.T) {
 	for _, c := range [][]string{{"--crf", "0", "use 1 to 51"}, {"--crf", "-3", "use 1 to 51"}, {"--fps", "0", "use 1 to 120"}, {"--fps", "121", "use 1 to 120"},
-		{"--size", "1921x1080", "must be even"}, {"--size", "8194x1080", "between 16 and 8192"}} {
+		{"--crf", "52", "use 1 to 51"}, {"--preset", "nope", "use docs, social, readme"},
+		{"--size", "1921x1080", "must be even"}, {"--size", "8194x1080", "between 16 and 8192"}, {"--size", "big", "write WIDTHxHEIGHT"}} {
 		_, stderr, code := runCLI(t, "render", filepath.Join(t.TempDir(), "take"), c[0], c[1])
-		if code != exitUsage || !strings.Contains(stderr, c[0]+" ") || !strings.Contains(stderr, c[1]) || !strings.Contains(stderr, c[2]) {
+		if code != exitUsage || !strings.Contains(stderr, c[0]) || !strings.Contains(stderr, c[1]) || !strings.Contains(stderr, c[2]) {
 			t.Errorf("render %s %s: exit %d, %q", c[0], c[1], code, stderr)
 		}
 	}

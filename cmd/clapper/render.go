@@ -40,7 +40,12 @@ func renderCommand() *cli.Command {
 			if c.IsSet("fps") && outrules.CheckFPS(c.Int("fps")) != nil {
 				return usageErr("--fps %d: use %s, or leave it out for the take's", c.Int("fps"), outrules.FPSHint)
 			}
-			if c.IsSet("crf") && c.Int("crf") < 1 {
+			if c.IsSet("preset") {
+				if err := outrules.CheckPreset(c.String("preset")); err != nil {
+					return usageErr("--preset: %v", err)
+				}
+			}
+			if c.IsSet("crf") && (c.Int("crf") < 1 || c.Int("crf") > 51) {
 				return usageErr("--crf %d: use 1 to 51, or leave it out for the take's", c.Int("crf"))
 			}
 			if sz := c.String("size"); sz != "" {
@@ -49,7 +54,7 @@ func renderCommand() *cli.Command {
 					err = outrules.CheckSize(w, h)
 				}
 				if err != nil {
-					return usageErr("--size %q: %v", sz, err)
+					return usageErr("--%v", err) // "--size ...: why"
 				}
 				f.Width, f.Height = w, h
 			}
