@@ -3,6 +3,7 @@ package compositor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,6 +46,16 @@ func (s *Settings) Apply(opts map[string]any) error {
 	for _, k := range sortedKeys(opts) {
 		v := opts[k]
 		key := "output." + k
+		// The table's rules first (types, bounds, values, keys), the
+		// ones a script was checked by; then the value is read.
+		if o := outrules.Lookup(k); o != nil {
+			if m, err := asMap(key, v); err == nil {
+				v = deepStringKeys(m)
+			}
+			if err := o.Check(key, v); err != nil {
+				return &OptionError{Key: k, Err: err}
+			}
+		}
 		var err error
 		switch k {
 		case "preset", "video":
@@ -53,7 +64,7 @@ func (s *Settings) Apply(opts map[string]any) error {
 		case "size":
 			s.Width, s.Height, err = asSize(key, v)
 		case "fit":
-			s.Fit, err = asEnum(key, v, "contain", "cover")
+			s.Fit, err = asEnum(key, v, outrules.Fits...)
 		case "crf":
 			s.CRF, err = asInt(key, v)
 		case "x264_preset":
@@ -70,7 +81,7 @@ func (s *Settings) Apply(opts map[string]any) error {
 			if b, ok := v.(bool); ok {
 				s.Captions = map[bool]string{true: "burn", false: "none"}[b]
 			} else {
-				s.Captions, err = asEnum(key, v, "burn", "vtt", "both", "none")
+				s.Captions, err = asEnum(key, v, outrules.Captions...)
 			}
 		case "step_labels":
 			s.StepLabels, err = asBool(key, v)
@@ -89,7 +100,7 @@ func (s *Settings) Apply(opts map[string]any) error {
 		case "speedup":
 			err = s.applySpeedUp(key, v)
 		default:
-			err = fmt.Errorf("%s: unknown option (known: %s)", key, strings.Join(knownOutputKeys, ", "))
+			err = fmt.Errorf("%s: unknown option (known: %s)", key, strings.Join(knownOutputKeys(), ", "))
 		}
 		if err != nil {
 			return &OptionError{Key: k, Err: err}
@@ -113,7 +124,17 @@ type OptionError struct {
 func (e *OptionError) Error() string { return e.Err.Error() }
 func (e *OptionError) Unwrap() error { return e.Err }
 
-var knownOutputKeys = []string{"background", "captions", "chapters", "crf", "cursor", "cuts", "fit", "fps", "frame", "gif", "keys", "preset", "size", "speedup", "step_labels", "video", "x264_preset", "zoom"}
+// knownOutputKeys are the output section's keys: video, preset, fps and
+// size, and the render options of outrules.Options.
+func knownOutputKeys() []string {
+	return slices.Sorted(slices.Values(append([]string{"fps", "preset", "size", "video"}, outrules.Names(outrules.Options)...)))
+}
+
+// unknownSub is the error of a key of the map at key that outrules does
+// not name.
+func unknownSub(key string, path ...string) error {
+	return fmt.Errorf("%s: unknown option (known: %s)", key, strings.Join(slices.Sorted(slices.Values(outrules.Names(outrules.Lookup(path...).Sub))), ", "))
+}
 
 func (s *Settings) applyCursor(key string, v any) error {
 	if b, ok := v.(bool); ok {
@@ -131,7 +152,7 @@ func (s *Settings) applyCursor(key string, v any) error {
 		case "enabled":
 			s.Cursor.Enabled, err = asBool(sub, kv)
 		case "smoothing":
-			s.Cursor.Smoothing, err = asEnum(sub, kv, "raw", "ease", "spring")
+			s.Cursor.Smoothing, err = asEnum(sub, kv, outrules.Smoothings...)
 		case "size":
 			s.Cursor.Size, err = asFloat(sub, kv)
 		case "click":
@@ -141,7 +162,7 @@ func (s *Settings) applyCursor(key string, v any) error {
 		case "hide_idle":
 			s.Cursor.HideIdle, err = asDuration(sub, kv)
 		default:
-			err = fmt.Errorf("%s: unknown option (known: click, enabled, hide_idle, shapes, size, smoothing)", sub)
+			err = unknownSub(sub, "cursor")
 		}
 		if err != nil {
 			return err
@@ -171,11 +192,11 @@ func (s *Settings) applySpeedUp(key string, v any) error {
 			s.SpeedUp.Keep, err = asDuration(sub, kv)
 		case "speed":
 			s.SpeedUp.Speed, err = asFloat(sub, kv)
-			if err == nil && (s.SpeedUp.Speed < 1 || s.SpeedUp.Speed > 64) {
-				err = fmt.Errorf("%s: %g must be between 1 and 64", sub, s.SpeedUp.Speed)
+			if err == nil && (s.SpeedUp.Speed < outrules.MinSpeed || s.SpeedUp.Speed > outrules.MaxSpeed) {
+				err = fmt.Errorf("%s: %g must be between %d and %d", sub, s.SpeedUp.Speed, outrules.MinSpeed, outrules.MaxSpeed)
 			}
 		default:
-			err = fmt.Errorf("%s: unknown option (known: keep, over, speed, waits)", sub)
+			err = unknownSub(sub, "speedup")
 		}
 		if err != nil {
 			return err
@@ -205,7 +226,7 @@ func (s *Settings) applyZoom(key string, v any) error {
 		case "ease":
 			s.Zoom.Ease, err = asDuration(sub, kv)
 		default:
-			err = fmt.Errorf("%s: unknown option (known: auto, ease, max, scale)", sub)
+			err = unknownSub(sub, "zoom")
 		}
 		if err != nil {
 			return err
@@ -242,7 +263,7 @@ func (s *Settings) applyFrame(key string, v any) error {
 		case "host":
 			s.Frame.Host, err = asString(sub, kv)
 		default:
-			err = fmt.Errorf("%s: unknown option (known: background, bar, enabled, host, padding, radius, shadow)", sub)
+			err = unknownSub(sub, "frame")
 		}
 		if err != nil {
 			return err
@@ -264,13 +285,26 @@ func (s *Settings) applyGIF(key string, v any) error {
 		case "fps":
 			s.GIF.FPS, err = asInt(sub, kv)
 		default:
-			err = fmt.Errorf("%s: unknown option (known: fps, width)", sub)
+			err = unknownSub(sub, "gif")
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// deepStringKeys returns m with every map in it keyed by strings (YAML
+// decoders may give map[any]any).
+func deepStringKeys(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if sub, err := asMap(k, v); err == nil {
+			v = deepStringKeys(sub)
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func sortedKeys(m map[string]any) []string {

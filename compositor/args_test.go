@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clapper-dev/clapper/internal/outrules"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -92,7 +93,7 @@ func TestArgsGolden(t *testing.T) {
 // choice.
 func TestNoBFrames(t *testing.T) {
 	geo, _ := newGeometry(1280, 720, timeline.Viewport{Width: 1280, Height: 720, Scale: 1}, 1280, 720)
-	for p := range x264Presets {
+	for _, p := range outrules.X264Presets {
 		want := p == defaultX264Preset(60) || p == defaultX264Preset(30)
 		if noBFrames(p) != want {
 			t.Errorf("noBFrames(%q) = %v, want %v", p, !want, want)

@@ -3,6 +3,8 @@ package compositor
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/clapper-dev/clapper/internal/outrules"
@@ -196,13 +198,8 @@ func defaultX264Preset(fps int) string {
 	return "veryfast"
 }
 
-var x264Presets = map[string]bool{
-	"ultrafast": true, "superfast": true, "veryfast": true, "faster": true, "fast": true,
-	"medium": true, "slow": true, "slower": true, "veryslow": true, "placebo": true,
-}
-
 // colourRE accepts the colour forms clapper documents: a name or #rrggbb.
-var colourRE = regexp.MustCompile(`^(#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}|[a-zA-Z]{3,20})$`)
+var colourRE = regexp.MustCompile(outrules.ColourPattern)
 
 // normalize fills zero fields with defaults and checks the rest.
 func (s Settings) normalize() (Settings, error) {
@@ -222,37 +219,35 @@ func (s Settings) normalize() (Settings, error) {
 			return s, err
 		}
 	}
-	switch s.Fit {
-	case "":
+	if s.Fit == "" {
 		s.Fit = d.Fit
-	case "contain", "cover":
-	default:
-		return s, fmt.Errorf("fit %q: use contain or cover", s.Fit)
+	}
+	if !slices.Contains(outrules.Fits, s.Fit) {
+		return s, fmt.Errorf("fit %q: use %s", s.Fit, orList(outrules.Fits))
 	}
 	if s.CRF == 0 {
 		s.CRF = d.CRF
 	}
-	if s.CRF < 0 || s.CRF > 51 {
-		return s, fmt.Errorf("crf %d: must be between 1 and 51", s.CRF)
+	if s.CRF < outrules.MinCRF || s.CRF > outrules.MaxCRF {
+		return s, fmt.Errorf("crf %d: must be between %d and %d", s.CRF, outrules.MinCRF, outrules.MaxCRF)
 	}
 	if s.X264Preset == "" {
 		s.X264Preset = defaultX264Preset(s.FPS)
 	}
-	if !x264Presets[s.X264Preset] {
-		return s, fmt.Errorf("x264 preset %q: use ultrafast, superfast, veryfast, faster, fast, medium, slow, slower or veryslow", s.X264Preset)
+	if !slices.Contains(outrules.X264Presets, s.X264Preset) {
+		return s, fmt.Errorf("x264 preset %q: use %s", s.X264Preset, orList(outrules.X264Presets))
 	}
 	if s.Cursor.Size == 0 {
 		s.Cursor.Size = 1
 	}
-	if s.Cursor.Size < 0.25 || s.Cursor.Size > 8 {
-		return s, fmt.Errorf("cursor size %g: must be between 0.25 and 8", s.Cursor.Size)
+	if s.Cursor.Size < outrules.MinCursorSize || s.Cursor.Size > outrules.MaxCursorSize {
+		return s, fmt.Errorf("cursor size %g: must be between %g and %g", s.Cursor.Size, outrules.MinCursorSize, outrules.MaxCursorSize)
 	}
-	switch s.Cursor.Smoothing {
-	case "":
+	if s.Cursor.Smoothing == "" {
 		s.Cursor.Smoothing = d.Cursor.Smoothing
-	case "raw", "ease", "spring":
-	default:
-		return s, fmt.Errorf("cursor smoothing %q: use raw, ease or spring", s.Cursor.Smoothing)
+	}
+	if !slices.Contains(outrules.Smoothings, s.Cursor.Smoothing) {
+		return s, fmt.Errorf("cursor smoothing %q: use %s", s.Cursor.Smoothing, orList(outrules.Smoothings))
 	}
 	if s.Cursor.HideIdle < 0 {
 		return s, fmt.Errorf("cursor hide_idle %v: must not be negative", s.Cursor.HideIdle)
@@ -264,15 +259,13 @@ func (s Settings) normalize() (Settings, error) {
 		s.Background = d.Background
 	}
 	if !colourRE.MatchString(s.Background) {
-		return s, fmt.Errorf("background %q: use a colour name or #rrggbb", s.Background)
+		return s, fmt.Errorf("background %q: use %s", s.Background, outrules.ColourHint)
 	}
 	if err := s.Frame.normalize(d.Frame); err != nil {
 		return s, err
 	}
-	switch s.Captions {
-	case "", "none", "burn", "vtt", "both":
-	default:
-		return s, fmt.Errorf("captions %q: use burn, vtt, both or none", s.Captions)
+	if s.Captions != "" && !slices.Contains(outrules.Captions, s.Captions) {
+		return s, fmt.Errorf("captions %q: use %s", s.Captions, orList(outrules.Captions))
 	}
 	if s.Zoom.Scale == 0 {
 		s.Zoom.Scale = d.Zoom.Scale
@@ -283,8 +276,10 @@ func (s Settings) normalize() (Settings, error) {
 	if s.Zoom.Ease == 0 {
 		s.Zoom.Ease = d.Zoom.Ease
 	}
-	if s.Zoom.Scale < 1 || s.Zoom.MaxScale < 1 || s.Zoom.MaxScale > 8 {
-		return s, fmt.Errorf("zoom scale %g (max %g): must be between 1 and 8", s.Zoom.Scale, s.Zoom.MaxScale)
+	for _, z := range []float64{s.Zoom.Scale, s.Zoom.MaxScale} {
+		if z < outrules.MinZoom || z > outrules.MaxZoom {
+			return s, fmt.Errorf("zoom scale %g (max %g): must be between %d and %d", s.Zoom.Scale, s.Zoom.MaxScale, outrules.MinZoom, outrules.MaxZoom)
+		}
 	}
 	if s.Zoom.Ease < 0 {
 		return s, fmt.Errorf("zoom ease %v: must not be negative", s.Zoom.Ease)
@@ -295,18 +290,18 @@ func (s Settings) normalize() (Settings, error) {
 	if s.GIF.FPS == 0 {
 		s.GIF.FPS = d.GIF.FPS
 	}
-	if s.GIF.Width < 16 || s.GIF.Width > 4096 || s.GIF.FPS < 1 || s.GIF.FPS > 50 {
-		return s, fmt.Errorf("gif %d wide at %d fps: width 16-4096, fps 1-50", s.GIF.Width, s.GIF.FPS)
+	if s.GIF.Width < outrules.MinGIFWidth || s.GIF.Width > outrules.MaxGIFWidth || s.GIF.FPS < outrules.MinGIFFPS || s.GIF.FPS > outrules.MaxGIFFPS {
+		return s, fmt.Errorf("gif %d wide at %d fps: width %d-%d, fps %d-%d", s.GIF.Width, s.GIF.FPS, outrules.MinGIFWidth, outrules.MaxGIFWidth, outrules.MinGIFFPS, outrules.MaxGIFFPS)
 	}
 	return s, nil
 }
 
 func (f *FrameSettings) normalize(d FrameSettings) error {
-	if f.Padding < 0 || f.Padding > 1000 {
-		return fmt.Errorf("frame padding %d: must be between 0 and 1000", f.Padding)
+	if f.Padding < 0 || f.Padding > outrules.MaxPadding {
+		return fmt.Errorf("frame padding %d: must be between 0 and %d", f.Padding, outrules.MaxPadding)
 	}
-	if f.Radius < 0 || f.Radius > 200 {
-		return fmt.Errorf("frame radius %d: must be between 0 and 200", f.Radius)
+	if f.Radius < 0 || f.Radius > outrules.MaxRadius {
+		return fmt.Errorf("frame radius %d: must be between 0 and %d", f.Radius, outrules.MaxRadius)
 	}
 	if f.Background == "" {
 		f.Background = d.Background
@@ -315,4 +310,12 @@ func (f *FrameSettings) normalize(d FrameSettings) error {
 		return fmt.Errorf("frame background: %w", err)
 	}
 	return nil
+}
+
+// orList says values as "a, b or c".
+func orList(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
 }

@@ -53,18 +53,18 @@ func TestApply(t *testing.T) {
 		{map[string]any{"fps": 29.5}, "output.fps: want a whole number"},
 		{map[string]any{"fps": 1000}, "fps 1000"},
 		{map[string]any{"size": "big"}, "output.size: size \"big\": write WIDTHxHEIGHT"},
-		{map[string]any{"captions": "loud"}, "output.captions: \"loud\" is not one of burn, vtt, both, none"},
+		{map[string]any{"captions": "loud"}, "output.captions must be one of burn, vtt, both, none, got \"loud\""},
 		{map[string]any{"cursor": map[string]any{"smoothing": "wobbly"}}, "output.cursor.smoothing"},
 		{map[string]any{"cursor": map[string]any{"colour": "red"}}, "output.cursor.colour: unknown option"},
-		{map[string]any{"cursor": "yes"}, "output.cursor: want a map or true/false"},
+		{map[string]any{"cursor": "yes"}, "output.cursor must be true, false or a map"},
 		{map[string]any{"zoom": map[string]any{"ease": "soon"}}, "output.zoom.ease: \"soon\" is not a duration"},
-		{map[string]any{"zoom": map[string]any{"scale": 0.5}}, "zoom scale"},
+		{map[string]any{"zoom": map[string]any{"scale": 0.5}}, "output.zoom.scale must be between 1 and 8, got 0.5"},
 		{map[string]any{"frame": map[string]any{"background": "#12345"}}, "frame background"},
-		{map[string]any{"frame": map[string]any{"radius": -1}}, "frame radius"},
+		{map[string]any{"frame": map[string]any{"radius": -1}}, "output.frame.radius must be between 0 and 200"},
 		{map[string]any{"preset": "cinema"}, "unknown preset \"cinema\""},
 		{map[string]any{"fit": "stretch"}, "output.fit"},
 		{map[string]any{"background": "red; drop"}, "background"},
-		{map[string]any{"gif": map[string]any{"width": 4}}, "gif 4 wide"},
+		{map[string]any{"gif": map[string]any{"width": 4}}, "output.gif.width must be between 16 and 4096"},
 	} {
 		s := DefaultSettings()
 		err := s.Apply(c.opts)

@@ -182,8 +182,9 @@ func join(path, name string) string {
 }
 
 // fields decodes the entries of a map against fs. Unknown keys go to
-// extra when it is set, else they are refused with a suggestion.
-func (d *decoder) fields(es []entry, fs []field, path string, extra func(entry)) vals {
+// extra when it is set, else they are refused with a suggestion; the
+// entries of pass fields go to pass too once they are found valid.
+func (d *decoder) fields(es []entry, fs []field, path string, extra, pass func(entry)) vals {
 	out := vals{}
 	for _, e := range es {
 		f := findField(fs, e.key)
@@ -195,8 +196,15 @@ func (d *decoder) fields(es []entry, fs []field, path string, extra func(entry))
 			d.unknownKey(e, fieldNames(fs), path)
 			continue
 		}
+		if f.refuse != "" {
+			d.errorf(e.keyPos, "%s: %s", join(path, f.name), f.refuse)
+			continue
+		}
 		if v, ok := d.value(f, e.value, join(path, f.name)); ok {
 			out[f.name] = &val{key: e.keyPos, at: d.pos(e.value), v: v}
+			if f.pass && pass != nil {
+				pass(e)
+			}
 		}
 	}
 	for _, f := range fs {
@@ -261,6 +269,9 @@ func (d *decoder) value(f *field, n ast.Node, path string) (any, bool) {
 		return nil, false
 	}
 	n = d.unwrap(n)
+	if b, ok := n.(*ast.BoolNode); ok && f.orBool {
+		return b.Value, true
+	}
 	switch f.kind {
 	case kString:
 		return d.str(f, n, path)
@@ -300,25 +311,28 @@ func (d *decoder) value(f *field, n ast.Node, path string) (any, bool) {
 	case kScrollTo:
 		return d.scrollTo(n, path)
 	case kObject:
+		if _, isMap := n.(*ast.MappingNode); !isMap && f.orBool {
+			d.errorf(d.pos(n), "%s must be true, false or a map, not %s", path, typeName(n))
+			return nil, false
+		}
 		m, ok := d.asMap(n, path)
 		if !ok {
 			return nil, false
 		}
-		var extra map[string]any
-		var extraPos map[string]Pos
-		var fn func(entry)
-		if f.extra {
-			extra, extraPos = map[string]any{}, map[string]Pos{}
-			fn = func(e entry) {
-				extra[e.key] = d.plain(e.value, join(path, e.key))
-				extraPos[e.key] = e.keyPos
-			}
+		// Kept as written: the unknown keys of an extra map, and the
+		// pass fields.
+		kept, keptPos := map[string]any{}, map[string]Pos{}
+		keep := func(e entry) {
+			kept[e.key] = d.plain(e.value, join(path, e.key))
+			keptPos[e.key] = e.keyPos
 		}
-		v := d.fields(d.entries(m), f.sub, path, fn)
+		var extra func(entry)
 		if f.extra {
-			v["*"] = &val{v: extra}
-			v["*pos"] = &val{v: extraPos}
+			extra = keep
 		}
+		v := d.fields(d.entries(m), f.sub, path, extra, keep)
+		v["*"] = &val{v: kept}
+		v["*pos"] = &val{v: keptPos}
 		return v, true
 	case kAny:
 		return d.plain(n, path), true

@@ -133,7 +133,7 @@ func (l *loader) load(path string) (*Script, error) {
 			rest = append(rest, e)
 		}
 	}
-	v := d.fields(rest, scriptFields, "", func(entry) {})
+	v := d.fields(rest, scriptFields, "", func(entry) {}, nil)
 
 	base := filepath.Base(path)
 	slug := strings.TrimSuffix(base, filepath.Ext(base))

@@ -192,10 +192,10 @@ steps:
 		t.Errorf("String leaks: %q", got)
 	}
 	// Render options are written into the take and named in errors: a
-	// secret in them is masked, through maps and lists.
-	s = loadSrc(t, "secrets: [TOKEN]\noutput: {captions: \"${TOKEN}\", frame: {host: \"${TOKEN}.example\"}, extra: [\"${TOKEN}\", 3]}\nsteps: [reload]\n",
+	// secret in them is masked, through maps.
+	s = loadSrc(t, "secrets: [TOKEN]\noutput: {frame: {host: \"${TOKEN}.example\", background: \"#${TOKEN}\"}}\nsteps: [reload]\n",
 		LoadOptions{LookupEnv: fakeEnv(map[string]string{"TOKEN": "s3cr3t"})}, nil)
-	if got := fmt.Sprint(s.Output.Options); strings.Contains(got, "s3cr3t") || !strings.Contains(got, "•••.example") {
+	if got := fmt.Sprint(s.Output.Options); strings.Contains(got, "s3cr3t") || !strings.Contains(got, "•••.example") || !strings.Contains(got, "#•••") {
 		t.Errorf("output options %v", got)
 	}
 }

@@ -26,7 +26,8 @@ func Reference() []byte {
 
 	w("## Script keys\n\n")
 	fieldTable(&b, scriptFields, "")
-	w("`output` also takes the render settings (cursor, zoom, frame, keys, captions, speedup and the others): see [filming.md](filming.md).\n\n")
+	w("The `output` keys after `preset` are the render settings; [filming.md](filming.md) shows them at work. ")
+	w("`clapper render` applies them again to a take, where its flags may change some.\n\n")
 
 	w("## Keys every step takes\n\n")
 	fieldTable(&b, commonFields, "")
@@ -108,11 +109,14 @@ func fieldTable(b *strings.Builder, fs []field, prefix string) {
 		b.WriteString("| key | value | what |\n|---|---|---|\n")
 	}
 	for _, f := range fs {
-		if f.shortOnly {
+		if f.shortOnly || f.refuse != "" {
 			continue
 		}
 		name := prefix + f.name
 		typ := typeText(f)
+		if f.orBool {
+			typ = "`true`, `false` or " + typ
+		}
 		if f.required {
 			typ += ", **required**"
 		}
@@ -164,6 +168,9 @@ func typeText(f field) string {
 			lo = "more than " + fmtDuration(f.dMin)
 		case f.dMin > 0:
 			lo = fmtDuration(f.dMin) + " or more"
+		}
+		if f.dMax == 0 {
+			return "duration, " + lo
 		}
 		return fmt.Sprintf("duration, %s, up to %s", lo, fmtDuration(f.dMax))
 	case kTarget:

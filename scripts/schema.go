@@ -87,7 +87,7 @@ func objectSchema(fs []field, extra bool) obj {
 	props := obj{}
 	var req []any
 	for _, f := range fs {
-		if f.shortOnly {
+		if f.shortOnly || f.refuse != "" {
 			continue
 		}
 		props[f.name] = fieldSchema(f)
@@ -179,6 +179,9 @@ func fieldSchema(f field) obj {
 		o = objectSchema(f.sub, f.extra)
 	default:
 		o = obj{}
+	}
+	if f.orBool {
+		o = obj{"anyOf": []any{obj{"type": "boolean"}, o}}
 	}
 	if f.doc != "" {
 		if _, isRef := o["$ref"]; !isRef {

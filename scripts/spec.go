@@ -65,6 +65,17 @@ type field struct {
 
 	sub   []field // kObject
 	extra bool    // kObject: other keys are kept as plain values
+
+	// orBool: true or false is accepted for the map (kObject) or for one
+	// of the enum's values (kString), as doc says.
+	orBool bool
+	// pass: besides being checked here, the value is kept as written
+	// (plain Go values) for the part that reads it (the output section's
+	// render options, for the compositor).
+	pass bool
+	// refuse, when set, is the error a key that may never be given gets:
+	// it is left out of the schema, the reference and the known keys.
+	refuse string
 }
 
 // Field constructors keep the tables short.
@@ -213,13 +224,14 @@ var scriptFields = []field{
 		match(varNameRE, varHint),
 	fStr("dialogs", "how the pages' alert, confirm and prompt dialogs are answered when no dialog step says: dismiss (the default) or accept; a beforeunload dialog is accepted").oneOf(DialogsDismiss, DialogsAccept),
 	fOf("mask", kMasks, "what changes by nature (a clock, an avatar): targets or regions {x, y, w, h} a comparison of takes leaves out"),
-	field{name: "output", kind: kObject, doc: "what to render; other keys go to the compositor", extra: true, sub: []field{
+	fObj("output", "what to render (filming.md says more of each)", append([]field{
 		fOf("video", kStrings, "file names: .mp4, .webm, .gif or .png").
 			match(videoRE, outrules.VideoHint),
 		fInt("fps", outrules.MinFPS, outrules.MaxFPS, "frames per second: 24, 25, 30, 50 or 60 play everywhere"),
 		fStr("size", "video size, WIDTHxHEIGHT: "+outrules.SizeHint).match(sizeRE, sizeHint),
-		fStr("preset", "a render preset: docs (1920x1080 at 60 fps), social (1080x1080, framed) or readme (a GIF 800 wide)").oneOf(outrules.Presets...),
-	}},
+		fStr("preset", "a render preset: docs (1920x1080 at 60 fps), social (1080x1080, framed) or readme (a GIF 800 wide); the other keys change it").oneOf(outrules.Presets...),
+		{name: "ffmpeg", kind: kAny, refuse: "the ffmpeg program is chosen on the command line (--ffmpeg) or with CLAPPER_FFMPEG, never by a script or a take"},
+	}, optionFields(outrules.Options, true)...)...),
 	fObj("defaults", "step defaults",
 		fDur("timeout", time.Millisecond, time.Hour, false, "default 10s"),
 		fDur("type_delay", 0, 5*time.Second, false, "delay between typed keys, default 60ms"),
@@ -227,6 +239,40 @@ var scriptFields = []field{
 		fNum("pointer_speed", 50, 20000, "CSS pixels per second, default 1400"),
 	),
 	fOf("steps", kSteps, "what to do").req(),
+}
+
+// optionFields are the fields of render options opts (outrules, the one
+// table of them); pass marks the top level's, whose values go to the
+// compositor as written.
+func optionFields(opts []outrules.Option, pass bool) []field {
+	out := make([]field, 0, len(opts))
+	for _, o := range opts {
+		var f field
+		switch o.Kind {
+		case outrules.Bool:
+			f = fBool(o.Name, o.Doc)
+		case outrules.Int:
+			f = fInt(o.Name, o.Min, o.Max, o.Doc)
+		case outrules.Number:
+			f = fNum(o.Name, o.Min, o.Max, o.Doc)
+		case outrules.Duration:
+			f = fDur(o.Name, o.DMin, 0, false, o.Doc)
+		case outrules.String:
+			f = fStr(o.Name, o.Doc)
+			if o.Pattern != "" {
+				f = f.match(regexp.MustCompile(o.Pattern), o.PatternHint)
+			}
+		case outrules.Enum:
+			f = fStr(o.Name, o.Doc).oneOf(o.Values...)
+		case outrules.Object:
+			f = fObj(o.Name, o.Doc, optionFields(o.Sub, false)...)
+		default:
+			panic("outrules: option " + o.Name + " of an unknown kind")
+		}
+		f.orBool, f.pass = o.OrBool, pass
+		out = append(out, f)
+	}
+	return out
 }
 
 // steps is the table of step kinds, in the order the docs list them.
@@ -254,7 +300,7 @@ func stepNames() []string {
 func fieldNames(fs []field) []string {
 	var out []string
 	for _, f := range fs {
-		if !f.shortOnly {
+		if !f.shortOnly && f.refuse == "" {
 			out = append(out, f.name)
 		}
 	}

@@ -111,7 +111,7 @@ func (d *decoder) stepItem(n ast.Node) []item {
 		}
 		d.unknownKey(e, fieldNames(commonFields), spec.name+" step")
 	}
-	cv := d.fields(common, commonFields, "", nil)
+	cv := d.fields(common, commonFields, "", nil, nil)
 	key := known[0]
 	it := item{step: Step{Pos: key.keyPos, Kind: spec.name, Traits: spec.traits}}
 	st := &it.step
@@ -204,7 +204,7 @@ func (d *decoder) actionMap(spec *stepSpec, e entry, m *ast.MappingNode) (vals, 
 		}
 	}
 	before := len(d.l.errs)
-	v := d.fields(es, spec.fields, path, extra)
+	v := d.fields(es, spec.fields, path, extra, nil)
 	if spec.inline != "" {
 		switch {
 		case len(inline) > 0 && hasEntry(es, spec.inline):

@@ -288,11 +288,11 @@ output:
   fps: 60
   size: 1280x720
   preset: social
-  cursor: {size: 2, color: "${COLOR}"}
+  cursor: {size: 2, smoothing: "${SMOOTHING}"}
   frame: true
-  keys: [overlay]
+  keys: true
 defaults: {timeout: 5s, type_delay: 0s, pointer_speed: 900, beat: 0s}
-env: {COLOR: red}
+env: {SMOOTHING: spring}
 steps:
   - goto: ${serve.url}/
 `
@@ -303,7 +303,7 @@ steps:
 		t.Errorf("Browser = %+v", s.Browser)
 	}
 	wantO := Output{Video: []string{"checkout.webm"}, FPS: 60, Width: 1280, Height: 720, Preset: "social",
-		Options: map[string]any{"cursor": map[string]any{"size": 2, "color": "red"}, "frame": true, "keys": []any{"overlay"}}}
+		Options: map[string]any{"cursor": map[string]any{"size": 2, "smoothing": "spring"}, "frame": true, "keys": true}}
 	for k, line := range map[string]int{"cursor": 14, "frame": 15, "keys": 16} {
 		if p := s.Output.OptionPos[k]; p.Line != line || p.Col != 3 || p.File != s.File {
 			t.Errorf("OptionPos[%s] = %v, want line %d col 3", k, p, line)

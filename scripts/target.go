@@ -30,7 +30,7 @@ func (d *decoder) target(n ast.Node, path string) (any, bool) {
 // targetMap decodes a target from map entries (a target map, or a step's
 // inline target keys); at is where to report a missing selector.
 func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
-	v := d.fields(es, targetFields, path, nil)
+	v := d.fields(es, targetFields, path, nil, nil)
 	var set []string
 	for _, e := range es {
 		if contains(selectorKeys, e.key) {
@@ -95,7 +95,7 @@ func (d *decoder) point(n ast.Node, path string) (any, bool) {
 		d.errorf(d.pos(n), "%s must be a point like {x: 100, y: 200}, not %s", path, typeName(n))
 		return nil, false
 	}
-	v := d.fields(d.entries(m), pointFields, path, nil)
+	v := d.fields(d.entries(m), pointFields, path, nil, nil)
 	if v["x"] == nil || v["y"] == nil {
 		return nil, false
 	}
@@ -108,7 +108,7 @@ func (d *decoder) region(n ast.Node, path string) (any, bool) {
 		d.errorf(d.pos(n), "%s must be a region like {x: 0, y: 0, w: 640, h: 360}, not %s", path, typeName(n))
 		return nil, false
 	}
-	v := d.fields(d.entries(m), regionFields, path, nil)
+	v := d.fields(d.entries(m), regionFields, path, nil, nil)
 	for _, k := range []string{"x", "y", "w", "h"} {
 		if v[k] == nil {
 			return nil, false

@@ -188,7 +188,7 @@ func TestValidateMasksAndTakesHeaded(t *testing.T) {
 	sec := filepath.Join(dir, "sec.yaml")
 	os.WriteFile(sec, []byte("secrets: [TOKEN]\noutput: {captions: \"${TOKEN}\"}\nsteps:\n  - goto: about:blank\n"), 0o644)
 	_, stderr, code := runCLIEnv(t, []string{"TOKEN=hunter2-supersecret"}, "validate", sec)
-	if code != exitUsage || strings.Contains(stderr, "hunter2") || !strings.Contains(stderr, sec+":2:10: output.captions: \"•••\"") {
+	if code != exitUsage || strings.Contains(stderr, "hunter2") || !strings.Contains(stderr, sec+":2:20: output.captions must be burn, vtt, both or none, not \"•••\"") {
 		t.Errorf("a secret in an output option: exit %d, %q", code, stderr)
 	}
 	ho := filepath.Join(dir, "handoff.yaml")
