@@ -390,7 +390,7 @@ func TestBadOutputOptionsRefusedBeforeLaunch(t *testing.T) {
 	path := filepath.Join(dir, "demo.yaml")
 	os.WriteFile(path, []byte("name: demo\nsteps:\n  - goto: about:blank\noutput:\n  cursor: {smoothing: wobbly}\n"), 0o644)
 	_, stderr, code := runCLI(t, "validate", path)
-	if code != exitUsage || !strings.Contains(stderr, path+`:5:3: output.cursor.smoothing: "wobbly"`) || !strings.Contains(stderr, "\n      ^") {
+	if code != exitUsage || !strings.Contains(stderr, path+`:5:23: output.cursor.smoothing must be raw, ease or spring, not "wobbly"`) || !strings.Contains(stderr, "\n                          ^") {
 		t.Errorf("validate: exit %d, stderr %q", code, stderr)
 	}
 	_, stderr, code = runCLI(t, "run", path, "-o", filepath.Join(dir, "out"), "--no-sandbox")
