@@ -14,7 +14,7 @@ NO_SANDBOX := $(if $(filter 0,$(shell id -u)),--no-sandbox,)
 VCS_LDFLAGS := $(shell TZ=UTC git log -1 --format='-X main.vcsRevision=%H -X main.vcsTime=%cd' --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
 	$(if $(shell git status --porcelain 2>/dev/null),-X main.vcsModified=true)
 
-.PHONY: setup build doctor demo test bench clean schema reference
+.PHONY: setup tune build doctor demo test bench clean schema reference
 
 # setup installs what clapper needs on a Debian machine (Chromium and its
 # headless shell, ffmpeg, fonts: the list is .ci/debian-packages) and
@@ -22,6 +22,12 @@ VCS_LDFLAGS := $(shell TZ=UTC git log -1 --format='-X main.vcsRevision=%H -X mai
 setup:
 	.ci/install-packages
 	$(GO) mod download
+
+# tune turns on transparent huge pages until the next reboot (as root),
+# for a machine where a page fault is slow: clapper doctor's "page faults"
+# line says when. It prints how to undo it.
+tune:
+	.ci/tune-memory
 
 build:
 	$(GO) build -ldflags "$(VCS_LDFLAGS)" -o $(BIN) ./cmd/clapper

@@ -37,7 +37,7 @@ var arrows = map[string][]string{
 	"host":               {"session", "leases", "scripts", "timeline", "internal/exit", "internal/ownerlock"},
 	"film":               {"bundle", "compare", "compositor", "host", "internal/exit", "internal/ownerlock", "recorder", "scripts", "session", "timeline", "viewer"},
 	"internal/bench":     {"film", "compositor", "internal/benchpage", "internal/exit", "internal/procfs", "recorder", "scripts", "session", "suite", "timeline"},
-	"internal/doctor":    {"compositor", "host", "session"},
+	"internal/doctor":    {"compositor", "host", "internal/procfs", "session"},
 	"internal/starter":   {"scripts", "internal/exit"},
 	"internal/buildinfo": {},
 	"suite":              {"film", "compare", "bundle", "host", "internal/exit", "leases", "scripts", "session", "timeline"},

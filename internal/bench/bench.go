@@ -12,11 +12,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -183,4 +185,33 @@ func sealTake(dir string, log io.Closer, tl *timeline.Timeline, res recorder.Res
 	tl.Clock, tl.Capture, tl.Boundaries = res.Clock, res.Capture, res.Boundaries
 	tl.Start, tl.End = res.Capture.Started, res.Capture.Ended
 	return timeline.WriteTimeline(dir, tl)
+}
+
+// machine is what a benchmark's figures depend on besides clapper: the
+// cores it may use and what a page fault costs (procfs.PageFaultCost),
+// which on a virtual machine whose hypervisor traps each fault makes the
+// same capture three to four times as slow. Each report names it, so
+// that figures are compared only with figures from a like machine.
+type machine struct {
+	Cores       int     `json:"cores"`
+	PageFaultUS float64 `json:"page_fault_us"`
+	// SharedFaultUS is the same for memory shared between processes.
+	SharedFaultUS float64 `json:"shared_page_fault_us"`
+}
+
+func thisMachine() machine {
+	m := machine{Cores: runtime.GOMAXPROCS(0)}
+	if f, err := procfs.PageFaultCost(); err == nil {
+		m.PageFaultUS, m.SharedFaultUS = micros(f.Anon), micros(f.Shared)
+	}
+	return m
+}
+
+func (m machine) String() string {
+	return fmt.Sprintf("%d cores, a page fault %.2f µs (%.2f µs shared)", m.Cores, m.PageFaultUS, m.SharedFaultUS)
+}
+
+// micros is d in microseconds, to two decimals.
+func micros(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Microsecond)*100) / 100
 }

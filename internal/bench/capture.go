@@ -156,6 +156,7 @@ type captureSize struct {
 
 type captureReport struct {
 	Chromium string         `json:"chromium"`
+	Machine  machine        `json:"machine"`
 	Settings map[string]any `json:"settings"`
 	Sizes    []captureSize  `json:"sizes"`
 }
@@ -170,7 +171,7 @@ func Capture(ctx context.Context, o CaptureOptions, w, progress io.Writer) error
 	}
 	defer srv.Close()
 
-	rep := captureReport{Settings: map[string]any{
+	rep := captureReport{Machine: thisMachine(), Settings: map[string]any{
 		"seconds": o.Seconds.Seconds(), "runs": o.Runs, "quality": o.Quality, "in_flight": o.InFlight,
 		"send_last_frame": o.SendLast, "every_nth": o.EveryNth, "chromium_args": o.Args, "mapping": o.Mapping,
 	}}
@@ -213,8 +214,8 @@ func Capture(ctx context.Context, o CaptureOptions, w, progress io.Writer) error
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	fmt.Fprintf(w, "chromium %s; %v per run, %d runs, quality %d, in-flight %d, send-last-frame %v, every-nth %d",
-		rep.Chromium, o.Seconds, o.Runs, o.Quality, o.InFlight, o.SendLast, o.EveryNth)
+	fmt.Fprintf(w, "chromium %s on %s; %v per run, %d runs, quality %d, in-flight %d, send-last-frame %v, every-nth %d",
+		rep.Chromium, rep.Machine, o.Seconds, o.Runs, o.Quality, o.InFlight, o.SendLast, o.EveryNth)
 	if len(o.Args) > 0 {
 		fmt.Fprintf(w, ", flags %s", strings.Join(o.Args, " "))
 	}

@@ -243,6 +243,7 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 	if err := os.WriteFile(script, []byte(fmt.Sprintf(scenario, o.W, o.H, o.FPS)), 0o644); err != nil {
 		return err
 	}
+	on := thisMachine()
 	modes := make([]scenarioMode, len(o.Modes))
 	for i, m := range o.Modes {
 		modes[i].Mode = m
@@ -268,9 +269,9 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"size": fmt.Sprintf("%dx%d", o.W, o.H), "fps": o.FPS, "runs": o.Runs, "modes": modes})
+		return enc.Encode(map[string]any{"size": fmt.Sprintf("%dx%d", o.W, o.H), "fps": o.FPS, "runs": o.Runs, "machine": on, "modes": modes})
 	}
-	fmt.Fprintf(w, "bench run: %dx%d, %d fps video, medians of %d runs\n", o.W, o.H, o.FPS, o.Runs)
+	fmt.Fprintf(w, "bench run: %dx%d, %d fps video, medians of %d runs on %s\n", o.W, o.H, o.FPS, o.Runs, on)
 	for _, m := range modes {
 		fmt.Fprintf(w, "%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
 	}

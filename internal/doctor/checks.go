@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/session"
 )
 
@@ -378,4 +380,47 @@ func stateCheck(dir, from string, resolveErr error, f folder) Check {
 		return fail(name, fix, "%s (%s) does not exist and cannot be made: %s is not writable", dir, from, f.ancestor)
 	}
 	return pass(name, "%s (%s), for shared browsers: does not exist yet, can be made (in %s)", dir, from, f.ancestor)
+}
+
+// slowFault is the page fault cost above which the doctor says capture
+// will be slow here: a machine whose processor pages for the hypervisor
+// (or bare metal) faults a page in well under a microsecond; one whose
+// hypervisor traps each fault took about 11 µs (docs/internals.md, "Slow
+// page faults").
+const slowFault = time.Microsecond
+
+// thpDir is where Linux sets transparent huge pages.
+const thpDir = "/sys/kernel/mm/transparent_hugepage/"
+
+// memoryCheck reports what a fresh page of memory costs here
+// (procfs.PageFaultCost). A slow fault is not a failure: everything
+// works, at a cost the report names, with the setting that takes most of
+// it back, so that figures measured here are not taken for clapper's.
+func memoryCheck(f procfs.Faults, err error) Check {
+	const name = "page faults"
+	if err != nil {
+		return pass(name, "cannot be measured: %v", err)
+	}
+	cost := fmt.Sprintf("a fresh page of memory costs %s (%s shared)", micros(f.Anon), micros(f.Shared))
+	if f.Worst() <= slowFault {
+		return pass(name, "%s", cost)
+	}
+	var set []string
+	if f.Anon > slowFault {
+		set = append(set, "echo always > "+thpDir+"enabled")
+	}
+	if f.Shared > slowFault {
+		set = append(set, "echo within_size > "+thpDir+"shmem_enabled")
+	}
+	return pass(name, "%s, slow: Chromium pays it thousands of times for each picture, so capture here takes 2 to 4 times as long as where it costs under 1 µs; "+
+		"transparent huge pages take most of that back (as root: %s; make tune in clapper's source does it), see docs/internals.md, \"Slow page faults\"", cost, strings.Join(set, "; "))
+}
+
+// micros writes d in microseconds: two decimals under 1 µs, one above.
+func micros(d time.Duration) string {
+	us := float64(d) / float64(time.Microsecond)
+	if us < 1 {
+		return fmt.Sprintf("%.2f µs", us)
+	}
+	return fmt.Sprintf("%.1f µs", us)
 }

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clapper-dev/clapper/compositor"
+	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/session"
 )
 
@@ -248,6 +250,43 @@ func TestBytesText(t *testing.T) {
 	for n, want := range map[uint64]string{512 * kib: "512 KiB", 64 * mib: "64 MiB", 1536 * mib: "1.5 GiB", 3 * gib: "3.0 GiB"} {
 		if got := bytesText(n); got != want {
 			t.Errorf("bytesText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// The page fault check never fails: it says what a fault costs, and
+// when that is slow, what it does to capture and which setting helps.
+func TestMemoryCheck(t *testing.T) {
+	us := time.Microsecond
+	for _, c := range []struct {
+		f         procfs.Faults
+		err       error
+		want, not []string
+	}{
+		{procfs.Faults{Anon: 300 * time.Nanosecond, Shared: 250 * time.Nanosecond}, nil,
+			[]string{"a fresh page of memory costs 0.30 µs (0.25 µs shared)"}, []string{"slow"}},
+		{procfs.Faults{Anon: us, Shared: us}, nil, []string{"costs 1.0 µs (1.0 µs shared)"}, []string{"slow"}},
+		{procfs.Faults{Anon: 10800 * time.Nanosecond, Shared: 11 * us}, nil,
+			[]string{"costs 10.8 µs (11.0 µs shared), slow: ", "echo always > /sys/kernel/mm/transparent_hugepage/enabled; echo within_size > /sys/kernel/mm/transparent_hugepage/shmem_enabled;", "make tune"}, nil},
+		{procfs.Faults{Anon: 200 * time.Nanosecond, Shared: 11 * us}, nil,
+			[]string{"costs 0.20 µs (11.0 µs shared), slow: ", "as root: echo within_size > /sys/kernel/mm/transparent_hugepage/shmem_enabled;"}, []string{"transparent_hugepage/enabled"}},
+		{procfs.Faults{Anon: 3 * us, Shared: 200 * time.Nanosecond}, nil,
+			[]string{"as root: echo always > /sys/kernel/mm/transparent_hugepage/enabled;"}, []string{"shmem"}},
+		{procfs.Faults{}, errors.New("mmap: cannot allocate memory"), []string{"cannot be measured: mmap: cannot allocate memory"}, nil},
+	} {
+		got := memoryCheck(c.f, c.err)
+		if !got.OK || got.Name != "page faults" || got.Fix != "" {
+			t.Errorf("memoryCheck(%+v, %v) = %+v; want ok and no fix", c.f, c.err, got)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got.Detail, w) {
+				t.Errorf("memoryCheck(%+v): %q\nwant it to say %q", c.f, got.Detail, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(got.Detail, n) {
+				t.Errorf("memoryCheck(%+v): %q\nwant it not to say %q", c.f, got.Detail, n)
+			}
 		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package doctor is clapper doctor's checks: probes of this machine
 // (Chromium and whether its sandbox starts, the headless shell, ffmpeg and
-// ffprobe with the encoders and filters clapper uses, fonts, /dev/shm,
-// free space, the state folder) and the pure verdicts on what they found,
+// ffprobe with the encoders and filters clapper uses, fonts, what a page
+// fault costs, /dev/shm, free space, the state folder) and the pure verdicts on what they found,
 // each failed one with its fix. clapper doctor prints them.
 package doctor
 
@@ -23,6 +23,7 @@ import (
 
 	"github.com/clapper-dev/clapper/compositor"
 	"github.com/clapper-dev/clapper/host"
+	"github.com/clapper-dev/clapper/internal/procfs"
 	"github.com/clapper-dev/clapper/session"
 )
 
@@ -56,6 +57,7 @@ func Diagnose(ctx context.Context, o Options) []Check {
 	}
 	cs = append(cs, codecsCheck(encoders, filters, err))
 	cs = append(cs, fontChecks(func(p string) ([]string, error) { return fcList(ctx, p) })...)
+	cs = append(cs, memoryCheck(procfs.PageFaultCost()))
 	cs = append(cs, shmCheck(statSpace("/dev/shm")))
 	cs = append(cs, spaceCheck("temp folder", os.TempDir(), statSpace(os.TempDir()), minTempSpace,
 		"free space there, or point TMPDIR at a folder with room (Chromium's profile and shared memory go there)"))

@@ -1,6 +1,7 @@
 // Package procfs reads the process table from Linux's /proc: what clapper
 // needs to find, reap and measure the processes it starts (Chromium and its
-// helpers, ffmpeg). It imports nothing of clapper's.
+// helpers, ffmpeg), and what a page fault costs here (fault.go), which
+// sets how fast Chromium captures. It imports nothing of clapper's.
 package procfs
 
 import (

@@ -69,3 +69,20 @@ func TestDescendants(t *testing.T) {
 		t.Errorf("a leaf has descendants: %v", d)
 	}
 }
+
+// The probe gives positive costs: a page fault takes some time on any
+// machine, and far less than a millisecond on any clapper runs on.
+func TestPageFaultCost(t *testing.T) {
+	f, err := PageFaultCost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []time.Duration{f.Anon, f.Shared} {
+		if d <= 0 || d >= time.Millisecond {
+			t.Fatalf("a page fault costs %+v: want more than nothing and less than a millisecond", f)
+		}
+	}
+	if f.Worst() != max(f.Anon, f.Shared) {
+		t.Errorf("Worst of %+v is %v", f, f.Worst())
+	}
+}
