@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -57,11 +56,8 @@ type suiteReport struct {
 	Copies int    `json:"copies"`
 	Video  bool   `json:"video"`
 	Runs   int    `json:"runs"`
-	Cores  int    `json:"cores"`
-	// What a page fault costs here (machine).
-	PageFaultUS   float64 `json:"page_fault_us"`
-	SharedFaultUS float64 `json:"shared_page_fault_us"`
-	Default       struct {
+	machine
+	Default struct {
 		Live   int `json:"live"`
 		Studio int `json:"studio"`
 	} `json:"default_workers"`
@@ -91,9 +87,7 @@ func Suite(ctx context.Context, o SuiteOptions, w, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := suiteReport{Script: o.Script, Copies: o.Copies, Video: !o.NoVideo, Runs: o.Runs, Cores: runtime.GOMAXPROCS(0)}
-	on := thisMachine()
-	rep.PageFaultUS, rep.SharedFaultUS = on.PageFaultUS, on.SharedFaultUS
+	rep := suiteReport{Script: o.Script, Copies: o.Copies, Video: !o.NoVideo, Runs: o.Runs, machine: thisMachine()}
 	rep.Default.Live, rep.Default.Studio = suite.DefaultWorkers(false), suite.DefaultWorkers(true)
 	ways := []suiteRun{}
 	for _, c := range o.Captures {
@@ -157,8 +151,8 @@ func (rep suiteReport) print(w io.Writer) {
 	if !rep.Video {
 		video = "no video"
 	}
-	fmt.Fprintf(w, "bench suite: %d copies of %s, %s; medians of %d run%s on %d cores, a page fault %.2f µs (%.2f µs shared) (default workers: live %d, studio %d)\n",
-		rep.Copies, rep.Script, video, rep.Runs, film.Plural(rep.Runs), rep.Cores, rep.PageFaultUS, rep.SharedFaultUS, rep.Default.Live, rep.Default.Studio)
+	fmt.Fprintf(w, "bench suite: %d copies of %s, %s; medians of %d run%s on %s (default workers: live %d, studio %d)\n",
+		rep.Copies, rep.Script, video, rep.Runs, film.Plural(rep.Runs), rep.machine, rep.Default.Live, rep.Default.Studio)
 	fmt.Fprintf(w, "%-7s %-12s %9s %9s %12s %9s %9s %7s %7s\n", "capture", "how", "wall", "CPU", "wall/script", "wall ×seq", "CPU ×seq", "passed", "others")
 	var seq suiteRun
 	for _, r := range rep.Medians {

@@ -49,7 +49,7 @@ func TestCopyScript(t *testing.T) {
 
 // The table gives each way's ratios to the sequential runs of its mode.
 func TestSuiteReportRatios(t *testing.T) {
-	rep := suiteReport{Script: "s.yaml", Copies: 4, Runs: 3, Cores: 2, Medians: []suiteRun{
+	rep := suiteReport{Script: "s.yaml", Copies: 4, Runs: 3, machine: machine{Cores: 2, PageFaultUS: 0.25, SharedFaultUS: 11}, Medians: []suiteRun{
 		{Capture: "live", WallS: 40, CPUS: 60, Passed: 4},
 		{Capture: "live", Workers: 2, WallS: 30, CPUS: 45, Passed: 4},
 		{Capture: "studio", WallS: 80, CPUS: 100, Passed: 4},
@@ -59,7 +59,7 @@ func TestSuiteReportRatios(t *testing.T) {
 	var b bytes.Buffer
 	rep.print(&b)
 	out := b.String()
-	for _, want := range []string{"live    2 workers        30.0s     45.0s        7.50s      0.75      0.75", "studio  2 workers        60.0s    120.0s       15.00s      0.75      1.20    3/4"} {
+	for _, want := range []string{"medians of 3 runs on 2 cores, a page fault 0.25 µs (11.00 µs shared) (default workers", "live    2 workers        30.0s     45.0s        7.50s      0.75      0.75", "studio  2 workers        60.0s    120.0s       15.00s      0.75      1.20    3/4"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no line %q in\n%s", want, out)
 		}
