@@ -21,9 +21,9 @@ func doctorCommand() *cli.Command {
 		Name:  "doctor",
 		Usage: "check Chromium, its sandbox, ffmpeg, fonts and disk space here, with a fix for each problem",
 		Description: "Checks Chromium and its version, chromium-headless-shell, ffmpeg and ffprobe with the encoders and filters clapper\n" +
-			"uses, fonts, whether the sandbox starts, /dev/shm, free space in the temporary and output folders, and the state\n" +
-			"folder for shared browsers. Each problem is printed with its fix; exit 1 if any. As root, pass --no-sandbox as your\n" +
-			"runs will.\n" +
+			"uses, fonts, whether the sandbox starts, what a page fault costs, /dev/shm, free space in the temporary and output\n" +
+			"folders, and the state folder for shared browsers. Each problem is printed with its fix; exit 1 if any. As root, pass\n" +
+			"--no-sandbox as your runs will.\n" +
 			"Example: clapper doctor",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable to check"},

@@ -190,13 +190,14 @@ func sealTake(dir string, log io.Closer, tl *timeline.Timeline, res recorder.Res
 // machine is what a benchmark's figures depend on besides clapper: the
 // cores it may use and what a page fault costs (procfs.PageFaultCost),
 // which on a virtual machine whose hypervisor traps each fault makes the
-// same capture three to four times as slow. Each report names it, so
-// that figures are compared only with figures from a like machine.
+// same capture 3 to 4.5 times as slow. Each report names it, so that
+// figures are compared only with figures from a like machine. The costs
+// are nil when they could not be measured.
 type machine struct {
-	Cores       int     `json:"cores"`
-	PageFaultUS float64 `json:"page_fault_us"`
+	Cores       int      `json:"cores"`
+	PageFaultUS *float64 `json:"page_fault_us"`
 	// SharedFaultUS is the same for memory shared between processes.
-	SharedFaultUS float64 `json:"shared_page_fault_us"`
+	SharedFaultUS *float64 `json:"shared_page_fault_us"`
 }
 
 func thisMachine() machine {
@@ -208,10 +209,14 @@ func thisMachine() machine {
 }
 
 func (m machine) String() string {
-	return fmt.Sprintf("%d cores, a page fault %.2f µs (%.2f µs shared)", m.Cores, m.PageFaultUS, m.SharedFaultUS)
+	if m.PageFaultUS == nil || m.SharedFaultUS == nil {
+		return fmt.Sprintf("%d cores, the cost of a page fault unknown", m.Cores)
+	}
+	return fmt.Sprintf("%d cores, a page fault %.2f µs (%.2f µs shared)", m.Cores, *m.PageFaultUS, *m.SharedFaultUS)
 }
 
 // micros is d in microseconds, to two decimals.
-func micros(d time.Duration) float64 {
-	return math.Round(float64(d)/float64(time.Microsecond)*100) / 100
+func micros(d time.Duration) *float64 {
+	us := math.Round(float64(d)/float64(time.Microsecond)*100) / 100
+	return &us
 }

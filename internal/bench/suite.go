@@ -52,11 +52,11 @@ type suiteRun struct {
 }
 
 type suiteReport struct {
-	Script string `json:"script"`
-	Copies int    `json:"copies"`
-	Video  bool   `json:"video"`
-	Runs   int    `json:"runs"`
-	machine
+	Script  string  `json:"script"`
+	Copies  int     `json:"copies"`
+	Video   bool    `json:"video"`
+	Runs    int     `json:"runs"`
+	Machine machine `json:"machine"`
 	Default struct {
 		Live   int `json:"live"`
 		Studio int `json:"studio"`
@@ -87,7 +87,7 @@ func Suite(ctx context.Context, o SuiteOptions, w, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := suiteReport{Script: o.Script, Copies: o.Copies, Video: !o.NoVideo, Runs: o.Runs, machine: thisMachine()}
+	rep := suiteReport{Script: o.Script, Copies: o.Copies, Video: !o.NoVideo, Runs: o.Runs, Machine: thisMachine()}
 	rep.Default.Live, rep.Default.Studio = suite.DefaultWorkers(false), suite.DefaultWorkers(true)
 	ways := []suiteRun{}
 	for _, c := range o.Captures {
@@ -152,7 +152,7 @@ func (rep suiteReport) print(w io.Writer) {
 		video = "no video"
 	}
 	fmt.Fprintf(w, "bench suite: %d copies of %s, %s; medians of %d run%s on %s (default workers: live %d, studio %d)\n",
-		rep.Copies, rep.Script, video, rep.Runs, film.Plural(rep.Runs), rep.machine, rep.Default.Live, rep.Default.Studio)
+		rep.Copies, rep.Script, video, rep.Runs, film.Plural(rep.Runs), rep.Machine, rep.Default.Live, rep.Default.Studio)
 	fmt.Fprintf(w, "%-7s %-12s %9s %9s %12s %9s %9s %7s %7s\n", "capture", "how", "wall", "CPU", "wall/script", "wall ×seq", "CPU ×seq", "passed", "others")
 	var seq suiteRun
 	for _, r := range rep.Medians {

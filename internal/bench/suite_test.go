@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clapper-dev/clapper/suite"
 )
@@ -49,7 +50,7 @@ func TestCopyScript(t *testing.T) {
 
 // The table gives each way's ratios to the sequential runs of its mode.
 func TestSuiteReportRatios(t *testing.T) {
-	rep := suiteReport{Script: "s.yaml", Copies: 4, Runs: 3, machine: machine{Cores: 2, PageFaultUS: 0.25, SharedFaultUS: 11}, Medians: []suiteRun{
+	rep := suiteReport{Script: "s.yaml", Copies: 4, Runs: 3, Machine: machine{Cores: 2, PageFaultUS: micros(250 * time.Nanosecond), SharedFaultUS: micros(11 * time.Microsecond)}, Medians: []suiteRun{
 		{Capture: "live", WallS: 40, CPUS: 60, Passed: 4},
 		{Capture: "live", Workers: 2, WallS: 30, CPUS: 45, Passed: 4},
 		{Capture: "studio", WallS: 80, CPUS: 100, Passed: 4},

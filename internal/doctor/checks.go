@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -306,10 +307,11 @@ func bytesText(n uint64) string {
 // minShm is the smallest /dev/shm the doctor accepts: Docker's default.
 const minShm = 64 * mib
 
-// shmCheck judges /dev/shm. clapper starts Chromium with
-// --disable-dev-shm-usage, so Chromium's shared memory goes to the temp
-// folder instead; /dev/shm must still exist with room for what else
-// uses it.
+// shmCheck judges /dev/shm. Chromium 156 shares memory between its
+// processes through memfd (seen as /memfd:shared-memory-region in their
+// maps), and clapper starts it with --disable-dev-shm-usage, so the files
+// it would otherwise make in /dev/shm go to the temp folder; /dev/shm
+// must still exist with room for what else uses it.
 func shmCheck(s space) Check {
 	const name = "/dev/shm"
 	const fix = "give it at least 64 MiB: docker run --shm-size=1g, or in Kubernetes an emptyDir volume with medium: Memory mounted at /dev/shm"
@@ -319,7 +321,7 @@ func shmCheck(s space) Check {
 	if s.avail < minShm {
 		return fail(name, fix, "%s free of %s", bytesText(s.avail), bytesText(s.total))
 	}
-	return pass(name, "%s free of %s (Chromium runs with --disable-dev-shm-usage: its shared memory goes to the temp folder)", bytesText(s.avail), bytesText(s.total))
+	return pass(name, "%s free of %s (Chromium runs with --disable-dev-shm-usage, so it keeps no files there)", bytesText(s.avail), bytesText(s.total))
 }
 
 // The free space the doctor asks for: a take spools every frame to disk
@@ -392,11 +394,16 @@ const slowFault = time.Microsecond
 // thpDir is where Linux sets transparent huge pages.
 const thpDir = "/sys/kernel/mm/transparent_hugepage/"
 
+// thp is what the probe read of the transparent huge page settings: the
+// chosen value of each ("" when unreadable).
+type thp struct{ enabled, shmem string }
+
 // memoryCheck reports what a fresh page of memory costs here
 // (procfs.PageFaultCost). A slow fault is not a failure: everything
-// works, at a cost the report names, with the setting that takes most of
-// it back, so that figures measured here are not taken for clapper's.
-func memoryCheck(f procfs.Faults, err error) Check {
+// works, at a cost the report names, with the settings not yet on that
+// take much of it back, so that figures measured here are not taken for
+// clapper's.
+func memoryCheck(f procfs.Faults, err error, set thp) Check {
 	const name = "page faults"
 	if err != nil {
 		return pass(name, "cannot be measured: %v", err)
@@ -405,22 +412,21 @@ func memoryCheck(f procfs.Faults, err error) Check {
 	if f.Worst() <= slowFault {
 		return pass(name, "%s", cost)
 	}
-	var set []string
-	if f.Anon > slowFault {
-		set = append(set, "echo always > "+thpDir+"enabled")
+	var do []string
+	if f.Anon > slowFault && set.enabled != "always" {
+		do = append(do, "echo always > "+thpDir+"enabled")
 	}
-	if f.Shared > slowFault {
-		set = append(set, "echo within_size > "+thpDir+"shmem_enabled")
+	if f.Shared > slowFault && !slices.Contains([]string{"always", "within_size", "force"}, set.shmem) {
+		do = append(do, "echo within_size > "+thpDir+"shmem_enabled")
 	}
-	return pass(name, "%s, slow: Chromium pays it thousands of times for each picture, so capture here takes 2 to 4 times as long as where it costs under 1 µs; "+
-		"transparent huge pages take most of that back (as root: %s; make tune in clapper's source does it), see docs/internals.md, \"Slow page faults\"", cost, strings.Join(set, "; "))
+	help := "transparent huge pages are on already"
+	if len(do) > 0 {
+		help = "transparent huge pages help, most at device scale 2 (as root: " + strings.Join(do, "; ") + "; or make tune in a clone)"
+	}
+	return pass(name, "%s: slow, so capture takes 3 to 4.5 times as long here as where a fault costs under 1 µs; %s", cost, help)
 }
 
-// micros writes d in microseconds: two decimals under 1 µs, one above.
+// micros writes d in microseconds.
 func micros(d time.Duration) string {
-	us := float64(d) / float64(time.Microsecond)
-	if us < 1 {
-		return fmt.Sprintf("%.2f µs", us)
-	}
-	return fmt.Sprintf("%.1f µs", us)
+	return fmt.Sprintf("%.2f µs", float64(d)/float64(time.Microsecond))
 }

@@ -255,38 +255,73 @@ func TestBytesText(t *testing.T) {
 }
 
 // The page fault check never fails: it says what a fault costs, and
-// when that is slow, what it does to capture and which setting helps.
+// when that is slow, what it does to capture and which settings not yet
+// on would help.
 func TestMemoryCheck(t *testing.T) {
 	us := time.Microsecond
+	off := thp{enabled: "madvise", shmem: "never"}
+	const anon = "echo always > /sys/kernel/mm/transparent_hugepage/enabled"
+	const shared = "echo within_size > /sys/kernel/mm/transparent_hugepage/shmem_enabled"
 	for _, c := range []struct {
 		f         procfs.Faults
 		err       error
+		set       thp
 		want, not []string
 	}{
-		{procfs.Faults{Anon: 300 * time.Nanosecond, Shared: 250 * time.Nanosecond}, nil,
+		{procfs.Faults{Anon: 300 * time.Nanosecond, Shared: 250 * time.Nanosecond}, nil, off,
 			[]string{"a fresh page of memory costs 0.30 µs (0.25 µs shared)"}, []string{"slow"}},
-		{procfs.Faults{Anon: us, Shared: us}, nil, []string{"costs 1.0 µs (1.0 µs shared)"}, []string{"slow"}},
-		{procfs.Faults{Anon: 10800 * time.Nanosecond, Shared: 11 * us}, nil,
-			[]string{"costs 10.8 µs (11.0 µs shared), slow: ", "echo always > /sys/kernel/mm/transparent_hugepage/enabled; echo within_size > /sys/kernel/mm/transparent_hugepage/shmem_enabled;", "make tune"}, nil},
-		{procfs.Faults{Anon: 200 * time.Nanosecond, Shared: 11 * us}, nil,
-			[]string{"costs 0.20 µs (11.0 µs shared), slow: ", "as root: echo within_size > /sys/kernel/mm/transparent_hugepage/shmem_enabled;"}, []string{"transparent_hugepage/enabled"}},
-		{procfs.Faults{Anon: 3 * us, Shared: 200 * time.Nanosecond}, nil,
-			[]string{"as root: echo always > /sys/kernel/mm/transparent_hugepage/enabled;"}, []string{"shmem"}},
-		{procfs.Faults{}, errors.New("mmap: cannot allocate memory"), []string{"cannot be measured: mmap: cannot allocate memory"}, nil},
+		{procfs.Faults{Anon: us, Shared: us}, nil, off, []string{"costs 1.00 µs (1.00 µs shared)"}, []string{"slow"}},
+		{procfs.Faults{Anon: 1040 * time.Nanosecond, Shared: us}, nil, off, []string{"costs 1.04 µs (1.00 µs shared): slow, so capture takes 3 to 4.5 times", anon + ";"}, []string{shared}},
+		{procfs.Faults{Anon: 10800 * time.Nanosecond, Shared: 11 * us}, nil, off,
+			[]string{"costs 10.80 µs (11.00 µs shared): slow", "(as root: " + anon + "; " + shared + "; or make tune in a clone)"}, nil},
+		{procfs.Faults{Anon: 10800 * time.Nanosecond, Shared: 11 * us}, nil, thp{},
+			[]string{anon + "; " + shared}, nil},
+		{procfs.Faults{Anon: 200 * time.Nanosecond, Shared: 11 * us}, nil, off,
+			[]string{"costs 0.20 µs (11.00 µs shared): slow", "(as root: " + shared + ";"}, []string{anon}},
+		{procfs.Faults{Anon: 3 * us, Shared: 200 * time.Nanosecond}, nil, off,
+			[]string{"(as root: " + anon + ";"}, []string{"shmem"}},
+		{procfs.Faults{Anon: 3 * us, Shared: 3 * us}, nil, thp{enabled: "always", shmem: "within_size"},
+			[]string{"slow", "transparent huge pages are on already"}, []string{"echo"}},
+		{procfs.Faults{Anon: 3 * us, Shared: 3 * us}, nil, thp{enabled: "always", shmem: "never"},
+			[]string{"(as root: " + shared + ";"}, []string{anon}},
+		{procfs.Faults{}, errors.New("mmap: cannot allocate memory"), off, []string{"cannot be measured: mmap: cannot allocate memory"}, nil},
 	} {
-		got := memoryCheck(c.f, c.err)
+		got := memoryCheck(c.f, c.err, c.set)
 		if !got.OK || got.Name != "page faults" || got.Fix != "" {
-			t.Errorf("memoryCheck(%+v, %v) = %+v; want ok and no fix", c.f, c.err, got)
+			t.Errorf("memoryCheck(%+v, %v, %+v) = %+v; want ok and no fix", c.f, c.err, c.set, got)
 		}
 		for _, w := range c.want {
 			if !strings.Contains(got.Detail, w) {
-				t.Errorf("memoryCheck(%+v): %q\nwant it to say %q", c.f, got.Detail, w)
+				t.Errorf("memoryCheck(%+v, %+v): %q\nwant it to say %q", c.f, c.set, got.Detail, w)
 			}
 		}
 		for _, n := range c.not {
 			if strings.Contains(got.Detail, n) {
-				t.Errorf("memoryCheck(%+v): %q\nwant it not to say %q", c.f, got.Detail, n)
+				t.Errorf("memoryCheck(%+v, %+v): %q\nwant it not to say %q", c.f, c.set, got.Detail, n)
 			}
 		}
+	}
+}
+
+// chosen reads the bracketed choice of a kernel setting.
+func TestChosen(t *testing.T) {
+	dir := t.TempDir()
+	for in, want := range map[string]string{
+		"always [madvise] never\n":                       "madvise",
+		"always within_size advise [never] deny force\n": "never",
+		"[always] madvise never":                         "always",
+		"always madvise never":                           "",
+		"always [madvise never":                          "",
+	} {
+		p := filepath.Join(dir, "setting")
+		if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := chosen(p); got != want {
+			t.Errorf("chosen(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := chosen(filepath.Join(dir, "missing")); got != "" {
+		t.Errorf("chosen of a missing file = %q", got)
 	}
 }

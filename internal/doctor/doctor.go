@@ -57,7 +57,8 @@ func Diagnose(ctx context.Context, o Options) []Check {
 	}
 	cs = append(cs, codecsCheck(encoders, filters, err))
 	cs = append(cs, fontChecks(func(p string) ([]string, error) { return fcList(ctx, p) })...)
-	cs = append(cs, memoryCheck(procfs.PageFaultCost()))
+	faults, ferr := procfs.PageFaultCost()
+	cs = append(cs, memoryCheck(faults, ferr, thp{enabled: chosen(thpDir + "enabled"), shmem: chosen(thpDir + "shmem_enabled")}))
 	cs = append(cs, shmCheck(statSpace("/dev/shm")))
 	cs = append(cs, spaceCheck("temp folder", os.TempDir(), statSpace(os.TempDir()), minTempSpace,
 		"free space there, or point TMPDIR at a folder with room (Chromium's profile and shared memory go there)"))
@@ -238,4 +239,20 @@ func probeFolder(dir string) folder {
 		return folder{err: err}
 	}
 	return folder{ancestor: a, ancestorIsDir: st.IsDir(), ancestorWritable: writable(a)}
+}
+
+// chosen is the bracketed value of a kernel setting that lists its
+// choices ("always [madvise] never" gives madvise), or "" when it cannot
+// be read.
+func chosen(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	_, after, ok := strings.Cut(string(b), "[")
+	v, _, ok2 := strings.Cut(after, "]")
+	if !ok || !ok2 {
+		return ""
+	}
+	return v
 }

@@ -26,9 +26,9 @@ func (f Faults) Worst() time.Duration { return max(f.Anon, f.Shared) }
 // (about 30 MiB a frame at 2560x1440) and gives them back to the system
 // after, so every frame pays for thousands of page faults. Where the
 // hypervisor traps each fault, a fault costs ten microseconds instead of
-// a fraction of one, and the same capture takes three to four times as
-// long; transparent huge pages, for both kinds, take most of that back
-// (docs/internals.md, "Slow page faults").
+// a fraction of one, and the same capture takes 3 to 4.5 times as long;
+// transparent huge pages, for both kinds, take much of that back, most
+// at device scale 2 (docs/internals.md, "Slow page faults").
 func PageFaultCost() (Faults, error) {
 	anon, err := faultCost(func() (int, error) { return -1, nil }, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
@@ -36,12 +36,14 @@ func PageFaultCost() (Faults, error) {
 	}
 	shared, err := faultCost(func() (int, error) {
 		fd, err := unix.MemfdCreate("clapper-fault-probe", unix.MFD_CLOEXEC)
-		if err == nil {
-			if err = unix.Ftruncate(fd, faultProbeSize); err != nil {
-				unix.Close(fd)
-			}
+		if err != nil {
+			return -1, err
 		}
-		return fd, err
+		if err := unix.Ftruncate(fd, faultProbeSize); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+		return fd, nil
 	}, unix.MAP_SHARED)
 	return Faults{Anon: anon, Shared: shared}, err
 }
