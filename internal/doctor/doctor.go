@@ -1,8 +1,9 @@
 // Package doctor is clapper doctor's checks: probes of this machine
 // (Chromium and whether its sandbox starts, the headless shell, ffmpeg and
 // ffprobe with the encoders and filters clapper uses, fonts, what a page
-// fault costs, /dev/shm, free space, the state folder) and the pure verdicts on what they found,
-// each failed one with its fix. clapper doctor prints them.
+// fault costs, /dev/shm, free space, the state folder) and the pure
+// verdicts on what they found, each failed one with its fix. clapper
+// doctor prints them.
 package doctor
 
 import (
