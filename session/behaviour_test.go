@@ -103,7 +103,8 @@ func TestWaitJSAsWritten(t *testing.T) {
 // wait: {state: visible} agrees with expect and the actionability checks
 // on Playwright's definition: an element with opacity 0 (a see-through
 // native input under a styled label) is visible to all three, and is
-// clicked; an element with visibility: hidden is visible to none.
+// clicked; an element with visibility: hidden is visible to none. The
+// last click has 3s so that a look answers even on a loaded machine.
 func TestOneDefinitionOfVisible(t *testing.T) {
 	res := runSite(t, `  - goto: ${serve.url}/fixture.html
   - wait: {selector: "#transparent", state: visible}
@@ -112,7 +113,7 @@ func TestOneDefinitionOfVisible(t *testing.T) {
   - wait: {selector: "#invisible", state: hidden}
   - expect: {hidden: "#invisible"}
   - click: "#invisible"
-    timeout: 1s
+    timeout: 3s
     optional: true
 `, nil)
 	mustPass(t, res)

@@ -19,7 +19,10 @@ import (
 // targeting, drawn from what Playwright's own page tests assert, written
 // for clapper as a page of testdata/site/pw and the steps a script would
 // take there. A behaviour holds when each of its steps passes, or, where
-// fails is set, when one fails with an error saying so.
+// fails is set, when one fails with an error saying so. A step meant to
+// fail at its timeout has 3s: on a loaded machine a first look can take
+// over a second, and a timeout before any look answered says only that
+// the page did not answer, not why the step could not act.
 type behaviour struct {
 	name  string
 	page  string
@@ -89,7 +92,7 @@ var behaviours = []behaviour{
   - expect: {text: late, in: "#log"}`},
 	{name: "a page-wide overlay: refused, naming what covers which point", page: "cover.html?overlay", steps: `
   - click: {css: "#target"}
-    timeout: 1500ms`, fails: `<div id="overlay" class="overlay"></div> intercepts pointer events at (`},
+    timeout: 3s`, fails: `<div id="overlay" class="overlay"></div> intercepts pointer events at (`},
 	{name: "an overlay that slides away: the click waits for it", page: "flyover.html", steps: `
   - click: "#btn"
   - expect: {text: clicked clear, in: "#log"}`},
@@ -164,7 +167,7 @@ var behaviours = []behaviour{
   - expect: {value: b, target: "#off"}`},
 	{name: "select never picks a disabled option", page: "select.html", steps: `
   - select: {into: "#never", label: Beta}
-    timeout: 1s`, fails: "is disabled"},
+    timeout: 3s`, fails: "is disabled"},
 	{name: "select several options of a multiple select", page: "select.html", steps: `
   - select: {into: "#many", label: [Red, Blue]}
   - expect: {text: "many: Red,Blue", in: "#out"}`},
@@ -254,13 +257,13 @@ var behaviours = []behaviour{
   - expect: {value: ada@example.com, target: "#email"}`},
 	{name: "label: names the label when none matches", page: "targets.html", steps: `
   - fill: {into: {label: Phone}, value: x}
-    timeout: 1s`, fails: "no element matches"},
+    timeout: 3s`, fails: "no element matches"},
 	{name: "text matches a case-insensitive substring, white space folded", page: "targets.html", steps: `
   - click: {text: "save CHANGES"}
   - expect: {text: saved, in: "#out", exact: true}`},
 	{name: "text with exact matches the whole text only", page: "targets.html", steps: `
   - click: {text: Save, exact: true}
-    timeout: 1s`, fails: "no element matches"},
+    timeout: 3s`, fails: "no element matches"},
 	{name: "a role's name matches a substring, and exactly with exact", page: "targets.html", steps: `
   - click: {role: button, name: save as}
   - expect: {text: save as, in: "#out", exact: true}
@@ -279,7 +282,7 @@ var behaviours = []behaviour{
 	{name: "expect exact text tells one item from a list", page: "expect.html", steps: `
   - expect: {text: Walk the dog, in: {css: "#two li", nth: 1}, exact: true}
   - expect: {text: Walk the dog, in: "#two", exact: true}
-    timeout: 1s`, fails: `saw "Buy milkWalk the dog"`},
+    timeout: 3s`, fails: `saw "Buy milkWalk the dog"`},
 	{name: "expect checked, value, attribute, URL, title, JavaScript", page: "expect.html", steps: `
   - expect: {checked: "#agree"}
   - expect: {checked: {role: switch, name: Wi-Fi}}
@@ -293,7 +296,7 @@ var behaviours = []behaviour{
   - expect: {editable: "#name"}`},
 	{name: "expect editable fails on a read-only field", page: "expect.html", steps: `
   - expect: {editable: "#ro"}
-    timeout: 1s`, fails: "saw read-only"},
+    timeout: 3s`, fails: "saw read-only"},
 
 	// Frames.
 	{name: "fill and click in a same-origin iframe", page: "frames.html", studio: true, steps: `
