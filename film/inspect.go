@@ -63,6 +63,9 @@ func PrintSummary(out io.Writer, s timeline.Summary) {
 		if st.Error != "" {
 			fmt.Fprintf(w, "       %s\n", strings.ReplaceAll(st.Error, "\n", "\n       "))
 		}
+		if l := st.Late; l != nil {
+			fmt.Fprintf(w, "       late: its timed parts took %.2fs for their own %.2fs; %s\n", l.Took.Seconds(), l.Planned.Seconds(), l.Why)
+		}
 	}
 	fmt.Fprintf(w, "\ndocuments:\n")
 	for _, b := range s.Boundaries {

@@ -123,6 +123,26 @@ func TestOneDefinitionOfVisible(t *testing.T) {
 	}
 }
 
+// A timed step the page holds up says so in the take: typing into a
+// field whose keydown handler runs 150 ms a key cannot keep a 20 ms
+// delay, and the step's record says by how much and what held it.
+func TestLateStepSaysWhy(t *testing.T) {
+	res := runSite(t, `  - goto: ${serve.url}/busy.html
+  - type: {into: "#field", text: abcd, delay: 20ms}
+  - expect: {value: abcd, target: "#field"}
+`, nil)
+	mustPass(t, res)
+	l := res.Timeline.Steps[1].Late
+	if l == nil {
+		t.Fatalf("typing held up 600 ms recorded no lateness: %+v", res.Timeline.Steps[1])
+	}
+	if l.Planned < 60*time.Millisecond || l.Took-l.Planned < 400*time.Millisecond || l.Longest < 150*time.Millisecond ||
+		l.Inputs < 8 || !strings.Contains(l.Why, "the browser took") {
+		t.Errorf("late: %+v", l)
+	}
+	t.Logf("late: %+v", l)
+}
+
 // slowSite serves /idle.html, which fetches /slow (answered after a
 // while) and then writes "slow done"; /slow-page answers late too.
 func slowSite(t *testing.T, delay time.Duration) string {

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/timeline"
@@ -51,9 +52,12 @@ func (j *Journal) send(ctx context.Context, p *pace, r timeline.Receipt, do func
 	j.mu.Lock()
 	r.Step = j.step
 	j.mu.Unlock()
+	tm := meter(ctx)
+	waited := clockNow(ctx)
 	if err := p.before(ctx, r.Step); err != nil {
 		return undispatched(err)
 	}
+	tm.turn(clockNow(ctx) - waited)
 	defer p.after(ctx, r.Step)
 	r.Sent = j.clock.Now()
 	done := func() {}
@@ -73,6 +77,7 @@ func (j *Journal) send(ctx context.Context, p *pace, r timeline.Receipt, do func
 	err := do()
 	done()
 	r.Acked = j.clock.Now()
+	tm.input(time.Duration(r.Acked - r.Sent))
 	if err != nil {
 		r.Error = err.Error()
 	}

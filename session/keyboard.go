@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -205,10 +206,19 @@ func receiptName(receipt, name string, key scripts.Key) string {
 // mode, where input completes only as frames are made, this keeps the
 // cadence on the frame grid from run to run).
 func (k *Keyboard) TypeText(ctx context.Context, text string, delay time.Duration, secret bool) error {
+	keys := utf8.RuneCountInString(text)
+	return timed(ctx, time.Duration(max(keys-1, 0))*delay, func() error { return k.typeKeys(ctx, text, delay, secret) })
+}
+
+// typeKeys types text's keys, key n due n delays after the first.
+func (k *Keyboard) typeKeys(ctx context.Context, text string, delay time.Duration, secret bool) error {
 	start, n := clockNow(ctx), 0
+	tm := meter(ctx)
 	for _, r := range text {
 		if n > 0 {
+			t0 := clockNow(ctx)
 			k.pace.turn(ctx)
+			tm.turn(clockNow(ctx) - t0)
 			if delay > 0 {
 				if err := sleep(ctx, start+time.Duration(n)*delay-clockNow(ctx)); err != nil {
 					return dispatched(err) // keys were sent

@@ -159,8 +159,13 @@ func (p *Pointer) MoveTo(ctx context.Context, x, y float64) error {
 // time has passed while an earlier one was on its way is skipped for the
 // latest one due, so a slow page does not stretch the movement.
 func (p *Pointer) MoveToAs(ctx context.Context, x, y float64, arrive string) error {
-	start := clockNow(ctx)
 	path := PointerPath(p.x, p.y, x, y, p.speed, time.Second/60)
+	return timed(ctx, path[len(path)-1].At, func() error { return p.follow(ctx, path, arrive) })
+}
+
+// follow sends path's moves, each at its time on ctx's clock.
+func (p *Pointer) follow(ctx context.Context, path []PathPoint, arrive string) error {
+	start := clockNow(ctx)
 	sent := 0
 	for i := 0; i < len(path); i++ {
 		if err := sleep(ctx, start+path[i].At-clockNow(ctx)); err != nil {

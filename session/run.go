@@ -590,8 +590,9 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		}
 	}
 	var err error
+	tm := &timing{}
 	for attempt := 0; ; attempt++ {
-		err = r.attempt(ctx, tab, st, timeout, &rec)
+		err = r.attempt(withTiming(ctx, tm), tab, st, timeout, &rec)
 		var se *StepError
 		if err == nil || attempt >= st.Retries || !errors.As(err, &se) || se.Outcome != timeline.OutcomeUndispatched || ctx.Err() != nil {
 			break
@@ -604,6 +605,9 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		err = r.gone(err)
 		rec.Outcome = outcomeOf(err)
 		rec.Error = err.Error()
+	} else if rec.Late = tm.late(); rec.Late != nil {
+		r.logf("step %d (%s) ran late: %s for %s of its own time; %s", i+1, st.Kind,
+			roundMs(rec.Late.Took), roundMs(rec.Late.Planned), rec.Late.Why)
 	}
 	rec.Masks = r.maskBoxes(ctx)
 	// The step's record is made here, and masked here.
@@ -628,7 +632,7 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	defer cancelRun(nil)
 	stop := context.AfterFunc(ctx, func() { cancelRun(context.Cause(ctx)) }) // an interrupt says why
 	defer stop()
-	sctx, cancel := withStepTimeout(run, timeout, fmt.Errorf("timeout %v", timeout))
+	sctx, cancel := withStepTimeout(withTiming(run, meter(ctx)), timeout, fmt.Errorf("timeout %v", timeout))
 	defer cancel()
 	return r.exec(sctx, tab, st, rec)
 }

@@ -66,6 +66,18 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 	if math.Abs(dx) < 1 && math.Abs(dy) < 1 {
 		return nil
 	}
+	if err := timed(ctx, dur, func() error { return wheelFor(ctx, tab, dx, dy, dur) }); err != nil {
+		return err
+	}
+	// Let the scroll settle before the step ends.
+	if _, err := docCall[bool](ctx, d, "scrollSettled", in, inNth); err != nil {
+		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
+	}
+	return nil
+}
+
+// wheelFor scrolls by (dx, dy) with wheel events over dur, eased.
+func wheelFor(ctx context.Context, tab *Tab, dx, dy float64, dur time.Duration) error {
 	n := max(1, int(dur/(time.Second/60)))
 	start := clockNow(ctx)
 	var sentX, sentY float64
@@ -88,10 +100,6 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 		if err := sleep(ctx, start+time.Duration(i)*dur/time.Duration(n)-clockNow(ctx)); err != nil {
 			return dispatchErr(err)
 		}
-	}
-	// Let the scroll settle before the step ends.
-	if _, err := docCall[bool](ctx, d, "scrollSettled", in, inNth); err != nil {
-		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
 	}
 	return nil
 }

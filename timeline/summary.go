@@ -69,6 +69,8 @@ type StepSummary struct {
 	StartMs int64   `json:"start_ms"`
 	EndMs   int64   `json:"end_ms"`
 	Error   string  `json:"error,omitempty"`
+	// Late says why the step's timed parts ran late, when they did.
+	Late *Late `json:"late,omitempty"`
 }
 
 // HoldSummary is one hold.
@@ -102,7 +104,7 @@ func Summarize(t *Timeline) Summary {
 	}
 	for _, st := range t.Steps {
 		s.Steps = append(s.Steps, StepSummary{Index: st.Index, Line: st.Line, Col: st.Col, Kind: st.Kind, Label: st.Label,
-			Outcome: st.Outcome, StartMs: (st.Start - t.Start).Millis(), EndMs: (st.End - t.Start).Millis(), Error: st.Error})
+			Outcome: st.Outcome, StartMs: (st.Start - t.Start).Millis(), EndMs: (st.End - t.Start).Millis(), Error: st.Error, Late: st.Late})
 	}
 	for _, r := range t.Receipts {
 		s.ByKind[r.Kind]++

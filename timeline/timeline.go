@@ -236,6 +236,35 @@ type Step struct {
 	// covered when the step ended: what a comparison of takes leaves out
 	// (clocks, avatars).
 	Masks []Rect `json:"masks,omitempty"`
+	// Late is set when the step's timed parts (its pointer paths, a
+	// wheel scroll, typing with a delay) ended more than a tenth, and
+	// more than 50 ms, after their own time: by how much, and what held
+	// them up.
+	Late *Late `json:"late,omitempty"`
+}
+
+// Late is why a step's timed parts took longer than they said. They are
+// paced by the clock (what falls behind is sent as one input with the
+// next), so they run late only when the browser is slow to take input,
+// the page's turns between inputs run long, or the machine is too busy
+// for the timers.
+type Late struct {
+	// Planned is the parts' own time: the paths at the pointer's speed,
+	// the scroll's duration, the delays between keys. Took is what they
+	// took, on the take's clock.
+	Planned time.Duration `json:"planned"`
+	Took    time.Duration `json:"took"`
+	// Inputs is the number of input events sent in them; Acks the time
+	// the browser took to take them (each from sent to acknowledged,
+	// summed) and Longest the longest one.
+	Inputs  int           `json:"inputs"`
+	Acks    time.Duration `json:"acks"`
+	Longest time.Duration `json:"longest"`
+	// Turns is the time given to the page between inputs (its turn to
+	// run queued tasks, the beat).
+	Turns time.Duration `json:"turns"`
+	// Why says it in words.
+	Why string `json:"why"`
 }
 
 // Traits are the language's facts about a kind of step (scripts' step

@@ -1,6 +1,8 @@
 package viewer
 
 import (
+	"fmt"
+
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -53,6 +55,8 @@ type Step struct {
 	Failed      bool    `json:"failed,omitempty"`
 	StartMs     float64 `json:"start"`
 	EndMs       float64 `json:"end"`
+	// Late says why the step's timed parts ran late, when they did.
+	Late string `json:"late,omitempty"`
 }
 
 // Document is one committed document.
@@ -159,7 +163,7 @@ func Model(t *timeline.Timeline) Data {
 		d.Steps = append(d.Steps, Step{
 			N: st.Index + 1, Kind: st.Kind, Label: st.Label, Target: st.Target, Text: st.Text, File: st.File, Line: st.Line, Col: st.Col,
 			Outcome: string(st.Outcome), Error: st.Error, Optional: st.Optional, Expectation: st.Traits.Expectation,
-			Failed: stepFailed(st), StartMs: ms(st.Start, t.Start), EndMs: ms(st.End, t.Start),
+			Failed: stepFailed(st), StartMs: ms(st.Start, t.Start), EndMs: ms(st.End, t.Start), Late: lateText(st.Late),
 		})
 	}
 	for _, b := range t.Boundaries {
@@ -200,4 +204,12 @@ func Model(t *timeline.Timeline) Data {
 		}
 	}
 	return d
+}
+
+// lateText says a step's lateness in a sentence ("" when it was on time).
+func lateText(l *timeline.Late) string {
+	if l == nil {
+		return ""
+	}
+	return fmt.Sprintf("ran late: its timed parts took %.2fs for their own %.2fs; %s", l.Took.Seconds(), l.Planned.Seconds(), l.Why)
 }

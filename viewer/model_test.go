@@ -103,7 +103,8 @@ func TestCSP(t *testing.T) {
 func TestModel(t *testing.T) {
 	u := "javascript:alert(1)"
 	tl := &timeline.Timeline{Name: "n", Start: 1e9, End: 3e9, Outcome: timeline.RunFailed,
-		Steps:      []timeline.Step{{Index: 0, Kind: "goto", Start: 1e9, End: 1.5e9, Outcome: timeline.OutcomeOK}, {Index: 1, Kind: "eval", Hidden: true}, {Index: 2, Kind: "expect", Start: 2e9, End: 2.5e9, Outcome: timeline.OutcomeUndispatched, Error: "no"}},
+		Steps: []timeline.Step{{Index: 0, Kind: "goto", Start: 1e9, End: 1.5e9, Outcome: timeline.OutcomeOK,
+			Late: &timeline.Late{Planned: 3e8, Took: 4.5e8, Why: "the page was slow"}}, {Index: 1, Kind: "eval", Hidden: true}, {Index: 2, Kind: "expect", Start: 2e9, End: 2.5e9, Outcome: timeline.OutcomeUndispatched, Error: "no"}},
 		Boundaries: []timeline.Boundary{{Document: 0, URL: &u, At: 1e9}, {Document: 1, At: 2e9}},
 		Holds:      []timeline.Hold{{Tab: "a", Start: 1.2e9}},
 		Receipts:   []timeline.Receipt{{Kind: timeline.InputMove, X: 1, Y: 2, Sent: 1.1e9}, {Kind: timeline.InputKey, Sent: 1.2e9}},
@@ -111,6 +112,9 @@ func TestModel(t *testing.T) {
 	d := Model(tl)
 	if d.DurationMs != 2000 || len(d.Steps) != 2 || d.Steps[1].N != 3 || !d.Steps[1].Failed || d.Steps[0].Failed || d.Steps[1].StartMs != 1000 {
 		t.Errorf("steps %+v", d.Steps)
+	}
+	if d.Steps[0].Late != "ran late: its timed parts took 0.45s for their own 0.30s; the page was slow" || d.Steps[1].Late != "" {
+		t.Errorf("late %q %q", d.Steps[0].Late, d.Steps[1].Late)
 	}
 	if d.Documents[0].URL != u || !strings.Contains(d.Documents[1].URL, "longer than 8192") {
 		t.Errorf("documents %+v", d.Documents)

@@ -66,7 +66,9 @@ func writeTestTake(t *testing.T, dir string) string {
 			Frames: timeline.Accounting{Received: 7, Delivered: 4, Late: 2, Duplicates: 1, Upstream: "unknown"}},
 		Steps: []timeline.Step{
 			{Index: 0, Line: 4, Col: 5, Kind: "goto", Start: start, End: start + at(300), Outcome: timeline.OutcomeOK},
-			{Index: 1, Line: 5, Col: 5, Kind: "click", Label: "Open the form", Start: start + at(400), End: start + at(900), Outcome: timeline.OutcomeOK},
+			{Index: 1, Line: 5, Col: 5, Kind: "click", Label: "Open the form", Start: start + at(400), End: start + at(900), Outcome: timeline.OutcomeOK,
+				Late: &timeline.Late{Planned: 300 * time.Millisecond, Took: 480 * time.Millisecond, Inputs: 2, Acks: 170 * time.Millisecond, Longest: 160 * time.Millisecond,
+					Why: "the browser took 170ms to take 2 input events (the longest 160ms): the page was slow to handle input"}},
 			{Index: 2, Line: 7, Col: 5, Kind: "hold", Start: start + at(1000), End: start + at(1010), Outcome: timeline.OutcomeOK},
 			{Index: 3, Line: 8, Col: 5, Kind: "expect", Start: start + at(1500), End: start + at(2500), Outcome: "failed",
 				Error: "expected text \"Goodbye\"\nthe page shows \"Hello\""},

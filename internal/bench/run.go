@@ -163,6 +163,11 @@ type scenarioRun struct {
 	// when the second session is refused. Freezes were seen to gather
 	// at hand-overs.
 	Restarts int64 `json:"restarts"`
+	// LateSteps counts the steps whose timed parts (pointer paths, the
+	// scroll, typing) ran late; LateWhere names the latest, with the
+	// take's reason.
+	LateSteps int    `json:"late_steps"`
+	LateWhere string `json:"late_where,omitempty"`
 	// SettledFrames and SettledShots count how the settled pictures were had.
 	SettledFrames int64 `json:"settled_frames"`
 	SettledShots  int64 `json:"settled_screenshots"`
@@ -290,20 +295,41 @@ func freezeWhere(tl *timeline.Timeline, at timeline.Time) string {
 	return where
 }
 
+// lateSteps counts tl's steps that ran late and says the latest (by
+// its time over its own). Pure.
+func lateSteps(tl *timeline.Timeline) (int, string) {
+	n, where := 0, ""
+	var worst time.Duration
+	for _, st := range tl.Steps {
+		if l := st.Late; l != nil {
+			n++
+			if over := l.Took - l.Planned; over > worst {
+				worst = over
+				where = fmt.Sprintf("step %d %s took %.2fs for its own %.2fs (%s)", st.Index+1, st.Kind, l.Took.Seconds(), l.Planned.Seconds(), l.Why)
+			}
+		}
+	}
+	return n, where
+}
+
 // runLine is line with where the longest freeze began, for one run (a
 // median has no place).
 func (r scenarioRun) runLine() string {
-	if r.FreezeWhere == "" {
-		return r.line()
+	s := r.line()
+	if r.FreezeWhere != "" {
+		s += "; the longest freeze began " + r.FreezeWhere
 	}
-	return r.line() + "; the longest freeze began " + r.FreezeWhere
+	if r.LateWhere != "" {
+		s += "; the latest step: " + r.LateWhere
+	}
+	return s
 }
 
 func (r scenarioRun) line() string {
 	return fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (others %.1fs; %.2f CPU-s per second of video), coverage %.3f (%d of the %d frames the page painted), longest freeze %.0f ms, drift p95 %.1f ms (against the document's median %.1f ms), "+
-		"video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v; settled pictures %d by frame, %d by screenshot; %d screencast restarts",
+		"video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v; settled pictures %d by frame, %d by screenshot; %d screencast restarts; %d steps ran late",
 		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, r.OthersCPUS, r.CPUPerVideoS, r.Coverage, r.Distinct, r.Painted, r.LongestFreezeMs, r.Drift.P95, r.DocumentDrift.P95,
-		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage, r.SettledFrames, r.SettledShots, r.Restarts)
+		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage, r.SettledFrames, r.SettledShots, r.Restarts, r.LateSteps)
 }
 
 // cpuPerVideoSecond is cpu seconds over the length of a video of ticks
@@ -363,6 +389,7 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 	if s := tl.Capture.Settled; s != nil {
 		r.SettledFrames, r.SettledShots = s.Frames, s.Screenshots
 	}
+	r.LateSteps, r.LateWhere = lateSteps(tl)
 	ticks, err := benchpage.DecodeVideo(ctx, filepath.Join(out, "bench.mp4"), o.W, o.H, tl.Viewport.Width, o.FFmpeg)
 	if err != nil {
 		return scenarioRun{}, err
@@ -453,6 +480,6 @@ func medianScenario(runs []scenarioRun) scenarioRun {
 	}
 	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
 	out.FirstFrameIsPage = firstAll
-	out.LongestFreezeAt, out.FreezeWhere = 0, "" // each run's own
+	out.LongestFreezeAt, out.FreezeWhere, out.LateWhere = 0, "", "" // each run's own
 	return out
 }

@@ -90,6 +90,28 @@ func TestFreezeWhere(t *testing.T) {
 	}
 }
 
+// Late steps are counted, and the one furthest over its own time named.
+func TestLateSteps(t *testing.T) {
+	ms := time.Millisecond
+	tl := &timeline.Timeline{Steps: []timeline.Step{
+		{Index: 0, Kind: "goto"},
+		{Index: 1, Kind: "click", Late: &timeline.Late{Planned: 200 * ms, Took: 600 * ms, Why: "slow"}},
+		{Index: 2, Kind: "scroll", Late: &timeline.Late{Planned: 900 * ms, Took: 1970 * ms, Why: "busy"}},
+		{Index: 3, Kind: "type"},
+	}}
+	n, where := lateSteps(tl)
+	if n != 2 || where != "step 3 scroll took 1.97s for its own 0.90s (busy)" {
+		t.Errorf("lateSteps = %d, %q", n, where)
+	}
+	if n, where := lateSteps(&timeline.Timeline{}); n != 0 || where != "" {
+		t.Errorf("no steps: %d, %q", n, where)
+	}
+	runs := []scenarioRun{{LateWhere: "a", LateSteps: 1}, {LateWhere: "b", LateSteps: 3}, {LateSteps: 2}}
+	if m := medianScenario(runs); m.LateWhere != "" || m.LateSteps != 2 {
+		t.Errorf("median run: %q, %d late", m.LateWhere, m.LateSteps)
+	}
+}
+
 func TestCPUPerVideoSecond(t *testing.T) {
 	for _, c := range []struct {
 		cpu        float64

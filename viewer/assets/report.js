@@ -76,6 +76,7 @@
       li.appendChild(el("div", "where", where(s) + (s.optional ? " · optional" : "")));
       nearEvents(s).forEach(function (e) { li.appendChild(el("div", "near", evText(e))); });
     }
+    if (s.late) li.appendChild(el("div", "late", s.late));
     li.addEventListener("click", function () { seek(s.start); selectStep(s.n); setHash("step=" + s.n); });
     list.appendChild(li);
     items.push(li);
