@@ -217,7 +217,11 @@ func (k *Keyboard) typeKeys(ctx context.Context, text string, delay time.Duratio
 	for _, r := range text {
 		if n > 0 {
 			t0 := clockNow(ctx)
-			k.pace.turn(ctx)
+			if delay > 0 {
+				k.pace.turnBefore(ctx, start+time.Duration(n)*delay)
+			} else {
+				k.pace.turn(ctx)
+			}
 			tm.turn(clockNow(ctx) - t0)
 			if delay > 0 {
 				if err := sleep(ctx, start+time.Duration(n)*delay-clockNow(ctx)); err != nil {

@@ -54,6 +54,30 @@ func (p *pace) turn(ctx context.Context) {
 	p.turnIn(c, p.doc)
 }
 
+// turnBefore gives the page its turn between two keys, the next due at
+// due on the step's clock. Filming live, the turn ends when the next key
+// is due (none is given when it is already due): a page that paints
+// slowly takes one animation frame per turn, and waiting it out between
+// keys stretched a 1.4 s typing step to 3 s on the bench page; the page
+// still runs what each key queued, in order, as it does for a person
+// typing at that speed. In studio capture time waits for the page, so
+// the turn is whole there, as between steps.
+func (p *pace) turnBefore(ctx context.Context, due time.Duration) {
+	if p == nil || p.turnIn == nil {
+		return
+	}
+	limit := turnLimit
+	if virtualOf(ctx) == nil {
+		limit = min(limit, due-clockNow(ctx))
+	}
+	if limit <= 0 {
+		return
+	}
+	c, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	p.turnIn(c, p.doc)
+}
+
 // before is called before an input of step is sent: the first input of
 // a step after another step's input waits for the page's turn and the
 // rest of the beat. It returns an error only when ctx ends meanwhile.
