@@ -75,3 +75,28 @@ func TestTimedParts(t *testing.T) {
 		t.Error(err) // no meter: runs as is
 	}
 }
+
+// Filming live, the page's turn between keys ends when the next key is
+// due, and none is given when it is due already.
+func TestTurnBeforeTheNextKey(t *testing.T) {
+	var called int
+	var left time.Duration
+	p := newPace(func(ctx context.Context, d *doc) {
+		called++
+		dl, _ := ctx.Deadline()
+		left = time.Until(dl)
+	}, 0)
+	ctx := context.Background()
+	p.turnBefore(ctx, clockNow(ctx)-time.Millisecond)
+	if called != 0 {
+		t.Errorf("a turn was given with the next key already due")
+	}
+	p.turnBefore(ctx, clockNow(ctx)+40*time.Millisecond)
+	if called != 1 || left > 40*time.Millisecond || left <= 0 {
+		t.Errorf("turn given %d times, %v left, want once, within 40ms", called, left)
+	}
+	p.turnBefore(ctx, clockNow(ctx)+time.Hour)
+	if called != 2 || left > turnLimit {
+		t.Errorf("turn given %d times, %v left, want within %v", called, left, turnLimit)
+	}
+}
