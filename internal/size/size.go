@@ -14,7 +14,8 @@ import (
 const Pattern = `^\s*[0-9]+\s*[xX]\s*[0-9]+\s*$`
 
 // Parse reads "WIDTHxHEIGHT" (an upper-case X and spaces around it are
-// accepted) into positive whole numbers.
+// accepted) into positive whole numbers. A side too large to read is
+// said to be too large, not the form to be wrong.
 func Parse(s string) (w, h int, err error) {
 	ws, hs, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
 	if ok {
@@ -22,6 +23,9 @@ func Parse(s string) (w, h int, err error) {
 		if err == nil {
 			h, err = strconv.Atoi(strings.TrimSpace(hs))
 		}
+	}
+	if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange && !strings.HasPrefix(ne.Num, "-") {
+		return 0, 0, fmt.Errorf("size %q: %s pixels is too large for a side", s, ne.Num)
 	}
 	if !ok || err != nil || w <= 0 || h <= 0 {
 		return 0, 0, fmt.Errorf("size %q: write WIDTHxHEIGHT, like 1920x1080", s)

@@ -1,6 +1,9 @@
 package size
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParse(t *testing.T) {
 	for in, want := range map[string][2]int{"1920x1080": {1920, 1080}, "640X480": {640, 480}, " 1 x 2 ": {1, 2}} {
@@ -15,6 +18,15 @@ func TestParse(t *testing.T) {
 	for _, bad := range []string{"", "1920", "x1080", "1920x", "0x10", "10x0", "-5x5", "1920x1080x1", "axb", "1.5x2"} {
 		if _, _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+	for in, want := range map[string]string{
+		"99999999999999999999x1080":  "99999999999999999999 pixels is too large for a side",
+		"1920x99999999999999999999":  "99999999999999999999 pixels is too large for a side",
+		"1920x-99999999999999999999": "write WIDTHxHEIGHT",
+	} {
+		if _, _, err := Parse(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q): %v, want %q", in, err, want)
 		}
 	}
 }
