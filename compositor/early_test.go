@@ -65,7 +65,7 @@ func decodeAll(t *testing.T, file string) []string {
 	t.Helper()
 	ff := requireTool(t, "ffmpeg")
 	var stderr bytes.Buffer
-	cmd := exec.Command(ff, "-v", "error", "-i", file, "-pix_fmt", "rgb24", "-f", "framemd5", "-")
+	cmd := exec.Command(ff, "-v", "error", "-i", file, "-fps_mode", "passthrough", "-pix_fmt", "rgb24", "-f", "framemd5", "-")
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

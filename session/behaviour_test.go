@@ -137,7 +137,7 @@ func TestLateStepSaysWhy(t *testing.T) {
 		t.Fatalf("typing held up 600 ms recorded no lateness: %+v", res.Timeline.Steps[1])
 	}
 	if l.Planned < 60*time.Millisecond || l.Took-l.Planned < 400*time.Millisecond || l.Longest < 150*time.Millisecond ||
-		l.Inputs < 8 || !strings.Contains(l.Why, "the browser took") {
+		l.Inputs < 8 || l.Slow < 4 || !strings.Contains(l.Why, "the browser was slow to take input") {
 		t.Errorf("late: %+v", l)
 	}
 	t.Logf("late: %+v", l)

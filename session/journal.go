@@ -45,6 +45,20 @@ func (j *Journal) note(r timeline.Receipt) {
 	j.take.Append(timeline.JournalReceipt, r)
 }
 
+// ready gives p's page its turn and the rest of the beat before a timed
+// part of the current step (a pointer path, a scroll, typing), as send
+// does before the step's first input, so that the part's schedule starts
+// after them instead of losing its first slots to them.
+func (j *Journal) ready(ctx context.Context, p *pace) error {
+	j.mu.Lock()
+	step := j.step
+	j.mu.Unlock()
+	if err := p.before(ctx, step); err != nil {
+		return undispatched(err)
+	}
+	return nil
+}
+
 // send runs one input command, stamping the receipt with the interval
 // [sent, acked] and the step that sent it, after p (the tab's pace, or
 // nil) has given the page its time. It returns a classified error.
@@ -52,12 +66,9 @@ func (j *Journal) send(ctx context.Context, p *pace, r timeline.Receipt, do func
 	j.mu.Lock()
 	r.Step = j.step
 	j.mu.Unlock()
-	tm := meter(ctx)
-	waited := clockNow(ctx)
 	if err := p.before(ctx, r.Step); err != nil {
 		return undispatched(err)
 	}
-	tm.turn(clockNow(ctx) - waited)
 	defer p.after(ctx, r.Step)
 	r.Sent = j.clock.Now()
 	done := func() {}
@@ -77,7 +88,7 @@ func (j *Journal) send(ctx context.Context, p *pace, r timeline.Receipt, do func
 	err := do()
 	done()
 	r.Acked = j.clock.Now()
-	tm.input(time.Duration(r.Acked - r.Sent))
+	meter(ctx).input(time.Duration(r.Acked - r.Sent))
 	if err != nil {
 		r.Error = err.Error()
 	}

@@ -207,6 +207,9 @@ func receiptName(receipt, name string, key scripts.Key) string {
 // cadence on the frame grid from run to run).
 func (k *Keyboard) TypeText(ctx context.Context, text string, delay time.Duration, secret bool) error {
 	keys := utf8.RuneCountInString(text)
+	if err := k.j.ready(ctx, k.pace); err != nil {
+		return err
+	}
 	return timed(ctx, time.Duration(max(keys-1, 0))*delay, func() error { return k.typeKeys(ctx, text, delay, secret) })
 }
 
@@ -217,11 +220,7 @@ func (k *Keyboard) typeKeys(ctx context.Context, text string, delay time.Duratio
 	for _, r := range text {
 		if n > 0 {
 			t0 := clockNow(ctx)
-			if delay > 0 {
-				k.pace.turnBefore(ctx, start+time.Duration(n)*delay)
-			} else {
-				k.pace.turn(ctx)
-			}
+			k.pace.betweenKeys(ctx)
 			tm.turn(clockNow(ctx) - t0)
 			if delay > 0 {
 				if err := sleep(ctx, start+time.Duration(n)*delay-clockNow(ctx)); err != nil {

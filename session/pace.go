@@ -19,10 +19,11 @@ const turnLimit = 500 * time.Millisecond
 // pace spaces the input of one tab. Its methods run on the run's
 // goroutine.
 type pace struct {
-	// turnIn lets a document's page run the tasks it has queued
-	// (js/turn.js); errors are ignored: the turn is a courtesy, never a
-	// failure.
-	turnIn func(ctx context.Context, d *doc)
+	// turnIn lets a document's page run the tasks it has queued, with the
+	// page helper named (js/turn.js: "turn", its queued tasks and then an
+	// animation frame, or "tasks", the queued tasks only); errors are
+	// ignored: the turn is a courtesy, never a failure.
+	turnIn func(ctx context.Context, d *doc, helper string)
 	// doc is the document input goes to now (the last one a step aimed
 	// at); nil: the tab's own.
 	doc  *doc
@@ -31,10 +32,13 @@ type pace struct {
 	// lastAt when it was acknowledged on the step's clock.
 	lastStep int
 	lastAt   time.Duration
+	// readyFor is the step that has had its turn and beat before its
+	// first input (-1: none).
+	readyFor int
 }
 
-func newPace(turnIn func(context.Context, *doc), beat time.Duration) *pace {
-	return &pace{turnIn: turnIn, beat: beat, lastStep: -1}
+func newPace(turnIn func(context.Context, *doc, string), beat time.Duration) *pace {
+	return &pace{turnIn: turnIn, beat: beat, lastStep: -1, readyFor: -1}
 }
 
 // focus makes d the document whose page gets the turns.
@@ -45,48 +49,51 @@ func (p *pace) focus(d *doc) {
 }
 
 // turn gives the page its turn, bounded by turnLimit.
-func (p *pace) turn(ctx context.Context) {
+func (p *pace) turn(ctx context.Context) { p.give(ctx, "turn") }
+
+// give runs the page helper named, bounded by turnLimit.
+func (p *pace) give(ctx context.Context, helper string) {
 	if p == nil || p.turnIn == nil {
 		return
 	}
 	c, cancel := context.WithTimeout(ctx, turnLimit)
 	defer cancel()
-	p.turnIn(c, p.doc)
+	p.turnIn(c, p.doc, helper)
 }
 
-// turnBefore gives the page its turn between two keys, the next due at
-// due on the step's clock. Filming live, the turn ends when the next key
-// is due (none is given when it is already due): a page that paints
-// slowly takes one animation frame per turn, and waiting it out between
-// keys stretched a 1.4 s typing step to 3 s on the bench page; the page
-// still runs what each key queued, in order, as it does for a person
-// typing at that speed. In studio capture time waits for the page, so
-// the turn is whole there, as between steps.
-func (p *pace) turnBefore(ctx context.Context, due time.Duration) {
-	if p == nil || p.turnIn == nil {
-		return
+// betweenKeys gives the page its turn between two typed keys. Filming
+// live, the page runs the tasks the key queued (a field that moves the
+// focus on in a 0 ms timer gets it before the next key) but the
+// animation frame is not waited for: a page painting at 23 Hz takes most
+// of a frame per turn, which stretched a 1.4 s typing step to 3 s on the
+// bench page, and a live page paints on its own. In studio capture time
+// waits for the page, so the turn is whole there, as between steps.
+func (p *pace) betweenKeys(ctx context.Context) {
+	p.give(ctx, keyTurn(virtualOf(ctx) != nil))
+}
+
+// keyTurn is the page helper of the turn between keys: the whole turn on
+// virtual time, the queued tasks only live. Pure.
+func keyTurn(virtual bool) string {
+	if virtual {
+		return "turn"
 	}
-	limit := turnLimit
-	if virtualOf(ctx) == nil {
-		limit = min(limit, due-clockNow(ctx))
-	}
-	if limit <= 0 {
-		return
-	}
-	c, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	p.turnIn(c, p.doc)
+	return "tasks"
 }
 
 // before is called before an input of step is sent: the first input of
 // a step after another step's input waits for the page's turn and the
 // rest of the beat. It returns an error only when ctx ends meanwhile.
 func (p *pace) before(ctx context.Context, step int) error {
-	if p == nil || p.lastStep < 0 || p.lastStep == step {
+	if p == nil || p.lastStep < 0 || p.lastStep == step || p.readyFor == step {
 		return nil
 	}
 	p.turn(ctx)
-	return sleep(ctx, p.lastAt+p.beat-clockNow(ctx))
+	if err := sleep(ctx, p.lastAt+p.beat-clockNow(ctx)); err != nil {
+		return err
+	}
+	p.readyFor = step
+	return nil
 }
 
 // after records an input of step acknowledged.

@@ -227,6 +227,12 @@ var behaviours = []behaviour{
   - type: {text: Buy oat milk}
   - press: Enter
   - expect: {text: Buy oat milk, in: "#t1 label", exact: true}`},
+	{name: "each typed key lands in the box a timer moved the focus to, typed fast", page: "turn.html", studio: true, steps: `
+  - type: {into: "#otp1", text: "1234", delay: 1ms}
+  - expect: {value: "1", target: "#otp1"}
+  - expect: {value: "2", target: "#otp2"}
+  - expect: {value: "3", target: "#otp3"}
+  - expect: {value: "4", target: "#otp4"}`},
 	{name: "Enter right after typing sees the model the page updated in a timer", page: "turn.html", studio: true, steps: `
   - type: {into: "#new", text: Walk the dog, delay: 1ms}
   - press: Enter

@@ -160,6 +160,9 @@ func (p *Pointer) MoveTo(ctx context.Context, x, y float64) error {
 // latest one due, so a slow page does not stretch the movement.
 func (p *Pointer) MoveToAs(ctx context.Context, x, y float64, arrive string) error {
 	path := PointerPath(p.x, p.y, x, y, p.speed, time.Second/60)
+	if err := p.j.ready(ctx, p.pace); err != nil {
+		return err
+	}
 	return timed(ctx, path[len(path)-1].At, func() error { return p.follow(ctx, path, arrive) })
 }
 
@@ -365,7 +368,10 @@ func (p *Pointer) mouse(ctx context.Context, typ input.DispatchMouseEventType, x
 		p.x, p.y, p.buttons = x, y, buttons
 		p.placedNow()
 		if typ == input.DispatchMouseEventTypeMouseMoved && p.moved != nil {
-			return p.moved(ctx)
+			t0 := clockNow(ctx)
+			err := p.moved(ctx) // asks the page (a drag's start), counted as its time
+			meter(ctx).turn(clockNow(ctx) - t0)
+			return err
 		}
 	}
 	return err

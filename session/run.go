@@ -590,8 +590,14 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		}
 	}
 	var err error
-	tm := &timing{}
+	var tm *timing
 	for attempt := 0; ; attempt++ {
+		// Each attempt is metered afresh. Only live: in studio capture
+		// time waits for the page, so a part takes the frames its inputs
+		// need, which is the footage's own time.
+		if r.clock.Virtual == nil {
+			tm = &timing{}
+		}
 		err = r.attempt(withTiming(ctx, tm), tab, st, timeout, &rec)
 		var se *StepError
 		if err == nil || attempt >= st.Retries || !errors.As(err, &se) || se.Outcome != timeline.OutcomeUndispatched || ctx.Err() != nil {

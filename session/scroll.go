@@ -66,6 +66,9 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 	if math.Abs(dx) < 1 && math.Abs(dy) < 1 {
 		return nil
 	}
+	if err := tab.pointer.j.ready(ctx, tab.pointer.pace); err != nil {
+		return err
+	}
 	if err := timed(ctx, dur, func() error { return wheelFor(ctx, tab, dx, dy, dur) }); err != nil {
 		return err
 	}

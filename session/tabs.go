@@ -195,11 +195,11 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 		return nil, r.gone(fmt.Errorf("set viewport: %w", err))
 	}
 	t := &Tab{Name: name, ctx: tctx, cancel: cancel, helpers: h, worlds: w, events: ev}
-	t.pace = newPace(func(ctx context.Context, d *doc) {
+	t.pace = newPace(func(ctx context.Context, d *doc, helper string) {
 		if d == nil {
 			d = t.mainDoc()
 		}
-		_, _ = docCall[bool](ctx, d, "turn")
+		_, _ = docCall[bool](ctx, d, helper)
 	}, r.s.Defaults.Beat)
 	t.keyboard = &Keyboard{j: r.journal, tab: name, pace: t.pace, mac: r.browser.mac}
 	t.pointer = &Pointer{j: r.journal, tab: name, speed: r.s.Defaults.PointerSpeed, x: float64(b.Width) / 2, y: float64(b.Height) / 2,

@@ -9,18 +9,25 @@ import (
 )
 
 // A step's timed parts (a pointer's path, a wheel scroll, typing with a
-// delay) are paced by the clock: what falls behind is coalesced into the
-// next input, so a part ends on time unless the browser or the machine
-// holds it up. When one ends late anyway, the step's record says by how
-// much and what held it (timeline.Late). timing meters one step's timed
-// parts, on the step's clock; it travels in the step's context.
+// delay) are paced by the clock: a path's or a scroll's points whose time
+// passed go out as one input with the next, and a late key is followed
+// at once by the keys due, so a part ends on time unless the browser, the
+// page or the machine holds it up. When one ends late anyway, the step's
+// record says by how much and what held it (timeline.Late). timing meters
+// one step's timed parts, on the step's clock, filming live; it travels
+// in the step's context (Journal.ready gives the page its turn and the
+// beat before a part starts, so they do not count).
 type timing struct {
 	planned, took time.Duration // summed over the parts that completed
 	// Within the parts: the input events sent, the time the browser took
-	// to take them (send to acknowledgement) and the longest, and the
-	// time given to the page between inputs (its turn, the beat).
+	// to take them (send to acknowledgement) and the longest, those that
+	// took longer than a frame and their time past it, and the time the
+	// page took between inputs (its turns between keys, its answers
+	// during a drag).
 	inputs         int
 	acks, longest  time.Duration
+	slow           int
+	beyond         time.Duration
 	turns          time.Duration
 	depth          int // > 0 within a part
 	partsCompleted int
@@ -66,9 +73,16 @@ func (t *timing) input(ack time.Duration) {
 	t.inputs++
 	t.acks += ack
 	t.longest = max(t.longest, ack)
+	if ack > frame60 {
+		t.slow++
+		t.beyond += ack - frame60
+	}
 }
 
-// turn notes time given to the page between inputs within a part.
+// frame60 is a 60 Hz frame, the slot the parts are paced in.
+const frame60 = time.Second / 60
+
+// turn notes time the page took between inputs within a part.
 func (t *timing) turn(d time.Duration) {
 	if t == nil || t.depth == 0 {
 		return
@@ -78,7 +92,7 @@ func (t *timing) turn(d time.Duration) {
 
 // lateSlack is the least lateness recorded: three 60 Hz frames, since
 // the parts are paced in 60 Hz slots and a page takes input at its next
-// frame (in studio capture a pointer move takes two).
+// frame.
 const lateSlack = 50 * time.Millisecond
 
 // late is the step's record of its timed parts when they ended more than
@@ -92,16 +106,17 @@ func (t *timing) late() *timeline.Late {
 	if over <= max(t.planned/10, lateSlack) {
 		return nil
 	}
-	l := &timeline.Late{Planned: t.planned, Took: t.took, Inputs: t.inputs, Acks: t.acks, Longest: t.longest, Turns: t.turns}
+	l := &timeline.Late{Planned: t.planned, Took: t.took, Inputs: t.inputs, Acks: t.acks, Longest: t.longest,
+		Slow: t.slow, Beyond: t.beyond, Turns: t.turns}
 	switch {
-	case t.acks >= t.turns && t.acks >= over/2:
-		l.Why = fmt.Sprintf("the browser took %s to take %d input events (the longest %s): the page was slow to handle input",
-			roundMs(t.acks), t.inputs, roundMs(t.longest))
+	case t.beyond >= t.turns && t.beyond >= over/2:
+		l.Why = fmt.Sprintf("the browser was slow to take input: %d of the %d input events took it longer than a frame, %s past their frames in all (the longest %s)",
+			t.slow, t.inputs, roundMs(t.beyond), roundMs(t.longest))
 	case t.turns >= over/2:
-		l.Why = fmt.Sprintf("the page's turns and the beat between inputs took %s: the page was busy with its own tasks", roundMs(t.turns))
+		l.Why = fmt.Sprintf("the page took %s between inputs (its turns between keys, its answers during a drag): it was busy with its own tasks", roundMs(t.turns))
 	default:
-		l.Why = fmt.Sprintf("the browser took only %s to take the input and the page's turns %s: the machine was busy, and clapper's timers fired late",
-			roundMs(t.acks), roundMs(t.turns))
+		l.Why = fmt.Sprintf("the browser held the input up only %s past its frames and the page %s between inputs: the machine was busy, and clapper's timers fired late",
+			roundMs(t.beyond), roundMs(t.turns))
 	}
 	return l
 }

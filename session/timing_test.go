@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,20 +16,20 @@ func TestLate(t *testing.T) {
 		t    *timing
 		why  string // "" for not late
 	}{
-		{"no meter", nil, ""},
+		{"no meter (studio)", nil, ""},
 		{"no timed part", &timing{took: time.Second}, ""},
 		{"on time", &timing{planned: 900 * ms, took: 900 * ms, partsCompleted: 1}, ""},
 		{"early", &timing{planned: 900 * ms, took: 800 * ms, partsCompleted: 1}, ""},
 		{"a tenth late exactly", &timing{planned: 900 * ms, took: 990 * ms, partsCompleted: 1}, ""},
-		{"over a tenth late", &timing{planned: 900 * ms, took: 991 * ms, inputs: 54, acks: 30 * ms, partsCompleted: 1}, "the machine was busy"},
+		{"over a tenth late", &timing{planned: 900 * ms, took: 991 * ms, inputs: 54, acks: 600 * ms, beyond: 30 * ms, partsCompleted: 1}, "the machine was busy"},
 		{"short part within the slack", &timing{planned: 120 * ms, took: 170 * ms, partsCompleted: 1}, ""},
 		{"short part past the slack", &timing{planned: 120 * ms, took: 171 * ms, partsCompleted: 1}, "the machine was busy"},
-		{"slow acknowledgements", &timing{planned: 900 * ms, took: 1970 * ms, inputs: 20, acks: 1800 * ms, longest: 420 * ms, partsCompleted: 1},
-			"the browser took 1.8s to take 20 input events (the longest 420ms): the page was slow to handle input"},
-		{"long turns", &timing{planned: 1140 * ms, took: 3 * time.Second, inputs: 40, acks: 200 * ms, turns: 1500 * ms, partsCompleted: 2},
-			"the page's turns and the beat between inputs took 1.5s"},
-		{"acks and turns both short of half", &timing{planned: 1 * time.Second, took: 2 * time.Second, acks: 400 * ms, turns: 300 * ms, partsCompleted: 1},
-			"the browser took only 400ms to take the input and the page's turns 300ms: the machine was busy"},
+		{"slow acknowledgements", &timing{planned: 900 * ms, took: 1970 * ms, inputs: 20, acks: 1800 * ms, slow: 12, beyond: 1500 * ms, longest: 420 * ms, partsCompleted: 1},
+			"the browser was slow to take input: 12 of the 20 input events took it longer than a frame, 1.5s past their frames in all (the longest 420ms)"},
+		{"long turns", &timing{planned: 1140 * ms, took: 3 * time.Second, inputs: 40, acks: 900 * ms, beyond: 200 * ms, turns: 1500 * ms, partsCompleted: 2},
+			"the page took 1.5s between inputs"},
+		{"acks and turns both short of half", &timing{planned: 1 * time.Second, took: 2 * time.Second, acks: 800 * ms, beyond: 400 * ms, turns: 300 * ms, partsCompleted: 1},
+			"the browser held the input up only 400ms past its frames and the page 300ms between inputs: the machine was busy"},
 	}
 	for _, c := range cases {
 		l := c.t.late()
@@ -37,9 +38,20 @@ func TestLate(t *testing.T) {
 			t.Errorf("%s: late %+v", c.name, l)
 		case c.why != "" && l == nil:
 			t.Errorf("%s: not late", c.name)
-		case l != nil && (!strings.Contains(l.Why, c.why) || l.Planned != c.t.planned || l.Took != c.t.took || l.Inputs != c.t.inputs):
+		case l != nil && (!strings.Contains(l.Why, c.why) || l.Planned != c.t.planned || l.Took != c.t.took || l.Inputs != c.t.inputs || l.Beyond != c.t.beyond):
 			t.Errorf("%s: %+v, want %q", c.name, l, c.why)
 		}
+	}
+}
+
+// An input counts as slow past one 60 Hz frame, by its time past it.
+func TestInputPastItsFrame(t *testing.T) {
+	tm := &timing{depth: 1}
+	for _, ack := range []time.Duration{time.Millisecond, frame60, frame60 + 1, 100 * time.Millisecond} {
+		tm.input(ack)
+	}
+	if tm.inputs != 4 || tm.slow != 2 || tm.beyond != 1+100*time.Millisecond-frame60 || tm.longest != 100*time.Millisecond {
+		t.Errorf("%+v", tm)
 	}
 }
 
@@ -76,27 +88,38 @@ func TestTimedParts(t *testing.T) {
 	}
 }
 
-// Filming live, the page's turn between keys ends when the next key is
-// due, and none is given when it is due already.
-func TestTurnBeforeTheNextKey(t *testing.T) {
-	var called int
-	var left time.Duration
-	p := newPace(func(ctx context.Context, d *doc) {
-		called++
-		dl, _ := ctx.Deadline()
-		left = time.Until(dl)
-	}, 0)
+// Between keys the page runs its queued tasks; on virtual time it also
+// gets its animation frame.
+func TestKeyTurn(t *testing.T) {
+	if keyTurn(false) != "tasks" || keyTurn(true) != "turn" {
+		t.Errorf("live %q, studio %q", keyTurn(false), keyTurn(true))
+	}
+}
+
+// The page's turn and the beat before a step's first input are given
+// once: before its timed part (Journal.ready), or before the input.
+func TestPaceBeforeOncePerStep(t *testing.T) {
+	var helpers []string
+	p := newPace(func(ctx context.Context, d *doc, helper string) { helpers = append(helpers, helper) }, 0)
 	ctx := context.Background()
-	p.turnBefore(ctx, clockNow(ctx)-time.Millisecond)
-	if called != 0 {
-		t.Errorf("a turn was given with the next key already due")
+	if err := p.before(ctx, 0); err != nil || len(helpers) != 0 {
+		t.Fatalf("the first input of a run waited: %v %v", err, helpers)
 	}
-	p.turnBefore(ctx, clockNow(ctx)+40*time.Millisecond)
-	if called != 1 || left > 40*time.Millisecond || left <= 0 {
-		t.Errorf("turn given %d times, %v left, want once, within 40ms", called, left)
+	p.after(ctx, 0)
+	for range 2 { // ready, then the step's first input
+		if err := p.before(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
 	}
-	p.turnBefore(ctx, clockNow(ctx)+time.Hour)
-	if called != 2 || left > turnLimit {
-		t.Errorf("turn given %d times, %v left, want within %v", called, left, turnLimit)
+	p.after(ctx, 1)
+	if err := p.before(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(helpers, []string{"turn"}) {
+		t.Errorf("turns given: %v, want one", helpers)
+	}
+	p.betweenKeys(ctx)
+	if !slices.Equal(helpers, []string{"turn", "tasks"}) {
+		t.Errorf("turns given: %v, want the tasks between keys, live", helpers)
 	}
 }

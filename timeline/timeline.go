@@ -239,15 +239,19 @@ type Step struct {
 	// Late is set when the step's timed parts (its pointer paths, a
 	// wheel scroll, typing with a delay) ended more than a tenth, and
 	// more than 50 ms, after their own time: by how much, and what held
-	// them up.
+	// them up. Recorded in live capture only: in studio capture time
+	// waits for the page, so a part takes the frames its inputs need,
+	// which is the footage's own time.
 	Late *Late `json:"late,omitempty"`
 }
 
 // Late is why a step's timed parts took longer than they said. They are
-// paced by the clock (what falls behind is sent as one input with the
-// next), so they run late only when the browser is slow to take input,
-// the page's turns between inputs run long, or the machine is too busy
-// for the timers.
+// paced by the clock (a path's or a scroll's points whose time passed go
+// out as one input with the next; a late key is followed at once by the
+// keys due), so they run late only when the browser is slow to take
+// input, the page is slow to answer between inputs, or the machine is
+// too busy for the timers. The page's turn and the beat before a step's
+// first input come before its parts, and do not count.
 type Late struct {
 	// Planned is the parts' own time: the paths at the pointer's speed,
 	// the scroll's duration, the delays between keys. Took is what they
@@ -260,8 +264,13 @@ type Late struct {
 	Inputs  int           `json:"inputs"`
 	Acks    time.Duration `json:"acks"`
 	Longest time.Duration `json:"longest"`
-	// Turns is the time given to the page between inputs (its turn to
-	// run queued tasks, the beat).
+	// Slow counts the inputs that took the browser longer than a 60 Hz
+	// frame, and Beyond sums their time past that frame: what the
+	// browser held the parts up by.
+	Slow   int           `json:"slow"`
+	Beyond time.Duration `json:"beyond"`
+	// Turns is the time the page took between inputs: its turns between
+	// keys, its answers during a drag.
 	Turns time.Duration `json:"turns"`
 	// Why says it in words.
 	Why string `json:"why"`
