@@ -124,8 +124,9 @@ func TestOneDefinitionOfVisible(t *testing.T) {
 }
 
 // A timed step the page holds up says so in the take: typing into a
-// field whose keydown handler runs 150 ms a key cannot keep a 20 ms
-// delay, and the step's record says by how much and what held it.
+// field whose keydown handler runs 300 ms a key cannot keep a 20 ms
+// delay, and the step's record says by how much and what held it (the
+// browser's 1.2 s dwarfs what a loaded machine adds).
 func TestLateStepSaysWhy(t *testing.T) {
 	res := runSite(t, `  - goto: ${serve.url}/busy.html
   - type: {into: "#field", text: abcd, delay: 20ms}
@@ -134,9 +135,9 @@ func TestLateStepSaysWhy(t *testing.T) {
 	mustPass(t, res)
 	l := res.Timeline.Steps[1].Late
 	if l == nil {
-		t.Fatalf("typing held up 600 ms recorded no lateness: %+v", res.Timeline.Steps[1])
+		t.Fatalf("typing held up 1.2 s recorded no lateness: %+v", res.Timeline.Steps[1])
 	}
-	if l.Planned < 60*time.Millisecond || l.Took-l.Planned < 400*time.Millisecond || l.Longest < 150*time.Millisecond ||
+	if l.Planned < 60*time.Millisecond || l.Took-l.Planned < time.Second || l.Longest < 300*time.Millisecond ||
 		l.Inputs < 8 || l.Slow < 4 || !strings.Contains(l.Why, "the browser was slow to take input") {
 		t.Errorf("late: %+v", l)
 	}
