@@ -357,12 +357,14 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 
 // filmAfterTabStep is the tab to film after the tab step i opened or
 // switched to a tab: the tab the steps act on, unless the film is pinned
-// (filmTarget), or the next step pins it to a tab that is open, which is
-// filmed at once: the video does not cut to the new tab for a frame and
-// back.
+// (filmTarget), or the next step pins it to a tab that is open and still
+// the run's (its lease checked, as the film step will), which is filmed
+// at once: the video does not cut to the new tab for a frame and back.
+// A tab whose lease is gone is not filmed ahead: the film step then
+// fails on it, and the video never showed it.
 func (r *run) filmAfterTabStep(i int) *Tab {
 	if name := filmNext(r.s.Steps, i); name != "" {
-		if t, ok := r.tabs[name]; ok {
+		if t, ok := r.tabs[name]; ok && r.leasedTab(name) == nil {
 			return t
 		}
 	}
