@@ -221,7 +221,7 @@ func (k *Keyboard) typeKeys(ctx context.Context, text string, delay time.Duratio
 		if n > 0 {
 			t0 := clockNow(ctx)
 			k.pace.betweenKeys(ctx)
-			tm.turn(clockNow(ctx) - t0)
+			tm.pageTime(clockNow(ctx)-t0, false)
 			if delay > 0 {
 				if err := sleep(ctx, start+time.Duration(n)*delay-clockNow(ctx)); err != nil {
 					return dispatched(err) // keys were sent

@@ -370,7 +370,7 @@ func (p *Pointer) mouse(ctx context.Context, typ input.DispatchMouseEventType, x
 		if typ == input.DispatchMouseEventTypeMouseMoved && p.moved != nil {
 			t0 := clockNow(ctx)
 			err := p.moved(ctx) // asks the page (a drag's start), counted as its time
-			meter(ctx).turn(clockNow(ctx) - t0)
+			meter(ctx).pageTime(clockNow(ctx)-t0, true)
 			return err
 		}
 	}

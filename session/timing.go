@@ -29,6 +29,7 @@ type timing struct {
 	slow           int
 	beyond         time.Duration
 	turns          time.Duration
+	dragTime       time.Duration // of turns, the drag's
 	depth          int // > 0 within a part
 	partsCompleted int
 }
@@ -82,12 +83,16 @@ func (t *timing) input(ack time.Duration) {
 // frame60 is a 60 Hz frame, the slot the parts are paced in.
 const frame60 = time.Second / 60
 
-// turn notes time the page took between inputs within a part.
-func (t *timing) turn(d time.Duration) {
+// pageTime notes time the page took between inputs within a part: its
+// turn between keys, or its answer during a drag.
+func (t *timing) pageTime(d time.Duration, drag bool) {
 	if t == nil || t.depth == 0 {
 		return
 	}
 	t.turns += d
+	if drag {
+		t.dragTime += d
+	}
 }
 
 // lateSlack is the least lateness recorded: three 60 Hz frames, since
@@ -113,12 +118,24 @@ func (t *timing) late() *timeline.Late {
 		l.Why = fmt.Sprintf("the browser was slow to take input: %d of the %d input events took it longer than a frame, %s past their frames in all (the longest %s)",
 			t.slow, t.inputs, roundMs(t.beyond), roundMs(t.longest))
 	case t.turns >= over/2:
-		l.Why = fmt.Sprintf("the page took %s between inputs (its turns between keys, its answers during a drag): it was busy with its own tasks", roundMs(t.turns))
+		l.Why = fmt.Sprintf("the page took %s %s: it was busy with its own tasks", roundMs(t.turns), pageWhere(t.turns, t.dragTime))
 	default:
 		l.Why = fmt.Sprintf("the browser held the input up only %s past its frames and the page %s between inputs: the machine was busy, and clapper's timers fired late",
 			roundMs(t.beyond), roundMs(t.turns))
 	}
 	return l
+}
+
+// pageWhere says where the page's time between inputs went: between
+// keys, in a drag's checks, or both. Pure.
+func pageWhere(turns, drag time.Duration) string {
+	switch {
+	case drag == 0:
+		return "between keys"
+	case drag >= turns:
+		return "answering during the drag"
+	}
+	return "between keys and during the drag"
 }
 
 // roundMs is d to the millisecond, for messages.

@@ -27,7 +27,9 @@ func TestLate(t *testing.T) {
 		{"slow acknowledgements", &timing{planned: 900 * ms, took: 1970 * ms, inputs: 20, acks: 1800 * ms, slow: 12, beyond: 1500 * ms, longest: 420 * ms, partsCompleted: 1},
 			"the browser was slow to take input: 12 of the 20 input events took it longer than a frame, 1.5s past their frames in all (the longest 420ms)"},
 		{"long turns", &timing{planned: 1140 * ms, took: 3 * time.Second, inputs: 40, acks: 900 * ms, beyond: 200 * ms, turns: 1500 * ms, partsCompleted: 2},
-			"the page took 1.5s between inputs"},
+			"the page took 1.5s between keys: it was busy with its own tasks"},
+		{"a drag's checks", &timing{planned: 400 * ms, took: 2 * time.Second, inputs: 10, turns: 1500 * ms, dragTime: 1500 * ms, partsCompleted: 1},
+			"the page took 1.5s answering during the drag"},
 		{"acks and turns both short of half", &timing{planned: 1 * time.Second, took: 2 * time.Second, acks: 800 * ms, beyond: 400 * ms, turns: 300 * ms, partsCompleted: 1},
 			"the browser held the input up only 400ms past its frames and the page 300ms between inputs: the machine was busy"},
 	}
@@ -40,6 +42,21 @@ func TestLate(t *testing.T) {
 			t.Errorf("%s: not late", c.name)
 		case l != nil && (!strings.Contains(l.Why, c.why) || l.Planned != c.t.planned || l.Took != c.t.took || l.Inputs != c.t.inputs || l.Beyond != c.t.beyond):
 			t.Errorf("%s: %+v, want %q", c.name, l, c.why)
+		}
+	}
+}
+
+func TestPageWhere(t *testing.T) {
+	for _, c := range []struct {
+		turns, drag time.Duration
+		want        string
+	}{
+		{time.Second, 0, "between keys"},
+		{time.Second, time.Second, "answering during the drag"},
+		{time.Second, time.Millisecond, "between keys and during the drag"},
+	} {
+		if got := pageWhere(c.turns, c.drag); got != c.want {
+			t.Errorf("pageWhere(%v, %v) = %q, want %q", c.turns, c.drag, got, c.want)
 		}
 	}
 }
@@ -74,7 +91,7 @@ func TestTimedParts(t *testing.T) {
 	tm.inputs, tm.acks = 0, 0
 	err := timed(ctx, 2*time.Second, func() error {
 		tm.input(30 * time.Millisecond)
-		tm.turn(10 * time.Millisecond)
+		tm.pageTime(10*time.Millisecond, false)
 		return timed(ctx, time.Second, func() error { tm.input(50 * time.Millisecond); return nil })
 	})
 	if err != nil {
