@@ -30,7 +30,7 @@ type timing struct {
 	beyond         time.Duration
 	turns          time.Duration
 	dragTime       time.Duration // of turns, the drag's
-	depth          int // > 0 within a part
+	depth          int           // > 0 within a part
 	partsCompleted int
 }
 
