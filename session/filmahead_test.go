@@ -11,15 +11,7 @@ import (
 // the run still holds that tab's lease: a tab another run took is never
 // filmed, not even for the frames before the film step refuses it.
 func TestFilmAheadOnlyToALeasedTab(t *testing.T) {
-	st, err := leases.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	self := leases.Self("")
-	l, _, err := st.Claim(leases.Lease{Tab: "T2", Browser: "B", Label: "me", Tier: leases.Automatic}, self)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, self, l := ownLease(t, "T2")
 	main, stage := &Tab{Name: "main", events: &tabEvents{}}, &Tab{Name: "stage", events: &tabEvents{}}
 	r := &run{
 		s: &scripts.Script{Steps: []scripts.Step{

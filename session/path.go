@@ -27,7 +27,7 @@ func PointerPath(x0, y0, x1, y1, speed float64, tick time.Duration) []PathPoint 
 		speed = 1400
 	}
 	if tick <= 0 {
-		tick = time.Second / 60
+		tick = paceSlot
 	}
 	dur := time.Duration(dist / speed * float64(time.Second))
 	dur = max(120*time.Millisecond, min(dur, 1200*time.Millisecond))

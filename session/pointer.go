@@ -159,7 +159,7 @@ func (p *Pointer) MoveTo(ctx context.Context, x, y float64) error {
 // time has passed while an earlier one was on its way is skipped for the
 // latest one due, so a slow page does not stretch the movement.
 func (p *Pointer) MoveToAs(ctx context.Context, x, y float64, arrive string) error {
-	path := PointerPath(p.x, p.y, x, y, p.speed, time.Second/60)
+	path := PointerPath(p.x, p.y, x, y, p.speed, paceSlot)
 	if err := p.j.ready(ctx, p.pace); err != nil {
 		return err
 	}

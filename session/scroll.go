@@ -81,7 +81,7 @@ func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timel
 
 // wheelFor scrolls by (dx, dy) with wheel events over dur, eased.
 func wheelFor(ctx context.Context, tab *Tab, dx, dy float64, dur time.Duration) error {
-	n := max(1, int(dur/(time.Second/60)))
+	n := max(1, int(dur/paceSlot))
 	start := clockNow(ctx)
 	var sentX, sentY float64
 	for i := 1; i <= n; i++ {

@@ -12,15 +12,7 @@ import (
 // the tab during the close is refused, so it can never attach to a tab
 // that is about to go.
 func TestSharedReleaseClosesUnderTheLease(t *testing.T) {
-	st, err := leases.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	self := leases.Self("")
-	l, _, err := st.Claim(leases.Lease{Tab: "T1", Browser: "B", Label: "me", Tier: leases.Automatic}, self)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, self, l := ownLease(t, "T1")
 	closed := 0
 	tabs := &sharedTabs{o: LeaseOptions{Store: st}, self: self, logf: t.Logf,
 		held: map[string]heldTab{"main": {id: "T1", token: l.Token(), opened: true}},
@@ -39,4 +31,20 @@ func TestSharedReleaseClosesUnderTheLease(t *testing.T) {
 	if rows, _ := st.List(); len(rows) != 0 {
 		t.Errorf("leases left %+v", rows)
 	}
+}
+
+// ownLease opens a lease store in a temporary folder and claims tab for
+// this process, returning the store, the caller and the lease held.
+func ownLease(t *testing.T, tab string) (*leases.Store, leases.Caller, leases.Lease) {
+	t.Helper()
+	st, err := leases.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := leases.Self("")
+	l, _, err := st.Claim(leases.Lease{Tab: tab, Browser: "B", Label: "me", Tier: leases.Automatic}, self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, self, l
 }

@@ -74,14 +74,15 @@ func (t *timing) input(ack time.Duration) {
 	t.inputs++
 	t.acks += ack
 	t.longest = max(t.longest, ack)
-	if ack > frame60 {
+	if ack > paceSlot {
 		t.slow++
-		t.beyond += ack - frame60
+		t.beyond += ack - paceSlot
 	}
 }
 
-// frame60 is a 60 Hz frame, the slot the parts are paced in.
-const frame60 = time.Second / 60
+// paceSlot is the slot a step's timed parts are paced in, a 60 Hz frame:
+// a pointer path has a point per slot and a scroll a wheel event per slot.
+const paceSlot = time.Second / 60
 
 // pageTime notes time the page took between inputs within a part: its
 // turn between keys, or its answer during a drag.

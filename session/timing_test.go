@@ -64,10 +64,10 @@ func TestPageWhere(t *testing.T) {
 // An input counts as slow past one 60 Hz frame, by its time past it.
 func TestInputPastItsFrame(t *testing.T) {
 	tm := &timing{depth: 1}
-	for _, ack := range []time.Duration{time.Millisecond, frame60, frame60 + 1, 100 * time.Millisecond} {
+	for _, ack := range []time.Duration{time.Millisecond, paceSlot, paceSlot + 1, 100 * time.Millisecond} {
 		tm.input(ack)
 	}
-	if tm.inputs != 4 || tm.slow != 2 || tm.beyond != 1+100*time.Millisecond-frame60 || tm.longest != 100*time.Millisecond {
+	if tm.inputs != 4 || tm.slow != 2 || tm.beyond != 1+100*time.Millisecond-paceSlot || tm.longest != 100*time.Millisecond {
 		t.Errorf("%+v", tm)
 	}
 }
