@@ -14,7 +14,7 @@ NO_SANDBOX := $(if $(filter 0,$(shell id -u)),--no-sandbox,)
 VCS_LDFLAGS := $(shell TZ=UTC git log -1 --format='-X main.vcsRevision=%H -X main.vcsTime=%cd' --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
 	$(if $(shell git status --porcelain 2>/dev/null),-X main.vcsModified=true)
 
-.PHONY: setup tune build doctor demo test bench clean schema reference
+.PHONY: setup tune build doctor demo test bench versus-playwright clean schema reference
 
 # setup installs what clapper needs on a Debian machine (Chromium and its
 # headless shell, ffmpeg, fonts: the list is .ci/debian-packages) and
@@ -52,6 +52,16 @@ TEST_FIRST := ./session ./cmd/clapper ./compositor ./suite ./recorder
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./compositor/ ./recorder/
+
+# versus-playwright films the bench scenario with clapper (live and
+# studio) and as a Playwright script recorded with recordVideo at the same
+# frame rate, runs taking turns, and prints the medians of 3 side by side.
+# It installs playwright-core from npm into .bench/playwright (no browser
+# download: Playwright runs the machine's Chromium and ffmpeg).
+PLAYWRIGHT_VERSION ?= 1.65.2
+versus-playwright: build
+	test -d .bench/playwright/node_modules/playwright-core || npm install --no-audit --no-fund --prefix .bench/playwright playwright-core@$(PLAYWRIGHT_VERSION)
+	$(BIN) bench run --capture live,studio --settled-by frame --runs 3 --playwright .bench/playwright $(NO_SANDBOX)
 
 clean:
 	rm -rf bin out

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"slices"
 	"time"
 
@@ -174,6 +175,8 @@ func benchRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "keep", Usage: "keep each run's output folder in this folder"},
 			&cli.DurationFlag{Name: "settle", Value: 30 * time.Second, Usage: "before each run, wait up to this long for other work on the machine to fall under a third of a core (0: do not wait)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.StringFlag{Name: "playwright", Usage: "also run the scenario as a Playwright script recorded with recordVideo, runs taking turns with clapper's: a playwright-core package folder, or a folder whose node_modules holds one (" + bench.PlaywrightInstallHint + ")"},
+			&cli.StringFlag{Name: "node", Value: "node", Usage: "the Node.js that runs the Playwright script"},
 			&cli.BoolFlag{Name: "render-while-capturing", Value: true, Usage: "render the video's chunks during the capture, as clapper run does (--render-while-capturing=false: render after it)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -194,9 +197,19 @@ func benchRunCommand() *cli.Command {
 			}
 			o := bench.RunOptions{W: w, H: h, FPS: c.Int("fps"), Runs: c.Int("runs"), NoSandbox: c.Bool("no-sandbox"), JSON: c.Bool("json"), Modes: modes,
 				Chromium: c.String("chromium"), Shell: c.String("chromium-shell"), FFmpeg: c.String("ffmpeg"), Keep: c.String("keep"),
-				Early: onOff(c, "render-while-capturing"), QuietWait: c.Duration("settle"), Tool: "clapper " + version, Revision: revision}
+				Early: onOff(c, "render-while-capturing"), QuietWait: c.Duration("settle"), Tool: "clapper " + version, Revision: revision,
+				Playwright: c.String("playwright"), Node: c.String("node")}
 			if o.Runs < 1 || o.FPS < 1 {
 				return usageErr("--runs and --fps must be positive")
+			}
+			if o.Playwright != "" {
+				if _, err := bench.FindPlaywright(o.Playwright); err != nil {
+					return err
+				}
+				if _, err := exec.LookPath(o.Node); err != nil {
+					return usageErr("--node %q: %v (Node.js runs the Playwright script)", o.Node, err)
+				}
+				o.Modes = append(o.Modes, bench.PlaywrightMode)
 			}
 			return bench.Run(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},

@@ -1,13 +1,16 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,11 +39,11 @@ steps:
   - goto: ${BENCH_URL}
   - pause: 2s
   - click: "#field"
-  - type: {into: "#field", text: "clapper films every frame"}
+  - type: {into: "#field", text: "%[4]s", delay: %[6]s}
   - pause: 2s
   - goto: ${BENCH_URL}second
   - pause: 2s
-  - scroll: {by: 600, in: "#list"}
+  - scroll: {by: %[5]d, in: "#list", duration: %[7]s}
   - pause: 2s
 `
 
@@ -57,6 +60,10 @@ type RunOptions struct {
 	QuietWait       time.Duration
 	// Tool and Revision name clapper in the takes, as clapper run does.
 	Tool, Revision string
+	// Playwright is a playwright-core package (or a folder whose
+	// node_modules holds one) to run with Node (node on PATH when empty),
+	// for the Playwright series (PlaywrightMode among Modes).
+	Playwright, Node string
 }
 
 // RunMode is how one series of runs films: the capture mode and, live,
@@ -71,6 +78,9 @@ type RunMode struct {
 }
 
 func (m RunMode) String() string {
+	if m.Capture == playwrightCapture {
+		return "playwright recordVideo"
+	}
 	if m.Capture == scripts.CaptureStudio {
 		if m.Screencast {
 			return studioScreencast
@@ -147,6 +157,9 @@ type scenarioRun struct {
 	// machine's busy time meanwhile (other work on a shared machine).
 	CPUS       float64 `json:"cpu_s"`
 	OthersCPUS float64 `json:"others_cpu_s"`
+	// CPUBy is CPUS by kind of process (procKind; this process is
+	// "clapper"), in seconds.
+	CPUBy map[string]float64 `json:"cpu_by_process"`
 	// CPUPerVideoS is CPUS per second of the video made: the figure that
 	// compares with any recorder's, whatever its video's length.
 	CPUPerVideoS float64 `json:"cpu_per_video_s"`
@@ -171,6 +184,12 @@ type scenarioRun struct {
 	// SettledFrames and SettledShots count how the settled pictures were had.
 	SettledFrames int64 `json:"settled_frames"`
 	SettledShots  int64 `json:"settled_screenshots"`
+	// Footage are the figures the video alone gives (coverage, freeze
+	// and drift of the frames it shows, at its own ticks): the same
+	// measure for every recorder, Playwright's included. NoTake says the
+	// run kept no take (Playwright's), so the figures above are these.
+	Footage benchpage.ScenarioFigures `json:"footage"`
+	NoTake  bool                      `json:"no_take,omitempty"`
 	// ticks are the video's decoded frames, samples the take's, kept to
 	// compare runs.
 	ticks   []benchpage.VideoTick
@@ -245,7 +264,7 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 		defer os.RemoveAll(work)
 	}
 	script := filepath.Join(work, "scenario.yaml")
-	if err := os.WriteFile(script, []byte(fmt.Sprintf(scenario, o.W, o.H, o.FPS)), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(scenario, o.W, o.H, o.FPS, scenarioText, scenarioScrollBy, scenarioTypeDelay, scenarioScroll)), 0o644); err != nil {
 		return err
 	}
 	on := thisMachine()
@@ -257,7 +276,14 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 	for n := 1; n <= o.Runs; n++ {
 		for i := range modes {
 			m := modes[i].Mode
-			r, err := runOnce(ctx, o, script, pageURL, filepath.Join(work, fmt.Sprintf("%s%s%s-run%d", m.Capture, m.SettledBy, map[bool]string{true: "-onecast"}[m.NoRestart], n)), m, progress)
+			out := filepath.Join(work, fmt.Sprintf("%s%s%s-run%d", m.Capture, m.SettledBy, map[bool]string{true: "-onecast"}[m.NoRestart], n))
+			var r scenarioRun
+			var err error
+			if m == PlaywrightMode {
+				r, err = runPlaywright(ctx, o, pageURL, out)
+			} else {
+				r, err = runOnce(ctx, o, script, pageURL, out, m, progress)
+			}
 			if err != nil {
 				return fmt.Errorf("bench run (%s) %d: %w", m, n, err)
 			}
@@ -274,9 +300,15 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"size": fmt.Sprintf("%dx%d", o.W, o.H), "fps": o.FPS, "runs": o.Runs, "machine": on, "modes": modes})
+		report := map[string]any{"size": fmt.Sprintf("%dx%d", o.W, o.H), "fps": o.FPS, "runs": o.Runs, "machine": on, "modes": modes}
+		if o.Playwright != "" {
+			if pkg, err := FindPlaywright(o.Playwright); err == nil {
+				report["playwright"] = playwrightVersion(pkg)
+			}
+		}
+		return enc.Encode(report)
 	}
-	fmt.Fprintf(w, "bench run: %dx%d, %d fps video, medians of %d runs on %s\n", o.W, o.H, o.FPS, o.Runs, on)
+	fmt.Fprintf(w, "bench run: %dx%d, %d fps video, medians of %d runs on %s%s\n", o.W, o.H, o.FPS, o.Runs, on, playwrightHeader(o))
 	for _, m := range modes {
 		fmt.Fprintf(w, "%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
 	}
@@ -326,10 +358,39 @@ func (r scenarioRun) runLine() string {
 }
 
 func (r scenarioRun) line() string {
-	return fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (others %.1fs; %.2f CPU-s per second of video), coverage %.3f (%d of the %d frames the page painted), longest freeze %.0f ms, drift p95 %.1f ms (against the document's median %.1f ms), "+
-		"video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v; settled pictures %d by frame, %d by screenshot; %d screencast restarts; %d steps ran late",
-		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, r.OthersCPUS, r.CPUPerVideoS, r.Coverage, r.Distinct, r.Painted, r.LongestFreezeMs, r.Drift.P95, r.DocumentDrift.P95,
-		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage, r.SettledFrames, r.SettledShots, r.Restarts, r.LateSteps)
+	v := r.Footage
+	footage := fmt.Sprintf("in the video alone: coverage %.3f (%d of %d), longest freeze %.0f ms, drift p95 %.1f ms (against the document's median %.1f ms)",
+		v.Coverage, v.Distinct, v.Painted, v.LongestFreezeMs, v.Drift.P95, v.DocumentDrift.P95)
+	head := fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (%s; others %.1fs; %.2f CPU-s per second of video), ",
+		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, cpuByLine(r.CPUBy), r.OthersCPUS, r.CPUPerVideoS)
+	video := fmt.Sprintf("video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v",
+		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage)
+	if r.NoTake {
+		return head + "no take; " + footage + "; " + video
+	}
+	return head + fmt.Sprintf("coverage %.3f (%d of the %d frames the page painted), longest freeze %.0f ms, drift p95 %.1f ms (against the document's median %.1f ms); ",
+		r.Coverage, r.Distinct, r.Painted, r.LongestFreezeMs, r.Drift.P95, r.DocumentDrift.P95) +
+		footage + "; " + video + fmt.Sprintf("; settled pictures %d by frame, %d by screenshot; %d screencast restarts; %d steps ran late",
+		r.SettledFrames, r.SettledShots, r.Restarts, r.LateSteps)
+}
+
+// cpuByLine says the CPU of each kind of process, the most first. Pure.
+func cpuByLine(by map[string]float64) string {
+	kinds := slices.Collect(maps.Keys(by))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if c := cmp.Compare(by[b], by[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %.1f", k, by[k]))
+	}
+	if len(parts) == 0 {
+		return "no process seen"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // cpuPerVideoSecond is cpu seconds over the length of a video of ticks
@@ -369,13 +430,14 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 	if err != nil {
 		return scenarioRun{}, err
 	}
+	by := cpu.byKind()
 	takeDir := filepath.Join(out, "take")
 	tk, samples, err := benchpage.DecodeTake(takeDir)
 	if err != nil {
 		return scenarioRun{}, err
 	}
 	tl := tk.Timeline
-	r := scenarioRun{WallS: wall.Seconds(), ScenarioS: time.Duration(tl.End - tl.Start).Seconds(), CPUS: used.Seconds(), OthersCPUS: others,
+	r := scenarioRun{WallS: wall.Seconds(), ScenarioS: time.Duration(tl.End - tl.Start).Seconds(), CPUS: used.Seconds(), OthersCPUS: others, CPUBy: by,
 		ScenarioFigures: benchpage.SummarizeScenario(samples), samples: samples}
 	if !tl.Clock.Wall.IsZero() {
 		r.LaunchS = tl.Clock.Wall.Add(time.Duration(tl.Start)).Sub(t0).Seconds()
@@ -395,6 +457,7 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 		return scenarioRun{}, err
 	}
 	r.Video = benchpage.SummarizeVideo(ticks, o.FPS)
+	r.Footage = benchpage.SummarizeFootage(ticks, o.FPS)
 	r.CPUPerVideoS = cpuPerVideoSecond(r.CPUS, r.Video.Ticks, o.FPS)
 	r.ticks = ticks
 	r.FirstFrameIsPage = len(ticks) > 0 && ticks[0].Decoded
@@ -412,6 +475,8 @@ type treeCPU struct {
 	mu    sync.Mutex
 	base  map[procKey]time.Duration // CPU of the processes there at the start
 	seen  map[procKey]time.Duration
+	kind  map[procKey]string // procKind of each process seen
+	self  time.Duration      // this process's, set by stop
 	quit  chan struct{}
 	wg    sync.WaitGroup
 }
@@ -425,7 +490,7 @@ type procKey struct {
 const treeSampleEvery = 100 * time.Millisecond
 
 func startTreeCPU() *treeCPU {
-	c := &treeCPU{self0: selfCPU(), base: map[procKey]time.Duration{}, seen: map[procKey]time.Duration{}, quit: make(chan struct{})}
+	c := &treeCPU{self0: selfCPU(), base: map[procKey]time.Duration{}, seen: map[procKey]time.Duration{}, kind: map[procKey]string{}, quit: make(chan struct{})}
 	for _, p := range procfs.Descendants(procfs.List(), os.Getpid()) {
 		c.base[procKey{p.Pid, p.Start}] = p.CPU
 	}
@@ -455,7 +520,59 @@ func (c *treeCPU) note(ps []procfs.Proc) {
 	for _, p := range ps {
 		k := procKey{p.Pid, p.Start}
 		c.seen[k] = max(c.seen[k], p.CPU-c.base[k])
+		if _, ok := c.kind[k]; !ok && c.kind != nil {
+			c.kind[k] = procKind(p)
+		}
 	}
+}
+
+// procKind names what a process of a run is, for the CPU breakdown:
+// Chromium's browser, gpu, renderer, utility (the network service, the
+// storage and the like) and zygote processes, ffmpeg, node (Playwright's
+// driver), or other. Pure.
+func procKind(p procfs.Proc) string {
+	args := strings.Fields(p.Cmdline)
+	exe := p.Comm
+	if len(args) > 0 {
+		exe = filepath.Base(args[0])
+	}
+	for _, a := range args {
+		if t, ok := strings.CutPrefix(a, "--type="); ok {
+			switch t {
+			case "gpu-process":
+				return "gpu"
+			case "renderer", "utility", "zygote":
+				return t
+			}
+			return "other chromium"
+		}
+	}
+	switch {
+	case strings.Contains(exe, "chrom") || strings.Contains(exe, "headless_shell") || strings.Contains(p.Comm, "chrom") || strings.Contains(p.Comm, "headless_shell"):
+		return "browser"
+	case strings.HasPrefix(exe, "ffmpeg") || strings.HasPrefix(p.Comm, "ffmpeg"):
+		return "ffmpeg"
+	case exe == "node" || p.Comm == "node":
+		return "node"
+	}
+	return "other"
+}
+
+// byKind is the CPU time used by each kind of process (procKind), this
+// process as "clapper"; after stop. Zero kinds are left out.
+func (c *treeCPU) byKind() map[string]float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]float64{}
+	if c.self > 0 {
+		out["clapper"] = c.self.Seconds()
+	}
+	for k, d := range c.seen {
+		if d > 0 {
+			out[c.kind[k]] += d.Seconds()
+		}
+	}
+	return out
 }
 
 // stop ends the sampling and returns the CPU time used since the start:
@@ -464,7 +581,8 @@ func (c *treeCPU) stop() time.Duration {
 	c.sample()
 	close(c.quit)
 	c.wg.Wait()
-	total := selfCPU() - c.self0
+	c.self = selfCPU() - c.self0
+	total := c.self
 	for _, d := range c.seen {
 		total += d
 	}
@@ -481,5 +599,18 @@ func medianScenario(runs []scenarioRun) scenarioRun {
 	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
 	out.FirstFrameIsPage = firstAll
 	out.LongestFreezeAt, out.FreezeWhere, out.LateWhere = 0, "", "" // each run's own
+	out.CPUBy = map[string]float64{}
+	for _, r := range runs {
+		for k := range r.CPUBy {
+			if _, done := out.CPUBy[k]; done {
+				continue
+			}
+			v := make([]float64, len(runs))
+			for i := range runs {
+				v[i] = runs[i].CPUBy[k]
+			}
+			out.CPUBy[k] = medianOf(v)
+		}
+	}
 	return out
 }

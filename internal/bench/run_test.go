@@ -125,3 +125,53 @@ func TestCPUPerVideoSecond(t *testing.T) {
 		}
 	}
 }
+
+// Each process of a run is named by what it does, from its command line.
+func TestProcKind(t *testing.T) {
+	for _, c := range []struct {
+		comm, cmdline, want string
+	}{
+		{"chromium", "/usr/lib/chromium/chromium --headless=new --no-sandbox --user-data-dir=/tmp/x", "browser"},
+		{"headless_shell", "/usr/lib/chromium/headless_shell --remote-debugging-pipe", "browser"},
+		{"chromium", "/usr/lib/chromium/chromium --type=gpu-process --headless=new", "gpu"},
+		{"chromium", "/usr/lib/chromium/chromium --type=renderer --renderer-client-id=5", "renderer"},
+		{"chromium", "/usr/lib/chromium/chromium --type=utility --utility-sub-type=network.mojom.NetworkService", "utility"},
+		{"chromium", "/usr/lib/chromium/chromium --type=zygote --no-zygote-sandbox", "zygote"},
+		{"chromium", "/usr/lib/chromium/chromium --type=broker", "other chromium"},
+		{"ffmpeg", "/usr/bin/ffmpeg -v error -f rawvideo -i -", "ffmpeg"},
+		{"ffmpeg-linux", "/tmp/reg/ffmpeg-1013/ffmpeg-linux -loglevel error", "ffmpeg"},
+		{"node", "node /tmp/out/scenario.cjs {}", "node"},
+		{"sh", "/bin/sh -c true", "other"},
+		{"chromium", "", "browser"}, // a zombie keeps its name only
+	} {
+		if got := procKind(procfs.Proc{Comm: c.comm, Cmdline: c.cmdline}); got != c.want {
+			t.Errorf("procKind(%q, %q) = %q, want %q", c.comm, c.cmdline, got, c.want)
+		}
+	}
+}
+
+// The breakdown names the hungriest first, and a median run takes each
+// kind's median (a kind missing from a run counts 0 there).
+func TestCPUByProcess(t *testing.T) {
+	if got, want := cpuByLine(map[string]float64{"ffmpeg": 2, "gpu": 9.04, "clapper": 2, "renderer": 4.5}), "gpu 9.0, renderer 4.5, clapper 2.0, ffmpeg 2.0"; got != want {
+		t.Errorf("cpuByLine = %q, want %q", got, want)
+	}
+	if got := cpuByLine(nil); got != "no process seen" {
+		t.Errorf("cpuByLine(nil) = %q", got)
+	}
+	runs := []scenarioRun{
+		{CPUBy: map[string]float64{"gpu": 9, "node": 1}},
+		{CPUBy: map[string]float64{"gpu": 7}},
+		{CPUBy: map[string]float64{"gpu": 8, "node": 3}},
+	}
+	m := medianScenario(runs)
+	if m.CPUBy["gpu"] != 8 || m.CPUBy["node"] != 1 || len(m.CPUBy) != 2 {
+		t.Errorf("median %v, want gpu 8 and node 1", m.CPUBy)
+	}
+	c := &treeCPU{base: map[procKey]time.Duration{}, seen: map[procKey]time.Duration{}, kind: map[procKey]string{}, self: time.Second}
+	c.note([]procfs.Proc{{Pid: 3, Start: 1, Comm: "ffmpeg", CPU: 2 * time.Second}, {Pid: 4, Start: 1, Comm: "chromium", Cmdline: "chromium --type=gpu-process", CPU: 5 * time.Second}})
+	c.note([]procfs.Proc{{Pid: 3, Start: 1, Comm: "ffmpeg", CPU: 3 * time.Second}})
+	if got := fmt.Sprint(c.byKind()); got != "map[clapper:1 ffmpeg:3 gpu:5]" {
+		t.Errorf("byKind = %s", got)
+	}
+}

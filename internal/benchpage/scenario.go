@@ -311,3 +311,70 @@ func DecodeVideo(ctx context.Context, video string, w, h, vw int, ffmpeg string)
 	}
 	return ticks, nil
 }
+
+// SummarizeFootage computes the scenario figures from a video alone, for
+// a recorder that keeps no take (Playwright's recordVideo), and for
+// clapper's own video to compare like with like: tick k is at k/fps. A
+// page frame counts from the first tick that shows it; a document ends
+// where the page's counter goes back (a navigation). LongestFreezeMs is
+// the longest time one page frame stayed on screen within a document;
+// drift is each new frame's tick time less its rAF time, against its
+// neighbours' and the document's median, as in SummarizeScenario (a tick
+// adds up to one frame interval of its own). Pure.
+func SummarizeFootage(ticks []VideoTick, fps int) ScenarioFigures {
+	var f ScenarioFigures
+	if fps <= 0 {
+		return f
+	}
+	type docState struct {
+		seen   map[uint32]bool
+		lo, hi uint32
+		drift  []float64
+		at     []timeline.Time
+	}
+	var docs []*docState
+	var cur *docState
+	var prev Code
+	var prevAt timeline.Time
+	have := false
+	for k, t := range ticks {
+		if !t.Decoded {
+			f.Undecodable++
+			continue
+		}
+		at := timeline.Time(int64(k) * int64(time.Second) / int64(fps))
+		c := t.Code
+		switch {
+		case cur == nil || c.Counter < prev.Counter:
+			cur = &docState{seen: map[uint32]bool{}, lo: c.Counter, hi: c.Counter}
+			docs = append(docs, cur)
+		case c.Counter == prev.Counter:
+			continue
+		default:
+			if gap := ms(at - prevAt); have && gap > f.LongestFreezeMs {
+				f.LongestFreezeMs, f.LongestFreezeAt = gap, prevAt
+			}
+		}
+		cur.lo, cur.hi = min(cur.lo, c.Counter), max(cur.hi, c.Counter)
+		cur.seen[c.Counter] = true
+		cur.drift = append(cur.drift, ms(at-timeline.Time(c.RAF)))
+		cur.at = append(cur.at, at)
+		prev, prevAt, have = c, at, true
+	}
+	var drift, docDrift []float64
+	for _, d := range docs {
+		f.Documents++
+		f.Painted += int64(d.hi-d.lo) + 1
+		f.Distinct += int64(len(d.seen))
+		off := median(d.drift)
+		for _, v := range d.drift {
+			docDrift = append(docDrift, math.Abs(v-off))
+		}
+		drift = append(drift, localDrift(d.at, d.drift)...)
+	}
+	if f.Painted > 0 {
+		f.Coverage = float64(f.Distinct) / float64(f.Painted)
+	}
+	f.Drift, f.DocumentDrift = dist(drift), dist(docDrift)
+	return f
+}

@@ -206,3 +206,42 @@ func TestDriftAgainstNeighbours(t *testing.T) {
 		t.Errorf("frames a second apart are their own neighbours: %v", got)
 	}
 }
+
+// SummarizeFootage reads coverage, freezes and drift from a video's ticks
+// alone, a document ending where the counter goes back.
+func TestSummarizeFootage(t *testing.T) {
+	// tick returns a page frame n painted at rAF time raf ms.
+	tick := func(n uint32, raf float64) VideoTick {
+		return VideoTick{Code: Code{Counter: n, RAF: time.Duration(raf * float64(time.Millisecond))}, Decoded: true}
+	}
+	const f = 1000.0 / 60
+	for _, c := range []struct {
+		name               string
+		ticks              []VideoTick
+		docs               int
+		painted, distinct  int64
+		freezeMs, driftMax float64
+		undecodable        int
+	}{
+		{"every frame, on time", []VideoTick{tick(1, 0), tick(2, f), tick(3, 2*f), tick(4, 3*f)}, 1, 4, 4, f, 0, 0},
+		{"a frame missed", []VideoTick{tick(1, 0), tick(3, f), tick(4, 2*f)}, 1, 4, 3, f, 0, 0},
+		{"one frame held three ticks", []VideoTick{tick(1, 0), tick(2, f), tick(2, f), tick(2, f), tick(3, 4*f)}, 1, 3, 3, 3 * f, 0, 0},
+		{"a navigation's wait is no freeze", []VideoTick{tick(7, 0), tick(8, f), tick(8, f), tick(8, f), tick(8, f), tick(0, 0), tick(1, f)}, 2, 4, 4, f, 0, 0},
+		{"a frame shown a tick late", []VideoTick{tick(1, 0), tick(2, f), tick(3, f), tick(4, 3*f), tick(5, 4*f)}, 1, 5, 5, f, f, 0},
+		{"an unreadable tick is left out", []VideoTick{tick(1, 0), {}, tick(2, 2*f)}, 1, 2, 2, 2 * f, 0, 1},
+	} {
+		r := SummarizeFootage(c.ticks, 60)
+		if r.Documents != c.docs || r.Painted != c.painted || r.Distinct != c.distinct || math.Abs(r.LongestFreezeMs-c.freezeMs) > 1e-6 || r.Undecodable != c.undecodable {
+			t.Errorf("%s: %+v, want %d documents, %d of %d painted, freeze %.2f ms, %d undecodable", c.name, r, c.docs, c.distinct, c.painted, c.freezeMs, c.undecodable)
+		}
+		if want := float64(c.distinct) / float64(c.painted); math.Abs(r.Coverage-want) > 1e-9 {
+			t.Errorf("%s: coverage %.3f, want %.3f", c.name, r.Coverage, want)
+		}
+		if math.Abs(r.DocumentDrift.Max-c.driftMax) > 1e-6 {
+			t.Errorf("%s: document drift max %.3f ms, want %.3f", c.name, r.DocumentDrift.Max, c.driftMax)
+		}
+	}
+	if r := SummarizeFootage([]VideoTick{tick(1, 0)}, 0); r.Documents != 0 {
+		t.Errorf("no frame rate: %+v, want nothing", r)
+	}
+}
