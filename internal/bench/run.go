@@ -237,7 +237,11 @@ func (m scenarioMode) sameLine() string {
 	}
 	var parts []string
 	for _, s := range m.SameAsFirst {
-		parts = append(parts, fmt.Sprintf("run %d %d of %d video frames, %d of %d stored pictures (%d but for the page's performance.now())", s.Run, s.Same, s.Of, s.Stored, s.StoredOf, s.StoredButNow))
+		p := fmt.Sprintf("run %d %d of %d video frames", s.Run, s.Same, s.Of)
+		if !m.Median.NoTake {
+			p += fmt.Sprintf(", %d of %d stored pictures (%d but for the page's performance.now())", s.Stored, s.StoredOf, s.StoredButNow)
+		}
+		parts = append(parts, p)
 	}
 	return "; identical to run 1's: " + strings.Join(parts, ", ")
 }
@@ -361,8 +365,8 @@ func (r scenarioRun) line() string {
 	v := r.Footage
 	footage := fmt.Sprintf("in the video alone: coverage %.3f (%d of %d), longest freeze %.0f ms, drift p95 %.1f ms (against the document's median %.1f ms)",
 		v.Coverage, v.Distinct, v.Painted, v.LongestFreezeMs, v.Drift.P95, v.DocumentDrift.P95)
-	head := fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (%s; others %.1fs; %.2f CPU-s per second of video), ",
-		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, cpuByLine(r.CPUBy), r.OthersCPUS, r.CPUPerVideoS)
+	head := fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (%s; others %.1fs; %.2f CPU-s per second of video), the page painting %.1f frames a second, ",
+		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, cpuByLine(r.CPUBy), r.OthersCPUS, r.CPUPerVideoS, r.pageRate())
 	video := fmt.Sprintf("video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v",
 		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage)
 	if r.NoTake {
@@ -372,6 +376,16 @@ func (r scenarioRun) line() string {
 		r.Coverage, r.Distinct, r.Painted, r.LongestFreezeMs, r.Drift.P95, r.DocumentDrift.P95) +
 		footage + "; " + video + fmt.Sprintf("; settled pictures %d by frame, %d by screenshot; %d screencast restarts; %d steps ran late",
 		r.SettledFrames, r.SettledShots, r.Restarts, r.LateSteps)
+}
+
+// pageRate is how many frames a second the page painted during the
+// scenario (the page slows down when the recorder leaves it less of the
+// machine, and a recorder whose page paints more has more to film). Pure.
+func (r scenarioRun) pageRate() float64 {
+	if r.ScenarioS <= 0 {
+		return 0
+	}
+	return float64(r.Painted) / r.ScenarioS
 }
 
 // cpuByLine says the CPU of each kind of process, the most first. Pure.
