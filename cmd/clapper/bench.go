@@ -159,8 +159,10 @@ func benchRunCommand() *cli.Command {
 			"freeze of each run (where it began, and the step running), the screencast restarts, drift (each frame's source time\n" +
 			"less its animation-frame time, against the frames within 500 ms of it, and against its whole document), repeated video frames\n" +
 			"and the first frame; live and studio side by side, and how many video frames and stored pictures of each run are\n" +
-			"the first run's.\n" +
-			"Example: clapper bench run --capture live,studio --runs 3",
+			"the first run's. CPU is broken down by process (Chromium's browser, gpu and renderer, ffmpeg, clapper). Every\n" +
+			"series is also measured from its video alone (coverage, freeze, drift), the same measure for any recorder: with\n" +
+			"--playwright the same scenario runs as a Playwright script recorded by its recordVideo, taking turns with clapper's.\n" +
+			"Example: clapper bench run --capture live,studio --runs 3 --playwright .bench/playwright",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "size", Value: "1280x720", Usage: "viewport and video WIDTHxHEIGHT"},
 			&cli.IntFlag{Name: "fps", Value: 60, Usage: "video frame rate"},

@@ -534,7 +534,9 @@ func (c *treeCPU) note(ps []procfs.Proc) {
 	for _, p := range ps {
 		k := procKey{p.Pid, p.Start}
 		c.seen[k] = max(c.seen[k], p.CPU-c.base[k])
-		if _, ok := c.kind[k]; !ok && c.kind != nil {
+		// The latest command line names it: a process forked from
+		// Chromium's zygote wears the zygote's until it names itself.
+		if _, ok := c.kind[k]; c.kind != nil && (!ok || p.Cmdline != "") {
 			c.kind[k] = procKind(p)
 		}
 	}

@@ -171,7 +171,10 @@ func TestCPUByProcess(t *testing.T) {
 	c := &treeCPU{base: map[procKey]time.Duration{}, seen: map[procKey]time.Duration{}, kind: map[procKey]string{}, self: time.Second}
 	c.note([]procfs.Proc{{Pid: 3, Start: 1, Comm: "ffmpeg", CPU: 2 * time.Second}, {Pid: 4, Start: 1, Comm: "chromium", Cmdline: "chromium --type=gpu-process", CPU: 5 * time.Second}})
 	c.note([]procfs.Proc{{Pid: 3, Start: 1, Comm: "ffmpeg", CPU: 3 * time.Second}})
-	if got := fmt.Sprint(c.byKind()); got != "map[clapper:1 ffmpeg:3 gpu:5]" {
+	// A zygote's child is counted as what it names itself later.
+	c.note([]procfs.Proc{{Pid: 5, Start: 2, Comm: "chromium", Cmdline: "chromium --type=zygote", CPU: time.Second}})
+	c.note([]procfs.Proc{{Pid: 5, Start: 2, Comm: "chromium", Cmdline: "chromium --type=renderer", CPU: 2 * time.Second}})
+	if got := fmt.Sprint(c.byKind()); got != "map[clapper:1 ffmpeg:3 gpu:5 renderer:2]" {
 		t.Errorf("byKind = %s", got)
 	}
 }
