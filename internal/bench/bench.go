@@ -66,19 +66,61 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// groupCPU sums the user + system CPU time of the live processes in
-// process group pgid, from /proc (clock ticks of 10 ms).
-func groupCPU(pgid int) time.Duration {
+// groupCPUBy sums the user + system CPU time of the live processes in
+// process group pgid, from /proc (clock ticks of 10 ms), by kind of
+// process (procKind).
+func groupCPUBy(pgid int) map[string]time.Duration {
+	out := map[string]time.Duration{}
 	if pgid <= 0 {
-		return 0
+		return out
 	}
-	var cpu time.Duration
 	for _, p := range procfs.List() {
 		if p.Pgid == pgid {
-			cpu += p.CPU
+			out[procKind(p)] += p.CPU
 		}
 	}
-	return cpu
+	return out
+}
+
+// perSecondBy is, for each kind, the CPU used from before to after, per
+// second of secs (0.5 is half a core); kinds that used none are left out.
+// Pure.
+func perSecondBy(before, after map[string]time.Duration, secs float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, d := range after {
+		if used := d - before[k]; used > 0 && secs > 0 {
+			out[k] = used.Seconds() / secs
+		}
+	}
+	return out
+}
+
+// total sums a breakdown.
+func total(by map[string]time.Duration) time.Duration {
+	var t time.Duration
+	for _, d := range by {
+		t += d
+	}
+	return t
+}
+
+// medianBy takes each kind's median across breakdowns (a kind missing
+// from one counts 0 there). Pure.
+func medianBy(bys []map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for _, by := range bys {
+		for k := range by {
+			if _, done := out[k]; done {
+				continue
+			}
+			v := make([]float64, len(bys))
+			for i := range bys {
+				v[i] = bys[i][k]
+			}
+			out[k] = medianOf(v)
+		}
+	}
+	return out
 }
 
 // settle waits, up to max, for a second in which the rest of the machine

@@ -127,6 +127,9 @@ type captureRun struct {
 	// ChromiumCPU is the CPU time of Chromium's process group per second of
 	// capture (read from /proc), for context.
 	ChromiumCPU float64 `json:"chromium_cpu"`
+	// ChromiumBy is ChromiumCPU by kind of process (browser, gpu,
+	// renderer, …), per second of capture.
+	ChromiumBy map[string]float64 `json:"chromium_by_process"`
 	// OthersCPU is the rest of the machine's busy CPU time per second of
 	// capture (from /proc/stat, minus this process and Chromium): other
 	// work sharing the cores, which the figures above do not control.
@@ -228,11 +231,17 @@ func Capture(ctx context.Context, o CaptureOptions, w, progress io.Writer) error
 
 func (r captureRun) line() string {
 	return fmt.Sprintf("%.1f frames/s received (%.1f delivered), coverage %.3f (%d of %d page frames), late %d, duplicates %d, overflow %d, rejected %d, backwards %d, repeats %d, undecodable %d, longest gap %.1f ms, "+
-		"timing error p50/p95/max %.2f/%.2f/%.2f ms (rAF time; performance.now() %.2f/%.2f/%.2f), offset %.2f ms, latency p50/p95 %.1f/%.1f ms, recorder CPU %.1f%% of a core, chromium %.0f%%, others %.0f%%, ack round trip mean/max %.2f/%.1f ms, %s mapping",
+		"timing error p50/p95/max %.2f/%.2f/%.2f ms (rAF time; performance.now() %.2f/%.2f/%.2f), offset %.2f ms, latency p50/p95 %.1f/%.1f ms, recorder CPU %.1f%% of a core, chromium %.0f%% (%s), others %.0f%%, ack round trip mean/max %.2f/%.1f ms, %s mapping",
 		r.ReceivedPerSec, r.DeliveredPerSec, r.Coverage, r.Distinct, r.Painted, r.Late, r.Duplicates, r.Overflow, r.Rejected, r.Backwards, r.Repeats, r.Undecodable, r.LongestGapMs,
 		r.ErrorRAF.P50, r.ErrorRAF.P95, r.ErrorRAF.Max, r.ErrorNow.P50, r.ErrorNow.P95, r.ErrorNow.Max, r.OffsetMs, r.Latency.P50, r.Latency.P95,
-		100*r.RecorderCPU, 100*r.ChromiumCPU, 100*r.OthersCPU, r.AckMeanMs, r.AckMaxMs, r.Mapping) +
+		100*r.RecorderCPU, 100*r.ChromiumCPU, percentBy(r.ChromiumBy), 100*r.OthersCPU, r.AckMeanMs, r.AckMaxMs, r.Mapping) +
 		fmt.Sprintf(", run time %.2fx the take, all CPU %.0f%%", r.RunTimeRatio, 100*r.AllCPU)
+}
+
+// percentBy says a breakdown per second as percents of a core, the most
+// first. Pure.
+func percentBy(by map[string]float64) string {
+	return breakdown(by, func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) })
 }
 
 // medianCapture takes the median of every numeric figure across runs;
@@ -243,6 +252,11 @@ func medianCapture(runs []captureRun) captureRun {
 	}
 	out := runs[0]
 	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
+	bys := make([]map[string]float64, len(runs))
+	for i, r := range runs {
+		bys[i] = r.ChromiumBy
+	}
+	out.ChromiumBy = medianBy(bys)
 	return out
 }
 
@@ -328,7 +342,8 @@ func liveRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, pag
 	}
 	clock := recorder.NewClock()
 	tl := benchTimeline(version, w, h, scale)
-	cpu0, chrome0, busy0 := selfCPU(), groupCPU(b.Pid()), machineBusy()
+	cpu0, by0, busy0 := selfCPU(), groupCPUBy(b.Pid()), machineBusy()
+	chrome0 := total(by0)
 	t0 := clock.Now()
 	capt, err := recorder.Start(tab, recorder.Options{
 		Dir: dir, Log: log, Clock: clock, Tab: "bench", Quality: o.Quality, MaxWidth: int(float64(w) * scale), MaxHeight: int(float64(h) * scale),
@@ -342,7 +357,8 @@ func liveRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, pag
 	serr := sleepCtx(ctx, o.Seconds)
 	res := capt.Stop(context.Background())
 	t1 := clock.Now()
-	cpu1, chrome1, busy1 := selfCPU(), groupCPU(b.Pid()), machineBusy()
+	cpu1, by1, busy1 := selfCPU(), groupCPUBy(b.Pid()), machineBusy()
+	chrome1 := total(by1)
 	if err := sealTake(dir, log, tl, res, serr); err != nil {
 		return captureRun{}, "", err
 	}
@@ -358,7 +374,7 @@ func liveRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, pag
 	}
 	secs := (t1 - t0).Seconds()
 	return captureRun{
-		Figures: fig, RecorderCPU: (cpu1 - cpu0).Seconds() / secs, ChromiumCPU: (chrome1 - chrome0).Seconds() / secs,
+		Figures: fig, RecorderCPU: (cpu1 - cpu0).Seconds() / secs, ChromiumCPU: (chrome1 - chrome0).Seconds() / secs, ChromiumBy: perSecondBy(by0, by1, secs),
 		OthersCPU:    max(0, ((busy1-busy0)-(cpu1-cpu0)-(chrome1-chrome0)).Seconds()/secs),
 		CrossCheckMs: durMs(res.CrossCheck.MaxDiff), EndReason: res.Capture.EndReason,
 		AckMeanMs: durMs(res.AckMean), AckMaxMs: durMs(res.AckMax), RunTimeRatio: 1, AllCPU: (busy1 - busy0).Seconds() / secs,
@@ -427,7 +443,8 @@ func studioRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, p
 		return captureRun{}, "", err
 	}
 	tl := benchTimeline(version, w, h, scale)
-	cpu0, chrome0, busy0 := selfCPU(), groupCPU(b.Pid()), machineBusy()
+	cpu0, by0, busy0 := selfCPU(), groupCPUBy(b.Pid()), machineBusy()
+	chrome0 := total(by0)
 	wall0 := time.Now()
 	capt, err := recorder.StartStudio(tab, opts(dir, log), recorder.DefaultFPS)
 	if err != nil {
@@ -437,7 +454,8 @@ func studioRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, p
 	serr := virtualSleep(ctx, clock, o.Seconds, capt.Done())
 	res := capt.Stop(context.Background())
 	wall := time.Since(wall0)
-	cpu1, chrome1, busy1 := selfCPU(), groupCPU(b.Pid()), machineBusy()
+	cpu1, by1, busy1 := selfCPU(), groupCPUBy(b.Pid()), machineBusy()
+	chrome1 := total(by1)
 	if err := sealTake(dir, log, tl, res, serr); err != nil {
 		return captureRun{}, "", err
 	}
@@ -449,7 +467,7 @@ func studioRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, p
 	}
 	secs := wall.Seconds()
 	return captureRun{
-		Figures: fig, RecorderCPU: (cpu1 - cpu0).Seconds() / secs, ChromiumCPU: (chrome1 - chrome0).Seconds() / secs,
+		Figures: fig, RecorderCPU: (cpu1 - cpu0).Seconds() / secs, ChromiumCPU: (chrome1 - chrome0).Seconds() / secs, ChromiumBy: perSecondBy(by0, by1, secs),
 		OthersCPU: max(0, ((busy1-busy0)-(cpu1-cpu0)-(chrome1-chrome0)).Seconds()/secs), AllCPU: (busy1 - busy0).Seconds() / secs,
 		EndReason: res.Capture.EndReason, RunTimeRatio: secs / (res.Capture.Ended - res.Capture.Started).Seconds(),
 	}, version, nil

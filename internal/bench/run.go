@@ -390,6 +390,12 @@ func (r scenarioRun) pageRate() float64 {
 
 // cpuByLine says the CPU of each kind of process, the most first. Pure.
 func cpuByLine(by map[string]float64) string {
+	return breakdown(by, func(v float64) string { return fmt.Sprintf("%.1f", v) })
+}
+
+// breakdown lists by's kinds, the largest first (ties by name), each
+// with its value as f writes it. Pure.
+func breakdown(by map[string]float64, f func(float64) string) string {
 	kinds := slices.Collect(maps.Keys(by))
 	slices.SortFunc(kinds, func(a, b string) int {
 		if c := cmp.Compare(by[b], by[a]); c != 0 {
@@ -399,7 +405,7 @@ func cpuByLine(by map[string]float64) string {
 	})
 	parts := make([]string, 0, len(kinds))
 	for _, k := range kinds {
-		parts = append(parts, fmt.Sprintf("%s %.1f", k, by[k]))
+		parts = append(parts, k+" "+f(by[k]))
 	}
 	if len(parts) == 0 {
 		return "no process seen"
@@ -615,18 +621,10 @@ func medianScenario(runs []scenarioRun) scenarioRun {
 	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
 	out.FirstFrameIsPage = firstAll
 	out.LongestFreezeAt, out.FreezeWhere, out.LateWhere = 0, "", "" // each run's own
-	out.CPUBy = map[string]float64{}
-	for _, r := range runs {
-		for k := range r.CPUBy {
-			if _, done := out.CPUBy[k]; done {
-				continue
-			}
-			v := make([]float64, len(runs))
-			for i := range runs {
-				v[i] = runs[i].CPUBy[k]
-			}
-			out.CPUBy[k] = medianOf(v)
-		}
+	bys := make([]map[string]float64, len(runs))
+	for i, r := range runs {
+		bys[i] = r.CPUBy
 	}
+	out.CPUBy = medianBy(bys)
 	return out
 }

@@ -178,3 +178,24 @@ func TestCPUByProcess(t *testing.T) {
 		t.Errorf("byKind = %s", got)
 	}
 }
+
+// bench capture's breakdown: each kind's use between two readings, per
+// second, as percents of a core; a median over runs per kind.
+func TestCaptureCPUByProcess(t *testing.T) {
+	before := map[string]time.Duration{"gpu": 10 * time.Second, "browser": 4 * time.Second}
+	after := map[string]time.Duration{"gpu": 14 * time.Second, "browser": 4 * time.Second, "renderer": time.Second}
+	by := perSecondBy(before, after, 10)
+	if got := fmt.Sprint(by); got != "map[gpu:0.4 renderer:0.1]" {
+		t.Errorf("perSecondBy = %s", got)
+	}
+	if got := percentBy(by); got != "gpu 40%, renderer 10%" {
+		t.Errorf("percentBy = %q", got)
+	}
+	if total(after) != 19*time.Second {
+		t.Errorf("total %v", total(after))
+	}
+	m := medianBy([]map[string]float64{{"gpu": 0.4}, {"gpu": 0.2, "renderer": 0.1}, {"gpu": 0.3}})
+	if got := fmt.Sprint(m); got != "map[gpu:0.3 renderer:0]" {
+		t.Errorf("medianBy = %s", got)
+	}
+}
