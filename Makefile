@@ -58,6 +58,7 @@ bench: build
 # frame rate, runs taking turns, and prints the medians of 3 side by side.
 # It installs playwright-core from npm into .bench/playwright (no browser
 # download: Playwright runs the machine's Chromium and ffmpeg).
+# The version the README's figures were measured with (bench.PlaywrightVersion).
 PLAYWRIGHT_VERSION ?= 1.65.2
 versus-playwright: build
 	test -d .bench/playwright/node_modules/playwright-core || npm install --no-audit --no-fund --prefix .bench/playwright playwright-core@$(PLAYWRIGHT_VERSION)

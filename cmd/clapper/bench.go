@@ -209,7 +209,7 @@ func benchRunCommand() *cli.Command {
 					return err
 				}
 				if _, err := exec.LookPath(o.Node); err != nil {
-					return usageErr("--node %q: %v (Node.js runs the Playwright script)", o.Node, err)
+					return usageErr("--node %q: %v (Node.js runs the Playwright script: install it, or pass --node PATH)", o.Node, err)
 				}
 				o.Modes = append(o.Modes, bench.PlaywrightMode)
 			}

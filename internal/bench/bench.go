@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -105,7 +106,7 @@ func total(by map[string]time.Duration) time.Duration {
 }
 
 // medianBy takes each kind's median across breakdowns (a kind missing
-// from one counts 0 there). Pure.
+// from one counts 0 there; a kind whose median is 0 is left out). Pure.
 func medianBy(bys []map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	for _, by := range bys {
@@ -120,6 +121,7 @@ func medianBy(bys []map[string]float64) map[string]float64 {
 			out[k] = medianOf(v)
 		}
 	}
+	maps.DeleteFunc(out, func(_ string, v float64) bool { return v == 0 })
 	return out
 }
 

@@ -12,15 +12,17 @@ const { chromium } = require(o.playwright);
 
 (async () => {
   const t = {};
-  const browser = await chromium.launch({ executablePath: o.chromium, args: o.args });
+  const browser = await chromium.launch({ executablePath: o.chromium, args: o.args || [], chromiumSandbox: !o.no_sandbox });
   const context = await browser.newContext({
     viewport: { width: o.width, height: o.height },
     recordVideo: { dir: o.dir, size: { width: o.width, height: o.height }, fps: o.fps },
   });
   const page = await context.newPage();
+  // The scenario starts on the blank tab, before the first goto, as
+  // clapper's take does.
   t.launched_ms = since();
-  await page.goto(o.url);
   t.scenario_start_ms = since();
+  await page.goto(o.url);
   await page.waitForTimeout(2000);
   await page.click('#field');
   mark('click');
@@ -30,22 +32,30 @@ const { chromium } = require(o.playwright);
   await page.goto(o.url + 'second');
   mark('goto');
   await page.waitForTimeout(2000);
-  // A wheel scroll over the same time as clapper's, paced by the clock
-  // as clapper paces it: one event per 60 Hz slot, and the slots already
-  // due when an event is acknowledged go in the next one (Playwright's
-  // mouse.wheel is one event, which jumps the page; one event per slot,
-  // each waited for, takes several times as long on a busy page).
+  // A wheel scroll over the same time as clapper's, paced as clapper
+  // paces it: n slots of a 60 Hz frame, the distance eased in and out,
+  // slot i sent at its time, and the slots whose time has passed when an
+  // event is acknowledged sent as one (Playwright's mouse.wheel is a
+  // single event, which makes the page jump; one event a slot, each
+  // waited for, took several times as long on a busy page). Then the
+  // page draws two more frames, as clapper's step lets the scroll settle.
   const box = await page.locator('#list').boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  const slots = Math.max(1, Math.round(o.scroll_ms / (1000 / 60)));
+  const n = Math.max(1, Math.floor(o.scroll_ms / (1000 / 60)));
+  const ease = (u) => (u < 0.5 ? 4 * u * u * u : 1 - Math.pow(-2 * u + 2, 3) / 2);
   const t0 = Date.now();
-  for (let sent = 0; sent < slots; ) {
-    const due = Math.min(slots, Math.max(sent + 1, Math.floor(((Date.now() - t0) * slots) / o.scroll_ms) + 1));
-    await page.mouse.wheel(0, ((due - sent) * o.scroll_by) / slots);
-    sent = due;
-    const wait = t0 + (sent * o.scroll_ms) / slots - Date.now();
-    if (sent < slots && wait > 0) await page.waitForTimeout(wait);
+  let sent = 0;
+  for (let i = 1; i <= n; i++) {
+    while (i < n && ((i + 1) * o.scroll_ms) / n <= Date.now() - t0) i++;
+    const dy = i === n ? o.scroll_by - sent : Math.round(o.scroll_by * ease(i / n) - sent);
+    if (dy !== 0) {
+      await page.mouse.wheel(0, dy);
+      sent += dy;
+    }
+    const wait = t0 + (i * o.scroll_ms) / n - Date.now();
+    if (wait > 0) await page.waitForTimeout(wait);
   }
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   mark('scroll');
   await page.waitForTimeout(2000);
   t.scenario_end_ms = since();

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clapper-dev/clapper/internal/benchpage"
 	"github.com/clapper-dev/clapper/internal/exit"
+	"github.com/clapper-dev/clapper/session"
 )
 
 // The bench scenario as a Playwright script (playwright.cjs), recorded by
@@ -43,7 +44,11 @@ const (
 )
 
 // PlaywrightInstallHint says how to get what --playwright needs.
-const PlaywrightInstallHint = "install it with: npm install --prefix DIR playwright-core@1.65 (it needs no browser download: the run uses --chromium, and the machine's ffmpeg)"
+const PlaywrightInstallHint = "install it with: npm install --prefix DIR playwright-core@" + PlaywrightVersion + " and pass --playwright DIR (no browser download is needed: the run uses clapper's Chromium and the machine's ffmpeg)"
+
+// PlaywrightVersion is the playwright-core the figures were measured
+// with (make versus-playwright installs it).
+const PlaywrightVersion = "1.65.2"
 
 // FindPlaywright resolves --playwright: a playwright-core package folder,
 // or a folder whose node_modules holds one. It returns the package folder.
@@ -58,7 +63,7 @@ func FindPlaywright(dir string) (string, error) {
 			return filepath.Abs(d)
 		}
 	}
-	return "", exit.Usagef("--playwright %q: no playwright-core there; %s", dir, PlaywrightInstallHint)
+	return "", exit.Usagef("--playwright %q: no playwright-core package there (nor in its node_modules); %s", dir, strings.ReplaceAll(PlaywrightInstallHint, "DIR", dir))
 }
 
 // ffmpegRevision reads the revision Playwright looks for its ffmpeg
@@ -84,19 +89,24 @@ func ffmpegRevision(browsersJSON []byte) (string, error) {
 // JPEGs) are standard ffmpeg's.
 func playwrightFFmpeg(pkg, ffmpeg, work string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(pkg, "browsers.json"))
-	if err != nil {
-		return "", err
+	if err == nil {
+		var rev string
+		if rev, err = ffmpegRevision(b); err == nil {
+			return linkFFmpeg(rev, ffmpeg, work)
+		}
 	}
-	rev, err := ffmpegRevision(b)
-	if err != nil {
-		return "", err
-	}
+	return "", fmt.Errorf("%s: %w (is it a whole playwright-core package? reinstall it: %s)", pkg, err, PlaywrightInstallHint)
+}
+
+// linkFFmpeg makes the folder of playwrightFFmpeg for Playwright's
+// ffmpeg revision rev.
+func linkFFmpeg(rev, ffmpeg, work string) (string, error) {
 	if ffmpeg == "" {
 		ffmpeg = "ffmpeg"
 	}
 	exe, err := exec.LookPath(ffmpeg)
 	if err != nil {
-		return "", fmt.Errorf("ffmpeg for Playwright: %w", err)
+		return "", fmt.Errorf("ffmpeg for Playwright's recorder: %w (install ffmpeg, or pass --ffmpeg)", err)
 	}
 	if exe, err = filepath.Abs(exe); err != nil {
 		return "", err
@@ -123,12 +133,10 @@ type playwrightTimes struct {
 
 // playwrightArgs is the script's one argument. Pure.
 func playwrightArgs(o RunOptions, pkg, chromium, pageURL, dir string) ([]byte, error) {
-	var args []string
-	if o.NoSandbox {
-		args = append(args, "--no-sandbox")
-	}
+	// Playwright adds --no-sandbox itself unless chromiumSandbox is
+	// true: the sandbox is asked for as clapper's Chromium has it.
 	return json.Marshal(map[string]any{
-		"playwright": pkg, "chromium": chromium, "args": args, "url": pageURL, "dir": dir,
+		"playwright": pkg, "chromium": chromium, "args": []string{}, "no_sandbox": o.NoSandbox, "url": pageURL, "dir": dir,
 		"width": o.W, "height": o.H, "fps": o.FPS,
 		"text": scenarioText, "type_delay_ms": scenarioTypeDelay.Milliseconds(),
 		"scroll_by": scenarioScrollBy, "scroll_ms": scenarioScroll.Milliseconds(),
@@ -153,9 +161,9 @@ func runPlaywright(ctx context.Context, o RunOptions, pageURL, out string) (scen
 	if err != nil {
 		return scenarioRun{}, err
 	}
-	chromium := o.Chromium
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
+	chromium, err := session.FindChromium(o.Chromium)
+	if err != nil {
+		return scenarioRun{}, err
 	}
 	script := filepath.Join(out, "scenario.cjs")
 	if err := os.WriteFile(script, playwrightScript, 0o644); err != nil {
@@ -190,20 +198,24 @@ func runPlaywright(ctx context.Context, o RunOptions, pageURL, out string) (scen
 		return scenarioRun{}, fmt.Errorf("playwright: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	var pt playwrightTimes
-	if err := json.Unmarshal(stdout.Bytes(), &pt); err != nil || pt.Video == "" {
-		return scenarioRun{}, fmt.Errorf("playwright: no times printed (%v): %q", err, stdout.String())
+	if err := json.Unmarshal(stdout.Bytes(), &pt); err != nil {
+		return scenarioRun{}, fmt.Errorf("playwright: the script printed no times (%v): %q; see %s", err, stdout.String(), filepath.Join(out, "playwright.log"))
+	}
+	if pt.Video == "" {
+		return scenarioRun{}, fmt.Errorf("playwright: the script named no video: %q", stdout.String())
 	}
 	ticks, err := benchpage.DecodeVideo(ctx, pt.Video, o.W, o.H, o.W, o.FFmpeg)
 	if err != nil {
 		return scenarioRun{}, err
 	}
 	r := scenarioRun{WallS: wall.Seconds(), ScenarioS: (pt.ScenarioEndMs - pt.ScenarioStartMs) / 1000, LaunchS: pt.ScenarioStartMs / 1000,
-		TailS: (pt.ClosedMs - pt.ScenarioEndMs) / 1000, CPUS: used.Seconds(), OthersCPUS: others, CPUBy: cpu.byKind()}
+		TailS: (pt.ClosedMs - pt.ScenarioEndMs) / 1000, CPUS: used.Seconds(), OthersCPUS: others, CPUBy: cpu.byKind("bench")}
 	r.Ratio = r.WallS / (r.ScenarioS + r.LaunchS)
 	r.Video = benchpage.SummarizeVideo(ticks, o.FPS)
 	r.Footage = benchpage.SummarizeFootage(ticks, o.FPS)
 	r.ScenarioFigures, r.NoTake = r.Footage, true
 	r.CPUPerVideoS = cpuPerVideoSecond(r.CPUS, r.Video.Ticks, o.FPS)
+	r.CPUPerFootageS = perSecond(r.CPUS, r.Footage.SpanMs/1000)
 	r.ticks = ticks
 	r.FirstFrameIsPage = len(ticks) > 0 && ticks[0].Decoded
 	return r, nil

@@ -46,7 +46,8 @@ func TestFindPlaywright(t *testing.T) {
 	if v := playwrightVersion(pkg); v != "1.65.2" {
 		t.Errorf("version %q, want 1.65.2", v)
 	}
-	if _, err := FindPlaywright(t.TempDir()); err == nil || !strings.Contains(err.Error(), "npm install --prefix DIR playwright-core") {
+	empty := t.TempDir()
+	if _, err := FindPlaywright(empty); err == nil || !strings.Contains(err.Error(), "npm install --prefix "+empty+" playwright-core@"+PlaywrightVersion) {
 		t.Errorf("an empty folder: %v, want how to install playwright-core", err)
 	}
 	other := t.TempDir()
@@ -66,9 +67,14 @@ func TestPlaywrightArgs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Playwright refuses "args": null: the list is there, empty.
+		if !strings.Contains(string(b), `"args":[]`) {
+			t.Errorf("no empty list of Chromium arguments: %s", b)
+		}
 		var a struct {
 			Playwright, Chromium, URL, Dir, Text string
 			Args                                 []string
+			NoSandbox                            bool `json:"no_sandbox"`
 			Width, Height, FPS                   int
 			TypeDelayMs                          int `json:"type_delay_ms"`
 			ScrollBy                             int `json:"scroll_by"`
@@ -81,8 +87,26 @@ func TestPlaywrightArgs(t *testing.T) {
 			a.Text != scenarioText || a.TypeDelayMs != 60 || a.ScrollBy != scenarioScrollBy || a.ScrollMs != 600 {
 			t.Errorf("arguments %s", b)
 		}
-		if got := strings.Join(a.Args, " "); got != map[bool]string{true: "--no-sandbox"}[noSandbox] {
-			t.Errorf("no sandbox %v: Chromium's arguments %q", noSandbox, got)
+		if a.NoSandbox != noSandbox || len(a.Args) != 0 {
+			t.Errorf("no sandbox %v: told %v, Chromium's arguments %q", noSandbox, a.NoSandbox, a.Args)
+		}
+	}
+}
+
+// A series with no take reports from its video alone, and says so; the
+// CPU per second of the page's footage leaves out a padded end.
+func TestNoTakeLine(t *testing.T) {
+	r := scenarioRun{NoTake: true, CPUS: 30, CPUBy: map[string]float64{"gpu": 10, "bench": 1}, CPUPerVideoS: 2, CPUPerFootageS: 2.5}
+	r.Footage.Coverage, r.Footage.Distinct, r.Footage.Painted, r.Footage.SpanMs = 0.9, 90, 100, 10000
+	line := r.line()
+	for _, want := range []string{"no take; in the video alone: coverage 0.900 (90 of 100)", "gpu 10.0, bench 1.0", "2.00 CPU-s per second of video, 2.50 per second of the page in it", "the page painting 10.0 frames a second"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line %q lacks %q", line, want)
+		}
+	}
+	for _, not := range []string{"settled pictures", "screencast restarts", "ran late"} {
+		if strings.Contains(line, not) {
+			t.Errorf("line %q speaks of %q, which a series with no take does not have", line, not)
 		}
 	}
 }

@@ -158,11 +158,16 @@ type scenarioRun struct {
 	CPUS       float64 `json:"cpu_s"`
 	OthersCPUS float64 `json:"others_cpu_s"`
 	// CPUBy is CPUS by kind of process (procKind; this process is
-	// "clapper"), in seconds.
+	// "clapper", or "bench" when it only measures, as in the Playwright
+	// series), in seconds.
 	CPUBy map[string]float64 `json:"cpu_by_process"`
 	// CPUPerVideoS is CPUS per second of the video made: the figure that
 	// compares with any recorder's, whatever its video's length.
 	CPUPerVideoS float64 `json:"cpu_per_video_s"`
+	// CPUPerFootageS is CPUS per second of the video that films the page
+	// (Footage.SpanMs: no blank lead-in, no last frame held at the end):
+	// the figure to compare recorders by, since one may pad its video.
+	CPUPerFootageS float64 `json:"cpu_per_footage_s"`
 	benchpage.ScenarioFigures
 	Video benchpage.VideoRepeats `json:"video"`
 	// FirstFrameIsPage says the video's first frame shows the bench page
@@ -365,8 +370,8 @@ func (r scenarioRun) line() string {
 	v := r.Footage
 	footage := fmt.Sprintf("in the video alone: coverage %.3f (%d of %d), longest freeze %.0f ms, drift p95 %.1f ms (against the document's median %.1f ms)",
 		v.Coverage, v.Distinct, v.Painted, v.LongestFreezeMs, v.Drift.P95, v.DocumentDrift.P95)
-	head := fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (%s; others %.1fs; %.2f CPU-s per second of video), the page painting %.1f frames a second, ",
-		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, cpuByLine(r.CPUBy), r.OthersCPUS, r.CPUPerVideoS, r.pageRate())
+	head := fmt.Sprintf("wall %.2fs for a %.2fs scenario (launch %.2fs, after the last step %.2fs; %.2fx scenario+launch), CPU %.1fs (%s; others %.1fs; %.2f CPU-s per second of video, %.2f per second of the page in it), the page painting %.1f frames a second, ",
+		r.WallS, r.ScenarioS, r.LaunchS, r.TailS, r.Ratio, r.CPUS, cpuByLine(r.CPUBy), r.OthersCPUS, r.CPUPerVideoS, r.CPUPerFootageS, r.pageRate())
 	video := fmt.Sprintf("video: %d of %d ticks repeated, longest still %.0f ms, first frame the page %v",
 		r.Video.Repeated, r.Video.Ticks, r.Video.LongestStillMs, r.FirstFrameIsPage)
 	if r.NoTake {
@@ -378,14 +383,20 @@ func (r scenarioRun) line() string {
 		r.SettledFrames, r.SettledShots, r.Restarts, r.LateSteps)
 }
 
-// pageRate is how many frames a second the page painted during the
-// scenario (the page slows down when the recorder leaves it less of the
-// machine, and a recorder whose page paints more has more to film). Pure.
+// pageRate is how many frames a second the page painted while its video
+// filmed it, read from the video (the page slows down when the recorder
+// leaves it less of the machine, and a recorder whose page paints more
+// has more to film). Pure.
 func (r scenarioRun) pageRate() float64 {
-	if r.ScenarioS <= 0 {
+	return perSecond(float64(r.Footage.Painted), r.Footage.SpanMs/1000)
+}
+
+// perSecond is v per second of secs (0 for none). Pure.
+func perSecond(v, secs float64) float64 {
+	if secs <= 0 {
 		return 0
 	}
-	return float64(r.Painted) / r.ScenarioS
+	return v / secs
 }
 
 // cpuByLine says the CPU of each kind of process, the most first. Pure.
@@ -450,7 +461,7 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 	if err != nil {
 		return scenarioRun{}, err
 	}
-	by := cpu.byKind()
+	by := cpu.byKind("clapper")
 	takeDir := filepath.Join(out, "take")
 	tk, samples, err := benchpage.DecodeTake(takeDir)
 	if err != nil {
@@ -479,6 +490,7 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 	r.Video = benchpage.SummarizeVideo(ticks, o.FPS)
 	r.Footage = benchpage.SummarizeFootage(ticks, o.FPS)
 	r.CPUPerVideoS = cpuPerVideoSecond(r.CPUS, r.Video.Ticks, o.FPS)
+	r.CPUPerFootageS = perSecond(r.CPUS, r.Footage.SpanMs/1000)
 	r.ticks = ticks
 	r.FirstFrameIsPage = len(ticks) > 0 && ticks[0].Decoded
 	return r, nil
@@ -570,6 +582,8 @@ func procKind(p procfs.Proc) string {
 		}
 	}
 	switch {
+	case strings.Contains(exe, "crashpad") || strings.Contains(p.Comm, "crashpad"):
+		return "other chromium"
 	case strings.Contains(exe, "chrom") || strings.Contains(exe, "headless_shell") || strings.Contains(p.Comm, "chrom") || strings.Contains(p.Comm, "headless_shell"):
 		return "browser"
 	case strings.HasPrefix(exe, "ffmpeg") || strings.HasPrefix(p.Comm, "ffmpeg"):
@@ -581,13 +595,13 @@ func procKind(p procfs.Proc) string {
 }
 
 // byKind is the CPU time used by each kind of process (procKind), this
-// process as "clapper"; after stop. Zero kinds are left out.
-func (c *treeCPU) byKind() map[string]float64 {
+// process's named self; after stop. Zero kinds are left out.
+func (c *treeCPU) byKind(self string) map[string]float64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := map[string]float64{}
 	if c.self > 0 {
-		out["clapper"] = c.self.Seconds()
+		out[self] = c.self.Seconds()
 	}
 	for k, d := range c.seen {
 		if d > 0 {

@@ -50,6 +50,12 @@ type ScenarioFigures struct {
 	// frame off time; DocumentDrift counts each of them.
 	Drift         Dist `json:"drift"`
 	DocumentDrift Dist `json:"document_drift"`
+	// SpanMs is, from a video (SummarizeFootage), the time from its first
+	// tick that shows the page to its last new page frame: the part of
+	// the video that films the page, without a blank lead-in or a last
+	// frame held after the page's last new one (a recorder that pads its
+	// end).
+	SpanMs float64 `json:"span_ms,omitempty"`
 	// Seeded is how many delivered frames were the recorder's screenshots.
 	Seeded      int `json:"seeded"`
 	Undecodable int `json:"undecodable"`
@@ -317,7 +323,9 @@ func DecodeVideo(ctx context.Context, video string, w, h, vw int, ffmpeg string)
 // clapper's own video to compare like with like: tick k is at k/fps. A
 // page frame counts from the first tick that shows it; a document ends
 // where the page's counter goes back (a navigation). LongestFreezeMs is
-// the longest time one page frame stayed on screen within a document;
+// the longest time one page frame stayed on screen within a document
+// before the next one came (a frame held at the very end, after the
+// last new one, is left out, as SpanMs leaves it out);
 // drift is each new frame's tick time less its rAF time, against its
 // neighbours' and the document's median, as in SummarizeScenario (a tick
 // adds up to one frame interval of its own). Pure.
@@ -337,10 +345,14 @@ func SummarizeFootage(ticks []VideoTick, fps int) ScenarioFigures {
 	var prev Code
 	var prevAt timeline.Time
 	have := false
+	first := -1
 	for k, t := range ticks {
 		if !t.Decoded {
 			f.Undecodable++
 			continue
+		}
+		if first < 0 {
+			first = k
 		}
 		at := timeline.Time(int64(k) * int64(time.Second) / int64(fps))
 		c := t.Code
@@ -360,6 +372,9 @@ func SummarizeFootage(ticks []VideoTick, fps int) ScenarioFigures {
 		cur.drift = append(cur.drift, ms(at-timeline.Time(c.RAF)))
 		cur.at = append(cur.at, at)
 		prev, prevAt, have = c, at, true
+	}
+	if have {
+		f.SpanMs = ms(prevAt) - float64(first)*1000/float64(fps) + 1000/float64(fps)
 	}
 	var drift, docDrift []float64
 	for _, d := range docs {

@@ -227,7 +227,9 @@ func TestSummarizeFootage(t *testing.T) {
 		{"a frame missed", []VideoTick{tick(1, 0), tick(3, f), tick(4, 2*f)}, 1, 4, 3, f, 0, 0},
 		{"one frame held three ticks", []VideoTick{tick(1, 0), tick(2, f), tick(2, f), tick(2, f), tick(3, 4*f)}, 1, 3, 3, 3 * f, 0, 0},
 		{"a navigation's wait is no freeze", []VideoTick{tick(7, 0), tick(8, f), tick(8, f), tick(8, f), tick(8, f), tick(0, 0), tick(1, f)}, 2, 4, 4, f, 0, 0},
-		{"a frame shown a tick late", []VideoTick{tick(1, 0), tick(2, f), tick(3, f), tick(4, 3*f), tick(5, 4*f)}, 1, 5, 5, f, f, 0},
+		// Frame 3 was painted at the time of tick 1 and first shown at tick 2.
+		{"a frame shown a tick after it was painted", []VideoTick{tick(1, 0), tick(2, f), tick(3, f), tick(4, 3*f), tick(5, 4*f)}, 1, 5, 5, f, f, 0},
+		{"a last frame held to the end is no freeze", []VideoTick{tick(1, 0), tick(2, f), tick(2, f), tick(2, f), tick(2, f)}, 1, 2, 2, f, 0, 0},
 		{"an unreadable tick is left out", []VideoTick{tick(1, 0), {}, tick(2, 2*f)}, 1, 2, 2, 2 * f, 0, 1},
 	} {
 		r := SummarizeFootage(c.ticks, 60)
@@ -240,6 +242,27 @@ func TestSummarizeFootage(t *testing.T) {
 		if math.Abs(r.DocumentDrift.Max-c.driftMax) > 1e-6 {
 			t.Errorf("%s: document drift max %.3f ms, want %.3f", c.name, r.DocumentDrift.Max, c.driftMax)
 		}
+	}
+	// The span runs from the first tick that shows the page to the last
+	// new frame's: a blank lead-in and a held end are left out.
+	r := SummarizeFootage([]VideoTick{{}, {}, tick(1, 2*f), tick(2, 3*f), tick(3, 4*f), tick(3, 4*f), tick(3, 4*f)}, 60)
+	if math.Abs(r.SpanMs-3*f) > 1e-6 {
+		t.Errorf("span %.3f ms, want %.3f (three ticks)", r.SpanMs, 3*f)
+	}
+	// Drift against the neighbours: a run of frames a tick later than the
+	// ones before (a deeper pipeline) is off against the whole document
+	// but not against the frames around it, farther than DriftWindow.
+	var late []VideoTick
+	for k := range 120 {
+		shift := 0.0
+		if k >= 59 { // the most of them: the document's median is theirs
+			shift = f
+		}
+		late = append(late, tick(uint32(k+1), float64(k)*f-shift))
+	}
+	r = SummarizeFootage(late, 60)
+	if math.Abs(r.DocumentDrift.Max-f) > 1e-6 || r.Drift.P50 > 1e-6 {
+		t.Errorf("a step of one tick: document drift max %.2f ms (want %.2f), neighbour drift p50 %.2f (want 0)", r.DocumentDrift.Max, f, r.Drift.P50)
 	}
 	if r := SummarizeFootage([]VideoTick{tick(1, 0)}, 0); r.Documents != 0 {
 		t.Errorf("no frame rate: %+v, want nothing", r)
