@@ -9,10 +9,12 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Small operations on a tab context, for the run and the package's tests.
+// These small operations on a tab context (from Browser.NewTab) serve
+// tools built on session, such as benchmarks, that need a page without a
+// script.
 
-// version returns the browser's product string, e.g. "Chrome/156.0…".
-func version(tab context.Context) (string, error) {
+// Version returns the browser's product string, e.g. "Chrome/156.0…".
+func Version(tab context.Context) (string, error) {
 	v, err := chromedp.CallBrowser(tab, browser.GetVersion, cdp.Empty{})
 	if err != nil {
 		return "", err
@@ -20,15 +22,20 @@ func version(tab context.Context) (string, error) {
 	return v.Product, nil
 }
 
-// setViewport sets the tab's viewport in CSS pixels and its scale factor.
-func setViewport(tab context.Context, width, height int, scale float64) error {
+// SetViewport sets the tab's viewport in CSS pixels and its scale factor.
+func SetViewport(tab context.Context, width, height int, scale float64) error {
 	_, err := chromedp.Call(tab, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 		Width: int64(width), Height: int64(height), DeviceScaleFactor: scale,
 	})
 	return err
 }
 
-// navigate loads url in the tab and waits for it to load.
-func navigate(tab context.Context, url string) error {
+// Navigate loads url in the tab and waits for it to load.
+func Navigate(tab context.Context, url string) error {
 	return chromedp.Do(tab, chromedp.Navigate(url))
+}
+
+// EvalNumber evaluates a JavaScript expression that yields a number.
+func EvalNumber(tab context.Context, expr string) (float64, error) {
+	return chromedp.Run(tab, chromedp.Evaluate[float64](expr))
 }

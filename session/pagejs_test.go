@@ -42,10 +42,10 @@ func fixtureTab(t *testing.T, page string) (context.Context, *Tab, string) {
 	if err := chromedp.Listen(tab, ev.listen); err != nil {
 		t.Fatal(err)
 	}
-	if err := setViewport(tab, 800, 600, 1); err != nil {
+	if err := SetViewport(tab, 800, 600, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := navigate(tab, srv.URL+"/"+page); err != nil {
+	if err := Navigate(tab, srv.URL+"/"+page); err != nil {
 		t.Fatal(err)
 	}
 	return tab, &Tab{Name: "main", ctx: tab, helpers: h, worlds: w, events: ev}, srv.URL
@@ -368,7 +368,7 @@ func TestHelpersInstalledOncePerDocument(t *testing.T) {
 	if h.world != first || first == "" {
 		t.Fatalf("world %q after five calls, first %q", h.world, first)
 	}
-	if err := navigate(tab, site+"/second.html"); err != nil {
+	if err := Navigate(tab, site+"/second.html"); err != nil {
 		t.Fatal(err)
 	}
 	if d := call[docState](t, tab, h, "doc"); !strings.HasSuffix(d.URL, "/second.html") {

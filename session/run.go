@@ -318,7 +318,7 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	}
 	r.current = tab
 	r.log = log
-	if v, err := version(tab.ctx); err == nil {
+	if v, err := Version(tab.ctx); err == nil {
 		r.chromium = v
 	}
 	// The take starts with the capture's first picture (set in finish).

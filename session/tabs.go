@@ -190,7 +190,7 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 	ev.mainFrame = tree.FrameTree.Frame.ID
 	ev.mu.Unlock()
 	b := r.s.Browser
-	if err := setViewport(c, b.Width, b.Height, b.Scale); err != nil {
+	if err := SetViewport(c, b.Width, b.Height, b.Scale); err != nil {
 		cancel()
 		return nil, r.gone(fmt.Errorf("set viewport: %w", err))
 	}

@@ -281,7 +281,7 @@ func indexInChromium(t *testing.T, index string, want []string) {
 	if _, err := chromedp.Call(tab, log.Enable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(tab, chromedp.Navigate("file://"+index)); err != nil {
+	if err := session.Navigate(tab, "file://"+index); err != nil {
 		t.Fatal(err)
 	}
 	type row struct {

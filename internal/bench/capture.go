@@ -290,8 +290,8 @@ func launch(ctx context.Context, o CaptureOptions, w, h int, scale float64, stud
 		return nil, nil, nil, "", err
 	}
 	closeAll = func() { closeTab(); b.Close() }
-	version, _ = browserVersion(tab)
-	if err := setViewport(tab, w, h, scale); err != nil {
+	version, _ = session.Version(tab)
+	if err := session.SetViewport(tab, w, h, scale); err != nil {
 		closeAll()
 		return nil, nil, nil, "", fmt.Errorf("set viewport: %w", err)
 	}
@@ -324,14 +324,14 @@ func liveRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, pag
 		return captureRun{}, "", err
 	}
 	defer closeAll()
-	if err := navigate(tab, pageURL); err != nil {
+	if err := session.Navigate(tab, pageURL); err != nil {
 		return captureRun{}, "", fmt.Errorf("open the bench page: %w", err)
 	}
 	// Let the page settle into its animation before measuring.
 	if err := sleepCtx(ctx, time.Second); err != nil {
 		return captureRun{}, "", err
 	}
-	origin, err := evalNumber(tab, `performance.timeOrigin`)
+	origin, err := session.EvalNumber(tab, `performance.timeOrigin`)
 	if err != nil {
 		return captureRun{}, "", fmt.Errorf("read the page clock: %w", err)
 	}
@@ -424,7 +424,7 @@ func studioRun(ctx context.Context, o CaptureOptions, w, h int, scale float64, p
 		return captureRun{}, "", err
 	}
 	done := clock.Virtual.Busy() // the pump paces itself by what waits on it
-	nerr := navigate(tab, pageURL)
+	nerr := session.Navigate(tab, pageURL)
 	done()
 	if nerr == nil {
 		nerr = virtualSleep(ctx, clock, time.Second, warm.Done())
