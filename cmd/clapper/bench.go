@@ -177,7 +177,7 @@ func benchRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "keep", Usage: "keep each run's output folder in this folder"},
 			&cli.DurationFlag{Name: "settle", Value: 30 * time.Second, Usage: "before each run, wait up to this long for other work on the machine to fall under a third of a core (0: do not wait)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
-			&cli.StringFlag{Name: "playwright", Usage: "also run the scenario as a Playwright script recorded with recordVideo, runs taking turns with clapper's: a playwright-core package folder, or a folder whose node_modules holds one (" + bench.PlaywrightInstallHint + ")"},
+			&cli.StringFlag{Name: "playwright", Usage: "also run the scenario as a Playwright script recorded with recordVideo, runs taking turns with clapper's: a playwright-core package folder, or a folder whose node_modules holds one; " + bench.PlaywrightInstallHint},
 			&cli.StringFlag{Name: "node", Value: "node", Usage: "the Node.js that runs the Playwright script"},
 			&cli.BoolFlag{Name: "render-while-capturing", Value: true, Usage: "render the video's chunks during the capture, as clapper run does (--render-while-capturing=false: render after it)"},
 		},

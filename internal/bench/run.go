@@ -401,7 +401,9 @@ func perSecond(v, secs float64) float64 {
 
 // cpuByLine says the CPU of each kind of process, the most first. Pure.
 func cpuByLine(by map[string]float64) string {
-	return breakdown(by, func(v float64) string { return fmt.Sprintf("%.1f", v) })
+	shown := maps.Clone(by)
+	maps.DeleteFunc(shown, func(_ string, v float64) bool { return v < 0.05 }) // would read 0.0
+	return breakdown(shown, func(v float64) string { return fmt.Sprintf("%.1f", v) })
 }
 
 // breakdown lists by's kinds, the largest first (ties by name), each

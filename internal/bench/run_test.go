@@ -154,7 +154,7 @@ func TestProcKind(t *testing.T) {
 // The breakdown names the hungriest first, and a median run takes each
 // kind's median (a kind missing from a run counts 0 there).
 func TestCPUByProcess(t *testing.T) {
-	if got, want := cpuByLine(map[string]float64{"ffmpeg": 2, "gpu": 9.04, "clapper": 2, "renderer": 4.5}), "gpu 9.0, renderer 4.5, clapper 2.0, ffmpeg 2.0"; got != want {
+	if got, want := cpuByLine(map[string]float64{"ffmpeg": 2, "gpu": 9.04, "clapper": 2, "renderer": 4.5, "other chromium": 0.01}), "gpu 9.0, renderer 4.5, clapper 2.0, ffmpeg 2.0"; got != want {
 		t.Errorf("cpuByLine = %q, want %q", got, want)
 	}
 	if got := cpuByLine(nil); got != "no process seen" {
