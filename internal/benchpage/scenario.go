@@ -93,11 +93,8 @@ func localDrift(at []timeline.Time, off []float64) []float64 {
 func SummarizeScenario(samples []Sample) ScenarioFigures {
 	var f ScenarioFigures
 	type docState struct {
-		seen   map[uint32]bool
-		lo, hi uint32
-		last   *Sample // last screencast frame since the first readable one
-		drift  []float64
-		at     []timeline.Time // the drift's frames' source times
+		*docFrames
+		last *Sample // last screencast frame since the first readable one
 	}
 	docs := map[int]*docState{}
 	var order []int
@@ -112,7 +109,7 @@ func SummarizeScenario(samples []Sample) ScenarioFigures {
 		}
 		d := docs[s.Document]
 		if d == nil {
-			d = &docState{seen: map[uint32]bool{}, lo: s.Code.Counter, hi: s.Code.Counter}
+			d = &docState{docFrames: newDocFrames(s.Code.Counter)}
 			docs[s.Document] = d
 			order = append(order, s.Document)
 		}
@@ -124,12 +121,9 @@ func SummarizeScenario(samples []Sample) ScenarioFigures {
 			// The counter went back within a document: the frames before
 			// showed the previous page (attributed by receipt, they arrived
 			// after the commit), and they are left out.
-			*d = docState{seen: map[uint32]bool{}, lo: c, hi: c}
+			*d = docState{docFrames: newDocFrames(c)}
 		}
-		d.lo, d.hi = min(d.lo, c), max(d.hi, c)
-		d.seen[c] = true
-		d.drift = append(d.drift, ms(s.Source-timeline.Time(s.Code.RAF)))
-		d.at = append(d.at, s.Source)
+		d.add(c, s.Source, s.Code.RAF)
 		if d.last != nil {
 			if gap := ms(s.Source - d.last.Source); gap > f.LongestFreezeMs {
 				f.LongestFreezeMs, f.LongestFreezeAt = gap, d.last.Source
@@ -137,9 +131,43 @@ func SummarizeScenario(samples []Sample) ScenarioFigures {
 		}
 		d.last = s
 	}
-	var drift, docDrift []float64
+	kept := make([]*docFrames, 0, len(order))
 	for _, n := range order {
-		d := docs[n]
+		kept = append(kept, docs[n].docFrames)
+	}
+	f.sumDocuments(kept)
+	return f
+}
+
+// docFrames are the page frames one document showed: the counters seen
+// and their range, and each frame's offset (its time less its rAF time,
+// in ms) at its time, for drift.
+type docFrames struct {
+	seen   map[uint32]bool
+	lo, hi uint32
+	drift  []float64
+	at     []timeline.Time
+}
+
+// newDocFrames starts a document whose range begins at counter c.
+func newDocFrames(c uint32) *docFrames {
+	return &docFrames{seen: map[uint32]bool{}, lo: c, hi: c}
+}
+
+// add records page frame c, shown at at and drawn at rAF time raf.
+func (d *docFrames) add(c uint32, at timeline.Time, raf time.Duration) {
+	d.lo, d.hi = min(d.lo, c), max(d.hi, c)
+	d.seen[c] = true
+	d.drift = append(d.drift, ms(at-timeline.Time(raf)))
+	d.at = append(d.at, at)
+}
+
+// sumDocuments adds docs' frames into f's coverage, and their offsets
+// into its drift (against the neighbours' and the document's median):
+// the documents that showed no frame are left out.
+func (f *ScenarioFigures) sumDocuments(docs []*docFrames) {
+	var drift, docDrift []float64
+	for _, d := range docs {
 		if len(d.seen) == 0 {
 			continue
 		}
@@ -156,7 +184,6 @@ func SummarizeScenario(samples []Sample) ScenarioFigures {
 		f.Coverage = float64(f.Distinct) / float64(f.Painted)
 	}
 	f.Drift, f.DocumentDrift = dist(drift), dist(docDrift)
-	return f
 }
 
 // VideoTick is what one output frame of a video of the bench page shows.
@@ -334,17 +361,10 @@ func SummarizeFootage(ticks []VideoTick, fps int) ScenarioFigures {
 	if fps <= 0 {
 		return f
 	}
-	type docState struct {
-		seen   map[uint32]bool
-		lo, hi uint32
-		drift  []float64
-		at     []timeline.Time
-	}
-	var docs []*docState
-	var cur *docState
+	var docs []*docFrames
+	var cur *docFrames
 	var prev Code
 	var prevAt timeline.Time
-	have := false
 	first := -1
 	for k, t := range ticks {
 		if !t.Decoded {
@@ -358,38 +378,21 @@ func SummarizeFootage(ticks []VideoTick, fps int) ScenarioFigures {
 		c := t.Code
 		switch {
 		case cur == nil || c.Counter < prev.Counter:
-			cur = &docState{seen: map[uint32]bool{}, lo: c.Counter, hi: c.Counter}
+			cur = newDocFrames(c.Counter)
 			docs = append(docs, cur)
 		case c.Counter == prev.Counter:
 			continue
 		default:
-			if gap := ms(at - prevAt); have && gap > f.LongestFreezeMs {
+			if gap := ms(at - prevAt); gap > f.LongestFreezeMs {
 				f.LongestFreezeMs, f.LongestFreezeAt = gap, prevAt
 			}
 		}
-		cur.lo, cur.hi = min(cur.lo, c.Counter), max(cur.hi, c.Counter)
-		cur.seen[c.Counter] = true
-		cur.drift = append(cur.drift, ms(at-timeline.Time(c.RAF)))
-		cur.at = append(cur.at, at)
-		prev, prevAt, have = c, at, true
+		cur.add(c.Counter, at, c.RAF)
+		prev, prevAt = c, at
 	}
-	if have {
+	if cur != nil {
 		f.SpanMs = ms(prevAt) - float64(first)*1000/float64(fps) + 1000/float64(fps)
 	}
-	var drift, docDrift []float64
-	for _, d := range docs {
-		f.Documents++
-		f.Painted += int64(d.hi-d.lo) + 1
-		f.Distinct += int64(len(d.seen))
-		off := median(d.drift)
-		for _, v := range d.drift {
-			docDrift = append(docDrift, math.Abs(v-off))
-		}
-		drift = append(drift, localDrift(d.at, d.drift)...)
-	}
-	if f.Painted > 0 {
-		f.Coverage = float64(f.Distinct) / float64(f.Painted)
-	}
-	f.Drift, f.DocumentDrift = dist(drift), dist(docDrift)
+	f.sumDocuments(docs)
 	return f
 }
