@@ -110,3 +110,34 @@ func TestNoTakeLine(t *testing.T) {
 		}
 	}
 }
+
+// The series side by side: each figure's median, and its worst run
+// (the most for times, CPU, freezes and drift; the least for coverage).
+func TestSideBySide(t *testing.T) {
+	run := func(wall, cpu, cov, freeze float64) scenarioRun {
+		r := scenarioRun{WallS: wall, ScenarioS: 10, CPUPerFootageS: cpu}
+		r.Footage.Coverage, r.Footage.LongestFreezeMs = cov, freeze
+		return r
+	}
+	live := scenarioMode{Mode: RunMode{Capture: "live", SettledBy: "frame"}, Runs: []scenarioRun{run(20, 2.5, 0.96, 150), run(26, 2.8, 0.75, 267), run(19, 2.4, 0.99, 100)}}
+	pw := scenarioMode{Mode: PlaywrightMode, Runs: []scenarioRun{run(19, 2.2, 0.89, 267), run(20, 2.3, 0.87, 283), run(17, 2.1, 0.90, 250)}}
+	for _, m := range []*scenarioMode{&live, &pw} {
+		m.Median = medianScenario(m.Runs)
+	}
+	got := sideBySide([]scenarioMode{live, pw})
+	for _, want := range []string{
+		"live, settled by frame", "playwright recordVideo",
+		"wall time, launch to video           20.00 s (26.00 s)",
+		"19.00 s (20.00 s)",
+		"2.50 (2.80)", "2.20 (2.30)",
+		"0.960 (0.750)", "0.890 (0.870)",
+		"150 ms (267 ms)", "267 ms (283 ms)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("side by side lacks %q:\n%s", want, got)
+		}
+	}
+	if sideBySide([]scenarioMode{live}) != "" {
+		t.Error("one series has no side to be by")
+	}
+}

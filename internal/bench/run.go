@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/clapper-dev/clapper/film"
@@ -321,7 +323,52 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 	for _, m := range modes {
 		fmt.Fprintf(w, "%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
 	}
+	fmt.Fprint(w, sideBySide(modes))
 	return nil
+}
+
+// sideBySide is the series' main figures in columns, each the median of
+// the runs with the worst in brackets, every footage figure from the
+// video alone, so that any recorder compares with any. Pure.
+func sideBySide(modes []scenarioMode) string {
+	if len(modes) < 2 {
+		return ""
+	}
+	type row struct {
+		name  string
+		value func(r scenarioRun) float64
+		worst func(a, b float64) float64
+		unit  string
+		prec  int
+	}
+	rows := []row{
+		{"wall time, launch to video", func(r scenarioRun) float64 { return r.WallS }, math.Max, " s", 2},
+		{"scenario", func(r scenarioRun) float64 { return r.ScenarioS }, math.Max, " s", 2},
+		{"CPU-s per second of the page filmed", func(r scenarioRun) float64 { return r.CPUPerFootageS }, math.Max, "", 2},
+		{"page frames the video shows", func(r scenarioRun) float64 { return r.Footage.Coverage }, math.Min, "", 3},
+		{"longest freeze in the video", func(r scenarioRun) float64 { return r.Footage.LongestFreezeMs }, math.Max, " ms", 0},
+		{"drift p95 in the video", func(r scenarioRun) float64 { return r.Footage.Drift.P95 }, math.Max, " ms", 1},
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "side by side: median (worst)")
+	for _, m := range modes {
+		fmt.Fprintf(tw, "\t%s", m.Mode)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range rows {
+		fmt.Fprint(tw, r.name)
+		for _, m := range modes {
+			worst := r.value(m.Runs[0])
+			for _, run := range m.Runs[1:] {
+				worst = r.worst(worst, r.value(run))
+			}
+			fmt.Fprintf(tw, "\t%.*f%s (%.*f%s)", r.prec, r.value(m.Median), r.unit, r.prec, worst, r.unit)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	return b.String()
 }
 
 // freezeWhere describes the take time at: seconds from the take's start,
