@@ -160,6 +160,27 @@ func sameRegions(a, b []timeline.Rect) bool {
 	return true
 }
 
+// coveredBy says whether every changed region of a lies within one of
+// b's, each edge within regionSlack: the change a picture shows is all
+// where the picture before it had changed already (the same change, the
+// picture before it perhaps also caught mid-paint). Pure.
+func coveredBy(a, b []timeline.Rect) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	for _, r := range a {
+		in := false
+		for _, o := range b {
+			in = in || (r.X >= o.X-regionSlack && r.Y >= o.Y-regionSlack &&
+				r.X+r.W <= o.X+o.W+regionSlack && r.Y+r.H <= o.Y+o.H+regionSlack)
+		}
+		if !in {
+			return false
+		}
+	}
+	return true
+}
+
 // regionSlack is how far (CSS px) a changed region's edge may move and
 // still be the same change: a glyph's antialiasing moves an edge by one.
 const regionSlack = 2
@@ -257,7 +278,10 @@ func (c *comparison) pictures(i int, p Pair) error {
 		return err
 	}
 	// A change that stays as it was (a word changed in the copy, shown
-	// step after step) is reported at the step that first showed it.
+	// step after step) is reported at the step that first showed it, also
+	// when that step's picture differed in more places (it was caught
+	// mid-paint in one take) and the next one's differences lie within
+	// them.
 	last := c.shown
 	c.shown = nil
 	if f != nil {
@@ -289,7 +313,7 @@ func (c *comparison) pictures(i int, p Pair) error {
 		return nil
 	}
 	c.shown = f.Regions
-	if last != nil && sameRegions(last, f.Regions) {
+	if last != nil && (sameRegions(last, f.Regions) || coveredBy(f.Regions, last)) {
 		return nil
 	}
 	f.Message = "the picture it left changed: " + f.Message

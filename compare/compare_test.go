@@ -335,6 +335,13 @@ func TestCompare(t *testing.T) {
 	if r, _ := Compare(base, kept, Options{}); len(r.Findings) != 1 || r.Findings[0].New != 1 {
 		t.Errorf("a change that stays: %+v, want one finding at step 1", r.Findings)
 	}
+	// The first picture differed in more places (one take caught it
+	// mid-paint); the next one's differences lie within them: the same
+	// change, reported once.
+	shrunk := take(t, stay(image.Rect(20, 20, 90, 40), image.Rect(30, 24, 50, 36)), sts(), nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:4000/a.html")}})
+	if r, _ := Compare(base, shrunk, Options{}); len(r.Findings) != 1 || r.Findings[0].New != 1 {
+		t.Errorf("a change within the one before: %+v, want one finding at step 1", r.Findings)
+	}
 	moved := take(t, stay(image.Rect(20, 20, 50, 40), image.Rect(60, 20, 90, 40)), sts(), nil, []timeline.Boundary{{Document: 1, At: 1e8, URL: url("http://127.0.0.1:4000/a.html")}})
 	if r, _ := Compare(base, moved, Options{}); len(r.Findings) != 2 {
 		t.Errorf("a change that moves: %+v, want a finding at each step", r.Findings)
@@ -469,5 +476,28 @@ func TestCaughtMidPaint(t *testing.T) {
 	beforeClick := take(t, []*image.RGBA{pic(c), pic(a), pic(a, b)}, acts(), nil, doc)
 	if r, _ := Compare(oldActs, beforeClick, Options{}); len(r.Findings) != 1 || r.Findings[0].New != 0 {
 		t.Errorf("a picture a click replaced: %+v, want one finding at step 0", r.Findings)
+	}
+}
+
+// coveredBy: every region of the first within one of the second's, give
+// or take regionSlack.
+func TestCoveredBy(t *testing.T) {
+	r := func(x, y, w, h float64) timeline.Rect { return timeline.Rect{X: x, Y: y, W: w, H: h} }
+	big := []timeline.Rect{r(280, 216, 512, 32), r(48, 16, 168, 40)}
+	for _, c := range []struct {
+		name string
+		a, b []timeline.Rect
+		want bool
+	}{
+		{"the word's pieces within its line", []timeline.Rect{r(440, 216, 128, 24), r(664, 216, 72, 32), r(608, 224, 32, 16)}, big, true},
+		{"an edge a pixel out", []timeline.Rect{r(279, 215, 514, 34)}, big, true},
+		{"an edge three pixels out", []timeline.Rect{r(277, 216, 100, 24)}, big, false},
+		{"one region elsewhere", []timeline.Rect{r(440, 216, 128, 24), r(900, 400, 10, 10)}, big, false},
+		{"nothing before", []timeline.Rect{r(440, 216, 128, 24)}, nil, false},
+		{"no change", nil, big, false},
+	} {
+		if got := coveredBy(c.a, c.b); got != c.want {
+			t.Errorf("%s: coveredBy = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
