@@ -300,10 +300,17 @@ func (c *comparison) pictures(i int, p Pair) error {
 		// A new document's picture the page replaced before the next
 		// step, which only waits or looks, left the same settled picture
 		// in both takes: the page caught mid-paint (a first paint on a
-		// busy machine).
+		// busy machine). Or only one take's picture was replaced before
+		// that step: that take caught it mid-paint, and the step after
+		// compares the settled pictures.
 		passing, err := c.settledAlike(p)
 		if err != nil {
 			return err
+		}
+		if !passing {
+			if passing, err = c.caughtMidPaint(p); err != nil {
+				return err
+			}
 		}
 		if passing {
 			f = nil
@@ -377,21 +384,66 @@ func (c *comparison) drawnApart(p Pair, oldSeq, newSeq int64) (bool, error) {
 // nothing on the page and commits no document, and left pictures that do
 // not differ: then what p's steps left was on its way to the same page.
 func (c *comparison) settledAlike(p Pair) (bool, error) {
-	if len(c.old.documents(p.Old)) == 0 || len(c.new.documents(p.New)) == 0 {
+	if !c.passiveNext(p) {
 		return false, nil
+	}
+	oldSeq, newSeq := c.old.leftFrame(p.Old+1), c.new.leftFrame(p.New+1)
+	next := Pair{Old: p.Old + 1, New: p.New + 1}
+	f, err := c.picture(next, oldSeq, newSeq)
+	return f == nil && err == nil, err
+}
+
+// passiveNext says whether the steps of p committed a document in both
+// takes and the steps after them are the same step, one that changes
+// nothing on the page and commits no document, and that left a picture
+// in both.
+func (c *comparison) passiveNext(p Pair) bool {
+	if len(c.old.documents(p.Old)) == 0 || len(c.new.documents(p.New)) == 0 {
+		return false
 	}
 	os, ns := c.old.step(p.Old+1), c.new.step(p.New+1)
 	if os.Index < 0 || ns.Index < 0 || os.Kind != ns.Kind || os.Traits.ChangesPage || ns.Traits.ChangesPage ||
 		len(c.old.documents(p.Old+1)) > 0 || len(c.new.documents(p.New+1)) > 0 {
+		return false
+	}
+	return c.old.leftFrame(p.Old+1) >= 0 && c.new.leftFrame(p.New+1) >= 0
+}
+
+// caughtMidPaint says whether, of the steps of p (passiveNext), one take's
+// left a picture that its next step, which only waits or looks, no longer
+// shows, while the other take's stayed: that take caught the new page
+// mid-paint, so the pictures p's steps left are not compared with each
+// other (what differs there is partly the paint), and the step after,
+// settled in both, compares what changed.
+func (c *comparison) caughtMidPaint(p Pair) (bool, error) {
+	if !c.passiveNext(p) {
 		return false, nil
 	}
-	oldSeq, newSeq := c.old.leftFrame(p.Old+1), c.new.leftFrame(p.New+1)
-	if oldSeq < 0 || newSeq < 0 {
-		return false, nil
+	masks := pictureMasks(c.old, c.new, p)
+	moved := func(s *side, i int) (bool, error) {
+		a, b := s.leftFrame(i), s.leftFrame(i+1)
+		if a == b || a < 0 {
+			return false, nil
+		}
+		x, err := s.image(a)
+		if err != nil {
+			return false, err
+		}
+		y, err := s.image(b)
+		if err != nil {
+			return false, err
+		}
+		return DiffPictures(x, y, masks, c.o.Tolerance, c.o.MinRegion).Differs(), nil
 	}
-	next := Pair{Old: p.Old + 1, New: p.New + 1}
-	f, err := c.picture(next, oldSeq, newSeq)
-	return f == nil && err == nil, err
+	oldMoved, err := moved(c.old, p.Old)
+	if err != nil {
+		return false, err
+	}
+	newMoved, err := moved(c.new, p.New)
+	if err != nil {
+		return false, err
+	}
+	return oldMoved != newMoved, nil
 }
 
 // apartFrames bounds how far apart (in stored frames) the same picture is

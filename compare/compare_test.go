@@ -471,6 +471,18 @@ func TestCaughtMidPaint(t *testing.T) {
 	if r, _ := Compare(old, stays, Options{}); len(r.Findings) != 1 || r.Findings[0].New != 0 {
 		t.Errorf("a change that stays: %+v, want one finding at step 0", r.Findings)
 	}
+	// One take caught mid-paint, or blank, and the copy changed too: the
+	// change is reported once, where both takes had settled, with the
+	// changed word's region alone.
+	word, newWord := image.Rect(20, 60, 60, 70), image.Rect(20, 60, 40, 70)
+	for _, first := range []*image.RGBA{pic(c), pic()} {
+		caught := take(t, []*image.RGBA{first, pic(a, word), pic(a, b, word)}, waits(), nil, doc)
+		changed := take(t, []*image.RGBA{pic(a, newWord), pic(a, newWord), pic(a, b, newWord)}, waits(), nil, doc)
+		r, _ := Compare(caught, changed, Options{})
+		if len(r.Findings) != 1 || r.Findings[0].New != 1 || len(r.Findings[0].Regions) != 1 || r.Findings[0].Regions[0].Y < 50 {
+			t.Errorf("one take caught mid-paint, the copy changed: %+v, want one finding at step 1 around the word", r.Findings)
+		}
+	}
 	acts := func() []timeline.Step { return steps("goto /", "click #a", "click #b") }
 	oldActs := take(t, []*image.RGBA{pic(a), pic(a), pic(a, b)}, acts(), nil, doc)
 	beforeClick := take(t, []*image.RGBA{pic(c), pic(a), pic(a, b)}, acts(), nil, doc)
