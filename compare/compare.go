@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
-	"math"
 	"strings"
 	"time"
 
@@ -143,21 +142,6 @@ type comparison struct {
 	// shown are the changed regions of the last picture compared, nil
 	// when it did not change.
 	shown []timeline.Rect
-}
-
-// sameRegions says whether two pictures' changed regions are the same
-// boxes, each edge within regionSlack. Pure.
-func sameRegions(a, b []timeline.Rect) bool {
-	if len(a) != len(b) || len(a) == 0 {
-		return false
-	}
-	near := func(x, y float64) bool { return math.Abs(x-y) <= regionSlack }
-	for i := range a {
-		if !near(a[i].X, b[i].X) || !near(a[i].Y, b[i].Y) || !near(a[i].X+a[i].W, b[i].X+b[i].W) || !near(a[i].Y+a[i].H, b[i].Y+b[i].H) {
-			return false
-		}
-	}
-	return true
 }
 
 // coveredBy says whether every changed region of a lies within one of
@@ -303,24 +287,26 @@ func (c *comparison) pictures(i int, p Pair) error {
 		// busy machine). Or only one take's picture was replaced before
 		// that step: that take caught it mid-paint, and the step after
 		// compares the settled pictures.
-		passing, err := c.settledAlike(p)
-		if err != nil {
-			return err
-		}
-		if !passing {
-			if passing, err = c.caughtMidPaint(p); err != nil {
+		if c.passiveNext(p) {
+			passing, err := c.settledAlike(p)
+			if err != nil {
 				return err
 			}
-		}
-		if passing {
-			f = nil
+			if !passing {
+				if passing, err = c.caughtMidPaint(p); err != nil {
+					return err
+				}
+			}
+			if passing {
+				f = nil
+			}
 		}
 	}
 	if f == nil {
 		return nil
 	}
 	c.shown = f.Regions
-	if last != nil && (sameRegions(last, f.Regions) || coveredBy(f.Regions, last)) {
+	if last != nil && coveredBy(f.Regions, last) {
 		return nil
 	}
 	f.Message = "the picture it left changed: " + f.Message
@@ -379,14 +365,10 @@ func (c *comparison) drawnApart(p Pair, oldSeq, newSeq int64) (bool, error) {
 	return false, nil
 }
 
-// settledAlike says whether the steps of p committed a document in both
-// takes and the steps after them are the same step, one that changes
-// nothing on the page and commits no document, and left pictures that do
-// not differ: then what p's steps left was on its way to the same page.
+// settledAlike says whether, of the steps of p (passiveNext), the steps
+// after them left pictures that do not differ: then what p's steps left
+// was on its way to the same page.
 func (c *comparison) settledAlike(p Pair) (bool, error) {
-	if !c.passiveNext(p) {
-		return false, nil
-	}
 	oldSeq, newSeq := c.old.leftFrame(p.Old+1), c.new.leftFrame(p.New+1)
 	next := Pair{Old: p.Old + 1, New: p.New + 1}
 	f, err := c.picture(next, oldSeq, newSeq)
@@ -416,9 +398,6 @@ func (c *comparison) passiveNext(p Pair) bool {
 // other (what differs there is partly the paint), and the step after,
 // settled in both, compares what changed.
 func (c *comparison) caughtMidPaint(p Pair) (bool, error) {
-	if !c.passiveNext(p) {
-		return false, nil
-	}
 	masks := pictureMasks(c.old, c.new, p)
 	moved := func(s *side, i int) (bool, error) {
 		a, b := s.leftFrame(i), s.leftFrame(i+1)

@@ -64,7 +64,7 @@ func PrintSummary(out io.Writer, s timeline.Summary) {
 			fmt.Fprintf(w, "       %s\n", strings.ReplaceAll(st.Error, "\n", "\n       "))
 		}
 		if l := st.Late; l != nil {
-			fmt.Fprintf(w, "       late: its timed parts took %.2fs for their own %.2fs; %s\n", l.Took.Seconds(), l.Planned.Seconds(), l.Why)
+			fmt.Fprintf(w, "       late: %s\n", l.Text())
 		}
 	}
 	fmt.Fprintf(w, "\ndocuments:\n")

@@ -50,22 +50,24 @@ func (j *Journal) note(r timeline.Receipt) {
 // does before the step's first input, so that the part's schedule starts
 // after them instead of losing its first slots to them.
 func (j *Journal) ready(ctx context.Context, p *pace) error {
-	j.mu.Lock()
-	step := j.step
-	j.mu.Unlock()
-	if err := p.before(ctx, step); err != nil {
+	if err := p.before(ctx, j.currentStep()); err != nil {
 		return undispatched(err)
 	}
 	return nil
+}
+
+// currentStep is the index of the step whose inputs are being sent.
+func (j *Journal) currentStep() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.step
 }
 
 // send runs one input command, stamping the receipt with the interval
 // [sent, acked] and the step that sent it, after p (the tab's pace, or
 // nil) has given the page its time. It returns a classified error.
 func (j *Journal) send(ctx context.Context, p *pace, r timeline.Receipt, do func() error) error {
-	j.mu.Lock()
-	r.Step = j.step
-	j.mu.Unlock()
+	r.Step = j.currentStep()
 	if err := p.before(ctx, r.Step); err != nil {
 		return undispatched(err)
 	}

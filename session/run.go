@@ -598,7 +598,7 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		if r.clock.Virtual == nil {
 			tm = &timing{}
 		}
-		err = r.attempt(withTiming(ctx, tm), tab, st, timeout, &rec)
+		err = r.attempt(ctx, tab, st, timeout, &rec, tm)
 		var se *StepError
 		if err == nil || attempt >= st.Retries || !errors.As(err, &se) || se.Outcome != timeline.OutcomeUndispatched || ctx.Err() != nil {
 			break
@@ -624,10 +624,10 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	return rec, err
 }
 
-// attempt runs a step once under its deadline. The step's context is a
-// child of the tab's (never the context that allocated the browser), also
-// cancelled when the run is.
-func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout time.Duration, rec *timeline.Step) error {
+// attempt runs a step once under its deadline, metered by tm (nil: not
+// metered). The step's context is a child of the tab's (never the context
+// that allocated the browser), also cancelled when the run is.
+func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout time.Duration, rec *timeline.Step, tm *timing) error {
 	if tab == nil {
 		return undispatched(errors.New("no tab"))
 	}
@@ -638,7 +638,7 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	defer cancelRun(nil)
 	stop := context.AfterFunc(ctx, func() { cancelRun(context.Cause(ctx)) }) // an interrupt says why
 	defer stop()
-	sctx, cancel := withStepTimeout(withTiming(run, meter(ctx)), timeout, fmt.Errorf("timeout %v", timeout))
+	sctx, cancel := withStepTimeout(withTiming(run, tm), timeout, fmt.Errorf("timeout %v", timeout))
 	defer cancel()
 	return r.exec(sctx, tab, st, rec)
 }

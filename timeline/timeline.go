@@ -1,6 +1,9 @@
 package timeline
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Version is the schema version of timeline.json this package writes.
 // Version 2 records each step's traits; version 1 takes are read with the
@@ -274,6 +277,12 @@ type Late struct {
 	Turns time.Duration `json:"turns"`
 	// Why says it in words.
 	Why string `json:"why"`
+}
+
+// Text says the lateness in a sentence: "its timed parts took 1.76s for
+// their own 1.44s; " and why.
+func (l *Late) Text() string {
+	return fmt.Sprintf("its timed parts took %.2fs for their own %.2fs; %s", l.Took.Seconds(), l.Planned.Seconds(), l.Why)
 }
 
 // Traits are the language's facts about a kind of step (scripts' step

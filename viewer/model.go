@@ -1,7 +1,6 @@
 package viewer
 
 import (
-	"fmt"
 
 	"github.com/clapper-dev/clapper/timeline"
 )
@@ -211,5 +210,5 @@ func lateText(l *timeline.Late) string {
 	if l == nil {
 		return ""
 	}
-	return fmt.Sprintf("ran late: its timed parts took %.2fs for their own %.2fs; %s", l.Took.Seconds(), l.Planned.Seconds(), l.Why)
+	return "ran late: " + l.Text()
 }

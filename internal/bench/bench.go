@@ -90,7 +90,7 @@ func perSecondBy(before, after map[string]time.Duration, secs float64) map[strin
 	out := map[string]float64{}
 	for k, d := range after {
 		if used := d - before[k]; used > 0 && secs > 0 {
-			out[k] = used.Seconds() / secs
+			out[k] = perSecond(used.Seconds(), secs)
 		}
 	}
 	return out
@@ -105,18 +105,19 @@ func total(by map[string]time.Duration) time.Duration {
 	return t
 }
 
-// medianBy takes each kind's median across breakdowns (a kind missing
-// from one counts 0 there; a kind whose median is 0 is left out). Pure.
-func medianBy(bys []map[string]float64) map[string]float64 {
+// medianBy takes each kind's median across the runs' breakdowns (by of
+// each; a kind missing from one counts 0 there; a kind whose median is 0
+// is left out). Pure.
+func medianBy[T any](runs []T, by func(T) map[string]float64) map[string]float64 {
 	out := map[string]float64{}
-	for _, by := range bys {
-		for k := range by {
+	for _, r := range runs {
+		for k := range by(r) {
 			if _, done := out[k]; done {
 				continue
 			}
-			v := make([]float64, len(bys))
-			for i := range bys {
-				v[i] = bys[i][k]
+			v := make([]float64, len(runs))
+			for i := range runs {
+				v[i] = by(runs[i])[k]
 			}
 			out[k] = medianOf(v)
 		}

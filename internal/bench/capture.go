@@ -252,11 +252,7 @@ func medianCapture(runs []captureRun) captureRun {
 	}
 	out := runs[0]
 	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
-	bys := make([]map[string]float64, len(runs))
-	for i, r := range runs {
-		bys[i] = r.ChromiumBy
-	}
-	out.ChromiumBy = medianBy(bys)
+	out.ChromiumBy = medianBy(runs, func(r captureRun) map[string]float64 { return r.ChromiumBy })
 	return out
 }
 

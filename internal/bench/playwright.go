@@ -54,16 +54,61 @@ const PlaywrightVersion = "1.65.2"
 // or a folder whose node_modules holds one. It returns the package folder.
 func FindPlaywright(dir string) (string, error) {
 	for _, d := range []string{dir, filepath.Join(dir, "node_modules", "playwright-core")} {
-		b, err := os.ReadFile(filepath.Join(d, "package.json"))
-		if err != nil {
-			continue
-		}
-		var p struct{ Name string }
-		if json.Unmarshal(b, &p) == nil && p.Name == "playwright-core" {
+		if name, _, err := readPackage(d); err == nil && name == "playwright-core" {
 			return filepath.Abs(d)
 		}
 	}
 	return "", exit.Usagef("--playwright %q: no playwright-core package there (nor in its node_modules); %s", dir, strings.ReplaceAll(PlaywrightInstallHint, "DIR", dir))
+}
+
+// readPackage reads the name and version of the npm package in dir.
+func readPackage(dir string) (name, version string, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return "", "", err
+	}
+	var p struct{ Name, Version string }
+	err = json.Unmarshal(b, &p)
+	return p.Name, p.Version, err
+}
+
+// playwrightVersion is the version of the playwright-core package in pkg,
+// for the report ("" when unreadable).
+func playwrightVersion(pkg string) string {
+	_, v, _ := readPackage(pkg)
+	return v
+}
+
+// playwrightSetup is what every run of the Playwright series shares,
+// resolved once per bench run: the package and its version, the
+// Chromium, the folder Playwright finds its ffmpeg in, and the script.
+type playwrightSetup struct {
+	pkg, version, chromium, browsers, script string
+}
+
+// setupPlaywright resolves the Playwright series' setup into work.
+func setupPlaywright(o RunOptions, work string) (*playwrightSetup, error) {
+	pkg, err := FindPlaywright(o.Playwright)
+	if err != nil {
+		return nil, err
+	}
+	pw := &playwrightSetup{pkg: pkg, version: playwrightVersion(pkg), script: filepath.Join(work, "scenario.cjs")}
+	if pw.browsers, err = playwrightFFmpeg(pkg, o.FFmpeg, work); err != nil {
+		return nil, err
+	}
+	if pw.chromium, err = session.FindChromium(o.Chromium); err != nil {
+		return nil, err
+	}
+	return pw, os.WriteFile(pw.script, playwrightScript, 0o644)
+}
+
+// header names Playwright's version for the report's header (nothing
+// when its series does not run).
+func (pw *playwrightSetup) header() string {
+	if pw == nil {
+		return ""
+	}
+	return ", against playwright-core " + pw.version + " (recordVideo at the same fps)"
 }
 
 // ffmpegRevision reads the revision Playwright looks for its ffmpeg
@@ -146,30 +191,8 @@ func playwrightArgs(o RunOptions, pkg, chromium, pageURL, dir string) ([]byte, e
 // runPlaywright runs the scenario once with Playwright into out, and
 // measures it as runOnce measures clapper's: the CPU of every process,
 // the figures from its video.
-func runPlaywright(ctx context.Context, o RunOptions, pageURL, out string) (scenarioRun, error) {
-	if err := settle(ctx, o.QuietWait); err != nil {
-		return scenarioRun{}, err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return scenarioRun{}, err
-	}
-	pkg, err := FindPlaywright(o.Playwright)
-	if err != nil {
-		return scenarioRun{}, err
-	}
-	reg, err := playwrightFFmpeg(pkg, o.FFmpeg, out)
-	if err != nil {
-		return scenarioRun{}, err
-	}
-	chromium, err := session.FindChromium(o.Chromium)
-	if err != nil {
-		return scenarioRun{}, err
-	}
-	script := filepath.Join(out, "scenario.cjs")
-	if err := os.WriteFile(script, playwrightScript, 0o644); err != nil {
-		return scenarioRun{}, err
-	}
-	arg, err := playwrightArgs(o, pkg, chromium, pageURL, out)
+func runPlaywright(ctx context.Context, o RunOptions, pw *playwrightSetup, pageURL, out string) (scenarioRun, error) {
+	arg, err := playwrightArgs(o, pw.pkg, pw.chromium, pageURL, out)
 	if err != nil {
 		return scenarioRun{}, err
 	}
@@ -177,17 +200,13 @@ func runPlaywright(ctx context.Context, o RunOptions, pageURL, out string) (scen
 	if node == "" {
 		node = "node"
 	}
-	cmd := exec.CommandContext(ctx, node, script, string(arg))
-	cmd.Env = append(os.Environ(), "PLAYWRIGHT_BROWSERS_PATH="+reg, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cpu := startTreeCPU()
-	busy0 := machineBusy()
-	t0 := time.Now()
-	err = cmd.Run()
-	wall := time.Since(t0)
-	used := cpu.stop()
-	others := max(0, (machineBusy() - busy0 - used).Seconds())
+	m, err := measured(ctx, o, out, "bench", func() error {
+		cmd := exec.CommandContext(ctx, node, pw.script, string(arg))
+		cmd.Env = append(os.Environ(), "PLAYWRIGHT_BROWSERS_PATH="+pw.browsers, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		return cmd.Run()
+	})
 	// What the script printed stays with the run's video (its times,
 	// with a mark after each step, and any message).
 	_ = os.WriteFile(filepath.Join(out, "playwright.json"), stdout.Bytes(), 0o644)
@@ -208,40 +227,10 @@ func runPlaywright(ctx context.Context, o RunOptions, pageURL, out string) (scen
 	if err != nil {
 		return scenarioRun{}, err
 	}
-	r := scenarioRun{WallS: wall.Seconds(), ScenarioS: (pt.ScenarioEndMs - pt.ScenarioStartMs) / 1000, LaunchS: pt.ScenarioStartMs / 1000,
-		TailS: (pt.ClosedMs - pt.ScenarioEndMs) / 1000, CPUS: used.Seconds(), OthersCPUS: others, CPUBy: cpu.byKind("bench")}
+	r := m.run()
+	r.ScenarioS, r.LaunchS, r.TailS = (pt.ScenarioEndMs-pt.ScenarioStartMs)/1000, pt.ScenarioStartMs/1000, (pt.ClosedMs-pt.ScenarioEndMs)/1000
 	r.Ratio = r.WallS / (r.ScenarioS + r.LaunchS)
-	r.Video = benchpage.SummarizeVideo(ticks, o.FPS)
-	r.Footage = benchpage.SummarizeFootage(ticks, o.FPS)
+	r.fromVideo(ticks, o.FPS)
 	r.ScenarioFigures, r.NoTake = r.Footage, true
-	r.CPUPerVideoS = cpuPerVideoSecond(r.CPUS, r.Video.Ticks, o.FPS)
-	r.CPUPerFootageS = perSecond(r.CPUS, r.Footage.SpanMs/1000)
-	r.ticks = ticks
-	r.FirstFrameIsPage = len(ticks) > 0 && ticks[0].Decoded
 	return r, nil
-}
-
-// playwrightVersion is the version of the playwright-core package in pkg,
-// for the report's header ("" when unreadable).
-func playwrightVersion(pkg string) string {
-	b, err := os.ReadFile(filepath.Join(pkg, "package.json"))
-	if err != nil {
-		return ""
-	}
-	var p struct{ Version string }
-	_ = json.Unmarshal(b, &p)
-	return p.Version
-}
-
-// playwrightHeader names Playwright's version for the report's header
-// when its series runs.
-func playwrightHeader(o RunOptions) string {
-	if o.Playwright == "" {
-		return ""
-	}
-	pkg, err := FindPlaywright(o.Playwright)
-	if err != nil {
-		return ""
-	}
-	return ", against playwright-core " + playwrightVersion(pkg) + " (recordVideo at the same fps)"
 }

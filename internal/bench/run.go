@@ -280,8 +280,14 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 	}
 	on := thisMachine()
 	modes := make([]scenarioMode, len(o.Modes))
+	var pw *playwrightSetup
 	for i, m := range o.Modes {
 		modes[i].Mode = m
+		if m == PlaywrightMode && pw == nil {
+			if pw, err = setupPlaywright(o, work); err != nil {
+				return err
+			}
+		}
 	}
 	// Modes alternate run by run, so both see the same machine.
 	for n := 1; n <= o.Runs; n++ {
@@ -291,7 +297,7 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 			var r scenarioRun
 			var err error
 			if m == PlaywrightMode {
-				r, err = runPlaywright(ctx, o, pageURL, out)
+				r, err = runPlaywright(ctx, o, pw, pageURL, out)
 			} else {
 				r, err = runOnce(ctx, o, script, pageURL, out, m, progress)
 			}
@@ -312,14 +318,12 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		report := map[string]any{"size": fmt.Sprintf("%dx%d", o.W, o.H), "fps": o.FPS, "runs": o.Runs, "machine": on, "modes": modes}
-		if o.Playwright != "" {
-			if pkg, err := FindPlaywright(o.Playwright); err == nil {
-				report["playwright"] = playwrightVersion(pkg)
-			}
+		if pw != nil {
+			report["playwright"] = pw.version
 		}
 		return enc.Encode(report)
 	}
-	fmt.Fprintf(w, "bench run: %dx%d, %d fps video, medians of %d runs on %s%s\n", o.W, o.H, o.FPS, o.Runs, on, playwrightHeader(o))
+	fmt.Fprintf(w, "bench run: %dx%d, %d fps video, medians of %d runs on %s%s\n", o.W, o.H, o.FPS, o.Runs, on, pw.header())
 	for _, m := range modes {
 		fmt.Fprintf(w, "%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
 	}
@@ -438,6 +442,15 @@ func (r scenarioRun) pageRate() float64 {
 	return perSecond(float64(r.Footage.Painted), r.Footage.SpanMs/1000)
 }
 
+// cpuPerVideoSecond is cpu seconds over the length of a video of ticks
+// frames at fps (0 for no video). Pure.
+func cpuPerVideoSecond(cpu float64, ticks, fps int) float64 {
+	if fps <= 0 {
+		return 0
+	}
+	return perSecond(cpu, float64(ticks)/float64(fps))
+}
+
 // perSecond is v per second of secs (0 for none). Pure.
 func perSecond(v, secs float64) float64 {
 	if secs <= 0 {
@@ -473,56 +486,37 @@ func breakdown(by map[string]float64, f func(float64) string) string {
 	return strings.Join(parts, ", ")
 }
 
-// cpuPerVideoSecond is cpu seconds over the length of a video of ticks
-// frames at fps (0 for no video). Pure.
-func cpuPerVideoSecond(cpu float64, ticks, fps int) float64 {
-	if ticks <= 0 || fps <= 0 {
-		return 0
-	}
-	return cpu / (float64(ticks) / float64(fps))
-}
-
 // runOnce runs the scenario once through clapper run's own path into
 // out, and measures it.
 func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mode RunMode, progress io.Writer) (scenarioRun, error) {
-	if err := settle(ctx, o.QuietWait); err != nil {
-		return scenarioRun{}, err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return scenarioRun{}, err
-	}
-	cpu := startTreeCPU()
-	busy0 := machineBusy()
-	t0 := time.Now()
 	var captured time.Time
-	err := film.Run(ctx, film.Options{
-		Script: script, Out: out, NoSandbox: o.NoSandbox, Chromium: o.Chromium, FFmpeg: o.FFmpeg, UI: film.NewUI(true, io.Discard, progress), Silent: true, Early: o.Early,
-		Capture: mode.Capture, Shell: o.Shell,
-		Env:        map[string]string{"BENCH_URL": pageURL},
-		Tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreencast: mode.Screencast},
-		OnCaptured: func() { captured = time.Now() },
-		Tool:       o.Tool, Revision: o.Revision,
+	var t0 time.Time
+	m, err := measured(ctx, o, out, "clapper", func() error {
+		t0 = time.Now()
+		return film.Run(ctx, film.Options{
+			Script: script, Out: out, NoSandbox: o.NoSandbox, Chromium: o.Chromium, FFmpeg: o.FFmpeg, UI: film.NewUI(true, io.Discard, progress), Silent: true, Early: o.Early,
+			Capture: mode.Capture, Shell: o.Shell,
+			Env:        map[string]string{"BENCH_URL": pageURL},
+			Tuning:     recorder.Options{SettleByFrame: mode.SettledBy == settledByFrame, NoRestart: mode.NoRestart, StudioScreencast: mode.Screencast},
+			OnCaptured: func() { captured = time.Now() },
+			Tool:       o.Tool, Revision: o.Revision,
+		})
 	})
-	end := time.Now()
-	wall := end.Sub(t0)
-	used := cpu.stop()
-	others := max(0, (machineBusy() - busy0 - used).Seconds())
 	if err != nil {
 		return scenarioRun{}, err
 	}
-	by := cpu.byKind("clapper")
 	takeDir := filepath.Join(out, "take")
 	tk, samples, err := benchpage.DecodeTake(takeDir)
 	if err != nil {
 		return scenarioRun{}, err
 	}
 	tl := tk.Timeline
-	r := scenarioRun{WallS: wall.Seconds(), ScenarioS: time.Duration(tl.End - tl.Start).Seconds(), CPUS: used.Seconds(), OthersCPUS: others, CPUBy: by,
-		ScenarioFigures: benchpage.SummarizeScenario(samples), samples: samples}
+	r := m.run()
+	r.ScenarioS, r.ScenarioFigures, r.samples = time.Duration(tl.End-tl.Start).Seconds(), benchpage.SummarizeScenario(samples), samples
 	if !tl.Clock.Wall.IsZero() {
 		r.LaunchS = tl.Clock.Wall.Add(time.Duration(tl.Start)).Sub(t0).Seconds()
 	}
-	r.TailS = end.Sub(captured).Seconds()
+	r.TailS = m.end.Sub(captured).Seconds()
 	r.Ratio = r.WallS / (r.ScenarioS + r.LaunchS)
 	r.Restarts = tl.Capture.Restarts
 	if r.LongestFreezeMs > 0 {
@@ -536,13 +530,55 @@ func runOnce(ctx context.Context, o RunOptions, script, pageURL, out string, mod
 	if err != nil {
 		return scenarioRun{}, err
 	}
-	r.Video = benchpage.SummarizeVideo(ticks, o.FPS)
-	r.Footage = benchpage.SummarizeFootage(ticks, o.FPS)
-	r.CPUPerVideoS = cpuPerVideoSecond(r.CPUS, r.Video.Ticks, o.FPS)
+	r.fromVideo(ticks, o.FPS)
+	return r, nil
+}
+
+// measurement is what measured saw of one run.
+type measurement struct {
+	end        time.Time
+	wall, used time.Duration
+	others     float64
+	by         map[string]float64
+}
+
+// measured waits for a quiet machine, makes out, and runs the run,
+// sampling the CPU of this process (named self) and of every process it
+// starts, and the rest of the machine's.
+func measured(ctx context.Context, o RunOptions, out, self string, run func() error) (measurement, error) {
+	if err := settle(ctx, o.QuietWait); err != nil {
+		return measurement{}, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return measurement{}, err
+	}
+	cpu := startTreeCPU()
+	busy0 := machineBusy()
+	t0 := time.Now()
+	err := run()
+	m := measurement{end: time.Now()}
+	m.wall = m.end.Sub(t0)
+	m.used = cpu.stop()
+	m.others = max(0, (machineBusy() - busy0 - m.used).Seconds())
+	m.by = cpu.byKind(self)
+	return m, err
+}
+
+// run starts a run's figures from its measurement.
+func (m measurement) run() scenarioRun {
+	return scenarioRun{WallS: m.wall.Seconds(), CPUS: m.used.Seconds(), OthersCPUS: m.others, CPUBy: m.by}
+}
+
+// fromVideo fills in the figures a run's video gives, decoded into ticks
+// at fps: its repeats, the footage's own figures and the CPU per second
+// of each.
+func (r *scenarioRun) fromVideo(ticks []benchpage.VideoTick, fps int) {
+	r.Video = benchpage.SummarizeVideo(ticks, fps)
+	r.Footage = benchpage.SummarizeFootage(ticks, fps)
+	r.CPUPerVideoS = cpuPerVideoSecond(r.CPUS, r.Video.Ticks, fps)
 	r.CPUPerFootageS = perSecond(r.CPUS, r.Footage.SpanMs/1000)
 	r.ticks = ticks
 	r.FirstFrameIsPage = len(ticks) > 0 && ticks[0].Decoded
-	return r, nil
 }
 
 // treeCPU samples the CPU time of this process's descendants from /proc
@@ -630,14 +666,19 @@ func procKind(p procfs.Proc) string {
 			return "other chromium"
 		}
 	}
+	// named says whether the executable's name or the short name has it.
+	named := func(has func(name string) bool) bool { return has(exe) || has(p.Comm) }
+	contains := func(part string) func(string) bool {
+		return func(name string) bool { return strings.Contains(name, part) }
+	}
 	switch {
-	case strings.Contains(exe, "crashpad") || strings.Contains(p.Comm, "crashpad"):
+	case named(contains("crashpad")):
 		return "other chromium"
-	case strings.Contains(exe, "chrom") || strings.Contains(exe, "headless_shell") || strings.Contains(p.Comm, "chrom") || strings.Contains(p.Comm, "headless_shell"):
+	case named(contains("chrom")) || named(contains("headless_shell")):
 		return "browser"
-	case strings.HasPrefix(exe, "ffmpeg") || strings.HasPrefix(p.Comm, "ffmpeg"):
+	case named(func(name string) bool { return strings.HasPrefix(name, "ffmpeg") }):
 		return "ffmpeg"
-	case exe == "node" || p.Comm == "node":
+	case named(func(name string) bool { return name == "node" }):
 		return "node"
 	}
 	return "other"
@@ -684,10 +725,6 @@ func medianScenario(runs []scenarioRun) scenarioRun {
 	medianFields(reflect.ValueOf(&out).Elem(), fieldOfRuns(runs), nil)
 	out.FirstFrameIsPage = firstAll
 	out.LongestFreezeAt, out.FreezeWhere, out.LateWhere = 0, "", "" // each run's own
-	bys := make([]map[string]float64, len(runs))
-	for i, r := range runs {
-		bys[i] = r.CPUBy
-	}
-	out.CPUBy = medianBy(bys)
+	out.CPUBy = medianBy(runs, func(r scenarioRun) map[string]float64 { return r.CPUBy })
 	return out
 }

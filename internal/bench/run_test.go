@@ -195,7 +195,7 @@ func TestCaptureCPUByProcess(t *testing.T) {
 	if total(after) != 19*time.Second {
 		t.Errorf("total %v", total(after))
 	}
-	m := medianBy([]map[string]float64{{"gpu": 0.4}, {"gpu": 0.2, "renderer": 0.1}, {"gpu": 0.3}})
+	m := medianBy([]map[string]float64{{"gpu": 0.4}, {"gpu": 0.2, "renderer": 0.1}, {"gpu": 0.3}}, func(m map[string]float64) map[string]float64 { return m })
 	if got := fmt.Sprint(m); got != "map[gpu:0.3]" { // renderer's median is 0
 		t.Errorf("medianBy = %s", got)
 	}

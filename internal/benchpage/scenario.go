@@ -363,7 +363,7 @@ func SummarizeFootage(ticks []VideoTick, fps int) ScenarioFigures {
 	}
 	var docs []*docFrames
 	var cur *docFrames
-	var prev Code
+	var prev uint32 // the counter of the last new frame
 	var prevAt timeline.Time
 	first := -1
 	for k, t := range ticks {
@@ -377,10 +377,10 @@ func SummarizeFootage(ticks []VideoTick, fps int) ScenarioFigures {
 		at := timeline.Time(int64(k) * int64(time.Second) / int64(fps))
 		c := t.Code
 		switch {
-		case cur == nil || c.Counter < prev.Counter:
+		case cur == nil || c.Counter < prev:
 			cur = newDocFrames(c.Counter)
 			docs = append(docs, cur)
-		case c.Counter == prev.Counter:
+		case c.Counter == prev:
 			continue
 		default:
 			if gap := ms(at - prevAt); gap > f.LongestFreezeMs {
@@ -388,7 +388,7 @@ func SummarizeFootage(ticks []VideoTick, fps int) ScenarioFigures {
 			}
 		}
 		cur.add(c.Counter, at, c.RAF)
-		prev, prevAt = c, at
+		prev, prevAt = c.Counter, at
 	}
 	if cur != nil {
 		f.SpanMs = ms(prevAt) - float64(first)*1000/float64(fps) + 1000/float64(fps)
