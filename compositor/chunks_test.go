@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/clapper-dev/clapper/timeline"
 )
 
 func TestPlanChunks(t *testing.T) {
@@ -128,5 +130,34 @@ func TestZoomCut(t *testing.T) {
 	}
 	if (&ZoomTrack{base: base}).cut(chunk{0, 10}).Active() {
 		t.Error("a still camera's cut moves")
+	}
+}
+
+// A take's MP4s are rendered in chunks unless it was filmed live or
+// another format shares their run; GIFs stand apart, and Chunked says the
+// same for output names.
+func TestChunkedTake(t *testing.T) {
+	mp4, webm, png := outputSpec{Format: formatMP4}, outputSpec{Format: formatWebM}, outputSpec{Format: formatPNG}
+	for _, c := range []struct {
+		mode   string
+		videos []outputSpec
+		outs   []string
+		want   bool
+	}{
+		{timeline.CaptureStudio, []outputSpec{mp4}, []string{"a.mp4"}, true},
+		{timeline.CaptureStudio, []outputSpec{mp4, mp4}, []string{"a.mp4", "b.mp4", "c.gif"}, true},
+		{"", []outputSpec{mp4}, []string{"a.mp4", "a.gif"}, true}, // a take from before modes were recorded
+		{timeline.CaptureLive, []outputSpec{mp4}, []string{"a.mp4"}, false},
+		{timeline.CaptureLive, []outputSpec{mp4, mp4}, []string{"a.mp4", "b.mp4", "c.gif"}, false},
+		{timeline.CaptureStudio, []outputSpec{mp4, webm}, []string{"a.mp4", "a.webm"}, false},
+		{timeline.CaptureStudio, []outputSpec{png}, []string{"frames.png"}, false},
+		{timeline.CaptureStudio, nil, []string{"a.gif"}, false},
+	} {
+		if got := chunkedTake(c.mode, c.videos); got != c.want {
+			t.Errorf("chunkedTake(%q, %v) = %v, want %v", c.mode, c.videos, got, c.want)
+		}
+		if got := Chunked(c.mode, c.outs); got != c.want {
+			t.Errorf("Chunked(%q, %q) = %v, want %v", c.mode, c.outs, got, c.want)
+		}
 	}
 }

@@ -130,11 +130,12 @@ func renderEarly(ctx context.Context, tk *timeline.Take, s Settings, cache *Chun
 	return rendered, whole, err
 }
 
-// Chunked reports whether the video outputs outs are rendered in chunks,
-// and so can be rendered early: every one that is not a GIF is an MP4
-// (WebM and PNG frames are rendered in one ffmpeg run at the end, and GIFs
-// at the end too).
-func Chunked(outs []string) bool {
+// Chunked reports whether the video outputs outs of a take filmed in
+// mode are rendered in chunks, and so can be rendered early: every one that
+// is not a GIF is an MP4 (WebM and PNG frames are rendered in one ffmpeg
+// run at the end, and GIFs at the end too), and the take is not filmed
+// live (chunkedTake).
+func Chunked(mode string, outs []string) bool {
 	var videos []outputSpec
 	for _, o := range outs {
 		f, err := formatOf(o)
@@ -145,7 +146,7 @@ func Chunked(outs []string) bool {
 			videos = append(videos, outputSpec{Format: f})
 		}
 	}
-	return onlyMP4(videos)
+	return chunkedTake(mode, videos)
 }
 
 // NewChunkCache makes an empty cache in the temporary folder, owned by

@@ -555,3 +555,24 @@ func TestGIFOnePassSameBytes(t *testing.T) {
 		t.Errorf("the second GIF of the one pass is not the first (%d bytes, %v)", len(a2), err)
 	}
 }
+
+// A take filmed live renders its MP4 in one ffmpeg run: no chunk is made,
+// even with a cache to put them in, and the video has every tick.
+func TestLiveTakeRendersInOneRun(t *testing.T) {
+	requireTool(t, "ffmpeg")
+	s := DefaultSettings()
+	s.FPS, s.Width, s.Height = 30, 640, 360
+	tk := liveTake(t, timeline.FromDuration(ms(8000)))
+	tk.Timeline.Capture.Mode = timeline.CaptureLive
+	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
+	out := t.TempDir() + "/live.mp4"
+	if err := RenderAllCached(context.Background(), tk, []string{out}, s, nil, cache); err != nil {
+		t.Fatal(err)
+	}
+	if n := cached(t, cache); n != 0 {
+		t.Errorf("%d chunks made for a live take", n)
+	}
+	if a := decodeAll(t, out); len(a) != 240 || !strings.HasPrefix(a[0], rgbFrame(640, 360)+" ") {
+		t.Errorf("the live take's video decodes to %d frames (the first %v), want 240 of 640x360", len(a), a[:min(1, len(a))])
+	}
+}

@@ -43,13 +43,14 @@ const (
 )
 
 // StartEarly begins rendering a run's video while its take is captured
-// in takeDir, or returns nil (every method is nil-safe) when the outputs
-// are not chunked (WebM, PNG frames) or no cache can be made. Its ffmpeg
+// in takeDir, filmed in mode, or returns nil (every method is nil-safe)
+// when the video is not rendered in chunks (WebM, PNG frames, a take
+// filmed live: Chunked) or no cache can be made. Its ffmpeg
 // runs only on cores the capture leaves idle (Idle): filming
 // live, a frame the encoder delayed would be a frame lost; in studio, a
 // slower capture.
-func StartEarly(ctx context.Context, takeDir string, outs []string, s Settings, logf func(string, ...any)) *Early {
-	if !Chunked(outs) {
+func StartEarly(ctx context.Context, takeDir, mode string, outs []string, s Settings, logf func(string, ...any)) *Early {
+	if !Chunked(mode, outs) {
 		return nil
 	}
 	cache, err := NewChunkCache()

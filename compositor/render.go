@@ -140,9 +140,9 @@ func formatOf(out string) (string, error) {
 // .webm (VP9), .gif (a palette made from its own frames, at s.GIF's width
 // and rate) and .png (PNG frames: NAME.png becomes the folder NAME/ of
 // 000001.png...; a name holding a printf pattern such as shots/f%04d.png
-// is used as it is). MP4s alone (GIFs aside) are rendered in chunks
-// joined without re-encoding (encodeChunks); otherwise the videos share one
-// ffmpeg run. The GIFs share one more, or two when long (gifOnePass). Captions (.vtt) and chapters (.chapters.vtt) files land
+// is used as it is). MP4s alone (GIFs aside) of a take not filmed live
+// are rendered in chunks joined without re-encoding (encodeChunks:
+// chunkedTake); otherwise the videos share one ffmpeg run. The GIFs share one more, or two when long (gifOnePass). Captions (.vtt) and chapters (.chapters.vtt) files land
 // beside the first output.
 //
 // The take is never modified. Every file is written under a temporary name
@@ -293,7 +293,7 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 					return fmt.Errorf("render: chapters: %w", err)
 				}
 			}
-			if onlyMP4(mainOuts) {
+			if chunkedTake(tl.Capture.Mode, mainOuts) {
 				// MP4 is rendered in chunks, some of them perhaps while
 				// the take was captured (cache), then joined.
 				files, _, err := encodeChunks(jctx, bin, tk, main.schedule, sp, mainOuts[0], filepath.Join(work, "main"), cache, main.schedule.Ticks(), report, nil)
@@ -603,8 +603,20 @@ func killUsers(dir string) {
 	}
 }
 
-// onlyMP4 reports whether every video output is an MP4 (rendered in chunks;
-// WebM and PNG frames keep one ffmpeg run over the whole take).
+// chunkedTake reports whether the video outputs of a take filmed in mode
+// are rendered in chunks: when every one is an MP4 (WebM and PNG frames
+// keep one ffmpeg run over the whole take) and the take was not filmed
+// live. A live take is rendered in one ffmpeg run after its capture: on a
+// busy machine its chunks, each an ffmpeg of its own, cost most of twice
+// the CPU of one run, and those made while capturing took CPU from the
+// page being filmed without giving the video sooner (docs/internals.md).
+// The choice follows from the take alone, so that clapper render of a
+// take makes the video its run made. Pure.
+func chunkedTake(mode string, videos []outputSpec) bool {
+	return mode != timeline.CaptureLive && onlyMP4(videos)
+}
+
+// onlyMP4 reports whether every video output is an MP4.
 func onlyMP4(videos []outputSpec) bool {
 	for _, v := range videos {
 		if v.Format != formatMP4 {

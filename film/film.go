@@ -205,7 +205,7 @@ func Film(ctx context.Context, o Options) (*Result, error) {
 	started := time.Now()
 	var early *compositor.Early
 	if !o.NoVideo && RenderEarly(o.Early) {
-		early = compositor.StartEarly(ctx, takeDir, s.Output.Video, settings, ui.Logf)
+		early = compositor.StartEarly(ctx, takeDir, choice.Mode, s.Output.Video, settings, ui.Logf)
 		defer early.Remove()
 	}
 	res, runErr := session.Run(ctx, s, session.RunOptions{
@@ -277,11 +277,10 @@ func Film(ctx context.Context, o Options) (*Result, error) {
 	return r, viewErr
 }
 
-// RenderEarly decides whether a run renders its video while capturing:
-// as asked, else yes, filming in either mode. In studio mode virtual time
-// waits for the encoder, so the footage loses nothing; live, the encoder
-// (idle class, one thread a chunk) takes only what the capture leaves.
-// Pure.
+// RenderEarly decides whether a run may render its video while
+// capturing: as asked, else yes. Only a video rendered in chunks is
+// (compositor.Chunked: an MP4 of a studio take); in studio mode virtual
+// time waits for the encoder, so the footage loses nothing. Pure.
 func RenderEarly(asked string) bool {
 	return asked != "off"
 }
