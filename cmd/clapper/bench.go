@@ -179,7 +179,7 @@ func benchRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.StringFlag{Name: "playwright", Usage: "also run the scenario as a Playwright script recorded with recordVideo, runs taking turns with clapper's: a playwright-core package folder, or a folder whose node_modules holds one; " + bench.PlaywrightInstallHint},
 			&cli.StringFlag{Name: "node", Value: "node", Usage: "the Node.js that runs the Playwright script"},
-			&cli.BoolFlag{Name: "render-while-capturing", Value: true, Usage: "render the video's chunks during the capture, as clapper run does (--render-while-capturing=false: render after it)"},
+			&cli.BoolFlag{Name: "render-while-capturing", Value: true, Usage: "render the video's chunks during a studio capture, as clapper run does (--render-while-capturing=false: render after it; live takes are rendered in one ffmpeg run after the capture)"},
 		},
 		Action: func(c *cli.Context) error {
 			w, h, err := parseSize(c.String("size"))

@@ -28,7 +28,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CLAPPER_CHROMIUM"}, Usage: "Chromium executable"},
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set a script variable, KEY=VALUE (repeatable)"},
 			&cli.BoolFlag{Name: "no-video", Usage: "record the take only; render later with clapper render"},
-			&cli.BoolFlag{Name: "render-while-capturing", Value: true, Usage: "render the MP4 video's settled chunks during the capture, so the video is done soon after the last step; the encoder runs only on what the capture leaves idle (--render-while-capturing=false: render after it)"},
+			&cli.BoolFlag{Name: "render-while-capturing", Value: true, Usage: "render the MP4 video's settled chunks during a studio capture, so the video is done soon after the last step; the encoder runs only on what the capture leaves idle (--render-while-capturing=false: render after it; a live take is always rendered in one ffmpeg run after it)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML (one case per expect and per failing step) to FILE"},
 			&cli.StringFlag{Name: "ffmpeg", EnvVars: []string{"CLAPPER_FFMPEG"}, Usage: "ffmpeg executable"},
