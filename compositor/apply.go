@@ -28,9 +28,12 @@ import (
 //	speedup: true | {waits: true, over: 2s, keep: 500ms, speed: 4}
 //
 // "video" (the output files) belongs to the caller and is ignored here.
-// "ffmpeg" is refused: the program is chosen on the command line, never by
-// a script or a take.
-// Unknown keys and bad values are errors naming the key.
+// The render options (all but preset, fps, size and video) are checked
+// and decoded by outrules.Decode, then set (Set); "ffmpeg" is refused
+// there: the program is chosen on the command line, never by a script or
+// a take. Unknown keys and bad values are errors naming the key. Apply is
+// for options given as a map (a script's, a test's); a take's render.json
+// is decoded into outrules.Values as it is read.
 func (s *Settings) Apply(opts map[string]any) error {
 	if p, ok := opts["preset"]; ok {
 		name, err := asString("preset", p)
@@ -43,19 +46,10 @@ func (s *Settings) Apply(opts map[string]any) error {
 		}
 		f(s)
 	}
+	rest := make(map[string]any, len(opts))
 	for _, k := range sortedKeys(opts) {
 		v := opts[k]
 		key := "output." + k
-		// The table's rules first (types, bounds, values, keys), the
-		// ones a script was checked by; then the value is read.
-		if o := outrules.Lookup(k); o != nil {
-			if m, err := asMap(key, v); err == nil {
-				v = deepStringKeys(m)
-			}
-			if err := o.Check(key, v); err != nil {
-				return &OptionError{Key: k, Err: err}
-			}
-		}
 		var err error
 		switch k {
 		case "preset", "video":
@@ -63,51 +57,22 @@ func (s *Settings) Apply(opts map[string]any) error {
 			s.FPS, err = asInt(key, v)
 		case "size":
 			s.Width, s.Height, err = asSize(key, v)
-		case "fit":
-			s.Fit, err = asEnum(key, v, outrules.Fits...)
-		case "crf":
-			s.CRF, err = asInt(key, v)
-		case "x264_preset":
-			s.X264Preset, err = asString(key, v)
-		case "background":
-			s.Background, err = asString(key, v)
-		case "ffmpeg":
-			// Settings are presentation only: a script or a take never
-			// chooses a program to run.
-			err = fmt.Errorf("%s: the ffmpeg program is chosen on the command line (--ffmpeg) or with CLAPPER_FFMPEG, never by a script or a take", key)
-		case "keys":
-			s.Keys, err = asBool(key, v)
-		case "captions":
-			if b, ok := v.(bool); ok {
-				s.Captions = map[bool]string{true: "burn", false: "none"}[b]
-			} else {
-				s.Captions, err = asEnum(key, v, outrules.Captions...)
-			}
-		case "step_labels":
-			s.StepLabels, err = asBool(key, v)
-		case "chapters":
-			s.Chapters, err = asBool(key, v)
-		case "cuts":
-			s.Cuts, err = asBool(key, v)
-		case "cursor":
-			err = s.applyCursor(key, v)
-		case "zoom":
-			err = s.applyZoom(key, v)
-		case "frame":
-			err = s.applyFrame(key, v)
-		case "gif":
-			err = s.applyGIF(key, v)
-		case "speedup":
-			err = s.applySpeedUp(key, v)
 		default:
-			err = fmt.Errorf("%s: unknown option (known: %s)", key, strings.Join(knownOutputKeys(), ", "))
+			if k != "ffmpeg" && outrules.Lookup(k) == nil {
+				err = fmt.Errorf("%s: unknown option (known: %s)", key, strings.Join(knownOutputKeys(), ", "))
+			}
+			rest[k] = v
 		}
 		if err != nil {
 			return &OptionError{Key: k, Err: err}
 		}
 	}
-	_, err := s.normalize()
+	v, err := outrules.Decode(rest)
 	if err != nil {
+		return err
+	}
+	s.Set(v)
+	if _, err := s.normalize(); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
 	return nil
@@ -116,13 +81,7 @@ func (s *Settings) Apply(opts map[string]any) error {
 // OptionError is an error in one of the output options; Key is the
 // option's top-level name ("cursor" for output.cursor.smoothing), so a
 // caller that knows where the option was written can point at it.
-type OptionError struct {
-	Key string
-	Err error
-}
-
-func (e *OptionError) Error() string { return e.Err.Error() }
-func (e *OptionError) Unwrap() error { return e.Err }
+type OptionError = outrules.KeyError
 
 // knownOutputKeys are the output section's keys: video, preset, fps and
 // size, and the render options of outrules.Options.
@@ -130,181 +89,85 @@ func knownOutputKeys() []string {
 	return slices.Sorted(slices.Values(append([]string{"fps", "preset", "size", "video"}, outrules.Names(outrules.Options)...)))
 }
 
-// unknownSub is the error of a key of the map at key that outrules does
-// not name.
-func unknownSub(key string, path ...string) error {
-	return fmt.Errorf("%s: unknown option (known: %s)", key, strings.Join(slices.Sorted(slices.Values(outrules.Names(outrules.Lookup(path...).Sub))), ", "))
+// Set sets s from render options as a script or a take gives them
+// (outrules.Values, checked when they were decoded): each option given
+// replaces what s had. An option given as true or false turns its part on
+// or off; cursor, frame and speedup given as a map turn it on, with the
+// map's keys after that.
+func (s *Settings) Set(v outrules.Values) {
+	setTo(&s.Fit, v.Fit)
+	setTo(&s.CRF, v.CRF)
+	setTo(&s.X264Preset, v.X264Preset)
+	setTo(&s.Background, v.Background)
+	setTo(&s.Keys, v.Keys)
+	if c := v.Captions; c != nil {
+		s.Captions = c.Value
+		if c.Bool != nil {
+			s.Captions = map[bool]string{true: "burn", false: "none"}[*c.Bool]
+		}
+	}
+	setTo(&s.StepLabels, v.StepLabels)
+	setTo(&s.Chapters, v.Chapters)
+	setTo(&s.Cuts, v.Cuts)
+	if c := v.Cursor; c != nil {
+		s.Cursor.Enabled = c.Bool == nil || *c.Bool
+		if m := c.Map; m != nil {
+			setTo(&s.Cursor.Enabled, m.Enabled)
+			setTo(&s.Cursor.Smoothing, m.Smoothing)
+			setTo(&s.Cursor.Size, m.Size)
+			setTo(&s.Cursor.Click, m.Click)
+			setTo(&s.Cursor.Shapes, m.Shapes)
+			setSpan(&s.Cursor.HideIdle, m.HideIdle)
+		}
+	}
+	if z := v.Zoom; z != nil {
+		setTo(&s.Zoom.Auto, z.Bool)
+		if m := z.Map; m != nil {
+			setTo(&s.Zoom.Auto, m.Auto)
+			setTo(&s.Zoom.Scale, m.Scale)
+			setTo(&s.Zoom.MaxScale, m.Max)
+			setSpan(&s.Zoom.Ease, m.Ease)
+		}
+	}
+	if f := v.Frame; f != nil {
+		s.Frame.Enabled = f.Bool == nil || *f.Bool
+		if m := f.Map; m != nil {
+			setTo(&s.Frame.Enabled, m.Enabled)
+			setTo(&s.Frame.Padding, m.Padding)
+			setTo(&s.Frame.Background, m.Background)
+			setTo(&s.Frame.Radius, m.Radius)
+			setTo(&s.Frame.Shadow, m.Shadow)
+			setTo(&s.Frame.Bar, m.Bar)
+			setTo(&s.Frame.Host, m.Host)
+		}
+	}
+	if g := v.GIF; g != nil {
+		setTo(&s.GIF.Width, g.Width)
+		setTo(&s.GIF.FPS, g.FPS)
+	}
+	if u := v.SpeedUp; u != nil {
+		s.SpeedUp.Waits = u.Bool == nil || *u.Bool
+		if m := u.Map; m != nil {
+			setTo(&s.SpeedUp.Waits, m.Waits)
+			setSpan(&s.SpeedUp.Over, m.Over)
+			setSpan(&s.SpeedUp.Keep, m.Keep)
+			setTo(&s.SpeedUp.Speed, m.Speed)
+		}
+	}
 }
 
-func (s *Settings) applyCursor(key string, v any) error {
-	if b, ok := v.(bool); ok {
-		s.Cursor.Enabled = b
-		return nil
+// setTo sets *dst to *v when v is given.
+func setTo[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
 	}
-	m, err := asMap(key, v)
-	if err != nil {
-		return err
-	}
-	s.Cursor.Enabled = true
-	for _, k := range sortedKeys(m) {
-		sub, kv := key+"."+k, m[k]
-		switch k {
-		case "enabled":
-			s.Cursor.Enabled, err = asBool(sub, kv)
-		case "smoothing":
-			s.Cursor.Smoothing, err = asEnum(sub, kv, outrules.Smoothings...)
-		case "size":
-			s.Cursor.Size, err = asFloat(sub, kv)
-		case "click":
-			s.Cursor.Click, err = asBool(sub, kv)
-		case "shapes":
-			s.Cursor.Shapes, err = asBool(sub, kv)
-		case "hide_idle":
-			s.Cursor.HideIdle, err = asDuration(sub, kv)
-		default:
-			err = unknownSub(sub, "cursor")
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
-func (s *Settings) applySpeedUp(key string, v any) error {
-	if b, ok := v.(bool); ok {
-		s.SpeedUp.Waits = b
-		return nil
+// setSpan sets *dst to v's duration when v is given.
+func setSpan(dst *time.Duration, v *outrules.Span) {
+	if v != nil {
+		*dst = v.D
 	}
-	m, err := asMap(key, v)
-	if err != nil {
-		return err
-	}
-	s.SpeedUp.Waits = true
-	for _, k := range sortedKeys(m) {
-		sub, kv := key+"."+k, m[k]
-		switch k {
-		case "waits":
-			s.SpeedUp.Waits, err = asBool(sub, kv)
-		case "over":
-			s.SpeedUp.Over, err = asDuration(sub, kv)
-		case "keep":
-			s.SpeedUp.Keep, err = asDuration(sub, kv)
-		case "speed":
-			s.SpeedUp.Speed, err = asFloat(sub, kv)
-			if err == nil && (s.SpeedUp.Speed < outrules.MinSpeed || s.SpeedUp.Speed > outrules.MaxSpeed) {
-				err = fmt.Errorf("%s: %g must be between %d and %d", sub, s.SpeedUp.Speed, outrules.MinSpeed, outrules.MaxSpeed)
-			}
-		default:
-			err = unknownSub(sub, "speedup")
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Settings) applyZoom(key string, v any) error {
-	if b, ok := v.(bool); ok {
-		s.Zoom.Auto = b
-		return nil
-	}
-	m, err := asMap(key, v)
-	if err != nil {
-		return err
-	}
-	for _, k := range sortedKeys(m) {
-		sub, kv := key+"."+k, m[k]
-		switch k {
-		case "auto":
-			s.Zoom.Auto, err = asBool(sub, kv)
-		case "scale":
-			s.Zoom.Scale, err = asFloat(sub, kv)
-		case "max":
-			s.Zoom.MaxScale, err = asFloat(sub, kv)
-		case "ease":
-			s.Zoom.Ease, err = asDuration(sub, kv)
-		default:
-			err = unknownSub(sub, "zoom")
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Settings) applyFrame(key string, v any) error {
-	if b, ok := v.(bool); ok {
-		s.Frame.Enabled = b
-		return nil
-	}
-	m, err := asMap(key, v)
-	if err != nil {
-		return err
-	}
-	s.Frame.Enabled = true
-	for _, k := range sortedKeys(m) {
-		sub, kv := key+"."+k, m[k]
-		switch k {
-		case "enabled":
-			s.Frame.Enabled, err = asBool(sub, kv)
-		case "padding":
-			s.Frame.Padding, err = asInt(sub, kv)
-		case "background":
-			s.Frame.Background, err = asString(sub, kv)
-		case "radius":
-			s.Frame.Radius, err = asInt(sub, kv)
-		case "shadow":
-			s.Frame.Shadow, err = asBool(sub, kv)
-		case "bar":
-			s.Frame.Bar, err = asBool(sub, kv)
-		case "host":
-			s.Frame.Host, err = asString(sub, kv)
-		default:
-			err = unknownSub(sub, "frame")
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Settings) applyGIF(key string, v any) error {
-	m, err := asMap(key, v)
-	if err != nil {
-		return err
-	}
-	for _, k := range sortedKeys(m) {
-		sub, kv := key+"."+k, m[k]
-		switch k {
-		case "width":
-			s.GIF.Width, err = asInt(sub, kv)
-		case "fps":
-			s.GIF.FPS, err = asInt(sub, kv)
-		default:
-			err = unknownSub(sub, "gif")
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// deepStringKeys returns m with every map in it keyed by strings (YAML
-// decoders may give map[any]any).
-func deepStringKeys(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if sub, err := asMap(k, v); err == nil {
-			v = deepStringKeys(sub)
-		}
-		out[k] = v
-	}
-	return out
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -341,26 +204,6 @@ func asString(key string, v any) (string, error) {
 	return "", fmt.Errorf("%s: want a string, got %v (%T)", key, v, v)
 }
 
-func asEnum(key string, v any, allowed ...string) (string, error) {
-	s, err := asString(key, v)
-	if err != nil {
-		return "", err
-	}
-	for _, a := range allowed {
-		if s == a {
-			return s, nil
-		}
-	}
-	return "", fmt.Errorf("%s: %q is not one of %s", key, s, strings.Join(allowed, ", "))
-}
-
-func asBool(key string, v any) (bool, error) {
-	if b, ok := v.(bool); ok {
-		return b, nil
-	}
-	return false, fmt.Errorf("%s: want true or false, got %v (%T)", key, v, v)
-}
-
 func asFloat(key string, v any) (float64, error) {
 	switch n := v.(type) {
 	case int:
@@ -389,24 +232,6 @@ func asInt(key string, v any) (int, error) {
 		return 0, fmt.Errorf("%s: want a whole number, got %v", key, v)
 	}
 	return int(f), nil
-}
-
-func asDuration(key string, v any) (time.Duration, error) {
-	if s, ok := v.(string); ok {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %q is not a duration (like 1.5s or 400ms)", key, s)
-		}
-		return d, nil
-	}
-	if d, ok := v.(time.Duration); ok {
-		return d, nil
-	}
-	f, err := asFloat(key, v)
-	if err != nil {
-		return 0, fmt.Errorf("%s: want a duration (like 1.5s) or seconds, got %v (%T)", key, v, v)
-	}
-	return time.Duration(f * float64(time.Second)), nil
 }
 
 func asSize(key string, v any) (int, int, error) {

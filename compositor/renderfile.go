@@ -19,12 +19,14 @@ const RenderFile = "render.json"
 
 // RenderConfig is the content of render.json: the script's output section.
 type RenderConfig struct {
-	Video   []string       `json:"video"`
-	FPS     int            `json:"fps,omitempty"`
-	Width   int            `json:"width,omitempty"`
-	Height  int            `json:"height,omitempty"`
-	Preset  string         `json:"preset,omitempty"`
-	Options map[string]any `json:"options,omitempty"`
+	Video  []string `json:"video"`
+	FPS    int      `json:"fps,omitempty"`
+	Width  int      `json:"width,omitempty"`
+	Height int      `json:"height,omitempty"`
+	Preset string   `json:"preset,omitempty"`
+	// Options are the render options, checked by outrules' table as
+	// they are read (outrules.Values.UnmarshalJSON).
+	Options outrules.Values `json:"options,omitzero"`
 }
 
 // WriteRenderConfig writes render.json into a take folder.
@@ -52,6 +54,9 @@ func ReadRenderConfig(takeDir string) (RenderConfig, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rc); err != nil {
+		if ke := (*outrules.KeyError)(nil); errors.As(err, &ke) {
+			return RenderConfig{}, fmt.Errorf("%s: %w (a take holds presentation settings only)", path, err)
+		}
 		return RenderConfig{}, fmt.Errorf("%s is corrupt (%v): fix or delete it to render with the defaults", path, err)
 	}
 	if err := rc.check(); err != nil {
@@ -70,5 +75,9 @@ func (rc RenderConfig) check() error {
 		}
 	}
 	s := DefaultSettings()
-	return s.Apply(rc.Options)
+	s.Set(rc.Options)
+	if _, err := s.normalize(); err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	return nil
 }

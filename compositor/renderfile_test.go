@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/clapper-dev/clapper/internal/outrules"
 )
 
 func TestRenderConfigFile(t *testing.T) {
@@ -13,7 +15,7 @@ func TestRenderConfigFile(t *testing.T) {
 	if rc, err := ReadRenderConfig(dir); err != nil || !reflect.DeepEqual(rc, RenderConfig{}) {
 		t.Fatalf("a take without render.json: %+v, %v", rc, err)
 	}
-	want := RenderConfig{Video: []string{"a.mp4"}, FPS: 30, Width: 1280, Height: 720, Preset: "docs", Options: map[string]any{"keys": true}}
+	want := RenderConfig{Video: []string{"a.mp4"}, FPS: 30, Width: 1280, Height: 720, Preset: "docs", Options: outrules.Values{Keys: new(true)}}
 	if err := WriteRenderConfig(dir, want); err != nil {
 		t.Fatal(err)
 	}

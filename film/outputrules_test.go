@@ -107,9 +107,22 @@ func TestOutputOptionsOneSetOfRules(t *testing.T) {
 		if c.valid {
 			if lerr != nil {
 				t.Errorf("%s: %v: the script refuses it: %v", name, c.value, lerr)
-			} else if err := (&compositor.Settings{}).Apply(s.Output.Options); err != nil {
-				// The options a script passes on, as the compositor gets them.
-				t.Errorf("%s: %v: the compositor refuses what the script passed: %v", name, c.value, err)
+			} else {
+				// The options a script passes on, as the compositor gets
+				// them: through the take's render.json, typed, to the same
+				// settings as the map gives.
+				take := t.TempDir()
+				rc, err := compositor.RenderConfig{}, compositor.WriteRenderConfig(take, ConfigOf(s.Output))
+				if err == nil {
+					rc, err = compositor.ReadRenderConfig(take)
+				}
+				fromTake := compositor.DefaultSettings()
+				fromTake.Set(rc.Options)
+				if err != nil {
+					t.Errorf("%s: %v: the take refuses what the script passed: %v", name, c.value, err)
+				} else if aerr == nil && fromTake != set {
+					t.Errorf("%s: %v: the take's settings\n%+v\nthe map's\n%+v", name, c.value, fromTake, set)
+				}
 			}
 			if aerr != nil {
 				t.Errorf("%s: %v: the compositor refuses it: %v", name, c.value, aerr)

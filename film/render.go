@@ -48,9 +48,7 @@ func RenderSettings(rc RenderConfig, f RenderFlags) (compositor.Settings, error)
 		}
 		s = p
 	}
-	if err := s.Apply(rc.Options); err != nil {
-		return s, err
-	}
+	s.Set(rc.Options)
 	if f.Preset == "" {
 		if rc.FPS > 0 {
 			s.FPS = rc.FPS

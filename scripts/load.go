@@ -43,14 +43,21 @@ type LoadOptions struct {
 func Load(path string, opts LoadOptions) (*Script, error) {
 	l := &loader{opts: opts, files: map[string][]string{}, secretNames: map[string]bool{}}
 	s, err := l.load(path)
-	if len(l.errs) > 0 {
-		return nil, l.finish()
-	}
-	if s != nil {
+	if len(l.errs) == 0 && s != nil {
 		// The render options are presentation, written into the take
 		// (render.json) and named in errors: a secret in them is masked,
-		// as in captions, and the video shows the mask.
-		s.Output.Options = maskValues(s.Output.Options, s.Mask).(map[string]any)
+		// as in captions, and the video shows the mask. They were checked
+		// by the table's rules, with their positions, as they were read;
+		// here they are decoded, once.
+		o := &s.Output
+		v, derr := outrules.Decode(maskValues(o.given, s.Mask).(map[string]any))
+		if ke := (*outrules.KeyError)(nil); errors.As(derr, &ke) {
+			l.errs = append(l.errs, &Error{Pos: o.OptionPos[ke.Key], Msg: derr.Error()})
+		}
+		o.Options, o.given = v, nil
+	}
+	if len(l.errs) > 0 {
+		return nil, l.finish()
 	}
 	return s, err
 }
@@ -457,10 +464,10 @@ func (d *decoder) output(x *val, slug string) Output {
 	}
 	if y := v["*"]; y != nil {
 		if m := y.v.(map[string]any); len(m) > 0 {
-			o.Options = m
+			o.given = m
 		}
 	}
-	if y := v["*pos"]; y != nil && o.Options != nil {
+	if y := v["*pos"]; y != nil && o.given != nil {
 		o.OptionPos = y.v.(map[string]Pos)
 	}
 	return o

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clapper-dev/clapper/internal/outrules"
 )
 
 // writeScript writes files (name → content) into a fresh folder and
@@ -303,7 +305,11 @@ steps:
 		t.Errorf("Browser = %+v", s.Browser)
 	}
 	wantO := Output{Video: []string{"checkout.webm"}, FPS: 60, Width: 1280, Height: 720, Preset: "social",
-		Options: map[string]any{"cursor": map[string]any{"size": 2, "smoothing": "spring"}, "frame": true, "keys": true}}
+		Options: outrules.Values{
+			Cursor: &outrules.OrBool[outrules.CursorValues]{Map: &outrules.CursorValues{Size: new(2.0), Smoothing: new("spring")}},
+			Frame:  &outrules.OrBool[outrules.FrameValues]{Bool: new(true)},
+			Keys:   new(true),
+		}}
 	for k, line := range map[string]int{"cursor": 14, "frame": 15, "keys": 16} {
 		if p := s.Output.OptionPos[k]; p.Line != line || p.Col != 3 || p.File != s.File {
 			t.Errorf("OptionPos[%s] = %v, want line %d col 3", k, p, line)

@@ -3,6 +3,8 @@ package scripts
 import (
 	"strings"
 	"time"
+
+	"github.com/clapper-dev/clapper/internal/outrules"
 )
 
 // Pos is a position in a script file, 1-based.
@@ -75,11 +77,13 @@ type Output struct {
 	Height int
 	// Preset names a render preset ("" for none).
 	Preset string
-	// Options holds the remaining render settings as given (cursor, zoom,
-	// frame, keys, captions...), for the compositor to interpret, and
+	// Options holds the remaining render settings (cursor, zoom, frame,
+	// keys, captions...), checked and typed, secrets masked, and
 	// OptionPos where each key stands, for its errors.
-	Options   map[string]any
+	Options   outrules.Values
 	OptionPos map[string]Pos
+	// given are the options as read, until Load decodes them.
+	given map[string]any
 }
 
 // Defaults are per-script step defaults.

@@ -1,7 +1,6 @@
 package viewer
 
 import (
-
 	"github.com/clapper-dev/clapper/timeline"
 )
 
