@@ -46,9 +46,8 @@ const (
 // in takeDir, filmed in mode, or returns nil (every method is nil-safe)
 // when the video is not rendered in chunks (WebM, PNG frames, a take
 // filmed live: Chunked) or no cache can be made. Its ffmpeg
-// runs only on cores the capture leaves idle (Idle): filming
-// live, a frame the encoder delayed would be a frame lost; in studio, a
-// slower capture.
+// runs only on cores the capture leaves idle (Idle): a frame the encoder
+// delayed would be a slower capture.
 func StartEarly(ctx context.Context, takeDir, mode string, outs []string, s Settings, logf func(string, ...any)) *Early {
 	if !Chunked(mode, outs) {
 		return nil

@@ -71,7 +71,7 @@ type field struct {
 	orBool bool
 	// pass: besides being checked here, the value is kept as written
 	// (plain Go values) for the part that reads it (the output section's
-	// render options, for the compositor).
+	// render options, which Load decodes into outrules.Values).
 	pass bool
 	// refuse, when set, is the error a key that may never be given gets:
 	// it is left out of the schema, the reference and the known keys.
@@ -242,8 +242,8 @@ var scriptFields = []field{
 }
 
 // optionFields are the fields of render options opts (outrules, the one
-// table of them); pass marks the top level's, whose values go to the
-// compositor as written.
+// table of them); pass marks the top level's, whose values Load decodes
+// into outrules.Values (outrules.Decode).
 func optionFields(opts []outrules.Option, pass bool) []field {
 	out := make([]field, 0, len(opts))
 	for _, o := range opts {

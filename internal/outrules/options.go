@@ -15,9 +15,9 @@ import (
 // fps, size and preset (which have their own rules above), described once:
 // the script loader checks them against this table (with each value's
 // position), the JSON Schema and the language reference are generated
-// from it, and the compositor, which decodes them into its settings, is
-// held to it by its tests and refuses the same values with the bounds
-// named here.
+// from it, and their values are decoded once into Values (Decode, after
+// the same checks), which the compositor copies into its settings and a
+// take's render.json holds.
 
 // Kind is the type of an option's value.
 type Kind int
@@ -142,7 +142,7 @@ func Lookup(path ...string) *Option {
 // CheckRange refuses a number outside an Int's or a Number's bounds, in
 // the words every part uses.
 func (o Option) CheckRange(path string, v float64) error {
-	if v < o.Min || v > o.Max {
+	if math.IsNaN(v) || v < o.Min || v > o.Max {
 		return fmt.Errorf("%s must be between %g and %g, got %g", path, o.Min, o.Max, v)
 	}
 	return nil

@@ -3,6 +3,7 @@ package outrules
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -87,12 +88,16 @@ type OrBool[T any] struct {
 	Map  *T
 }
 
-// MarshalJSON writes the option as it was given.
+// MarshalJSON writes the option as it was given; one given as neither is
+// an error (Decode never makes one).
 func (o OrBool[T]) MarshalJSON() ([]byte, error) {
-	if o.Bool != nil {
+	switch {
+	case o.Bool != nil:
 		return json.Marshal(*o.Bool)
+	case o.Map != nil:
+		return json.Marshal(o.Map)
 	}
-	return json.Marshal(o.Map)
+	return nil, errors.New("an option given neither as true or false nor as a map")
 }
 
 // EnumOrBool is an Enum option that true or false stands for one of the
@@ -102,12 +107,16 @@ type EnumOrBool struct {
 	Value string
 }
 
-// MarshalJSON writes the option as it was given.
+// MarshalJSON writes the option as it was given; one given as neither is
+// an error (Decode never makes one).
 func (e EnumOrBool) MarshalJSON() ([]byte, error) {
-	if e.Bool != nil {
+	switch {
+	case e.Bool != nil:
 		return json.Marshal(*e.Bool)
+	case e.Value != "":
+		return json.Marshal(e.Value)
 	}
-	return json.Marshal(e.Value)
+	return nil, errors.New("an option given neither as true or false nor as one of its values")
 }
 
 // Span is a Duration option: D, and how it was given, as text (Text,

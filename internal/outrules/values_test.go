@@ -179,3 +179,16 @@ func TestDecodeRefuses(t *testing.T) {
 		t.Errorf("render.json with crf 99: %v", err)
 	}
 }
+
+// A value made by hand that is neither form cannot be written into a
+// take, and a number that is not one is out of every range.
+func TestValuesRefuseWhatDecodeNeverMakes(t *testing.T) {
+	for _, v := range []Values{{Cursor: &OrBool[CursorValues]{}}, {Captions: &EnumOrBool{}}} {
+		if b, err := json.Marshal(v); err == nil {
+			t.Errorf("%#v written as %s, want an error", v, b)
+		}
+	}
+	if _, err := Decode(map[string]any{"cursor": map[string]any{"size": "NaN"}}); err == nil {
+		t.Error("cursor size NaN accepted")
+	}
+}
