@@ -38,7 +38,10 @@ func runHolds(t *testing.T, header, steps string, o RunOptions) (*Result, string
 	o.TakeDir = filepath.Join(dir, "take")
 	o.Logf = t.Logf
 	// Live runs without injected faults or hooks attach to the package's
-	// live browser; the others own theirs (they check its cleanup).
+	// live browser; the others own theirs (they check its cleanup). Studio
+	// runs own theirs too: on the package's studio browser, a studio hold
+	// run now and then lost its tab mid-run ("chromium is gone: context
+	// canceled") after the hold runs before it.
 	if header == "" && !o.headlessHandoff && o.fault == nil && o.beforeStep == nil {
 		o.Attach = liveEndpoint(t)
 	}

@@ -380,9 +380,10 @@ func judge(bs []behaviour, steps []timeline.Step) (failed []string) {
 }
 
 // runBehaviours runs bs in one script, in the capture mode given, and
-// says which failed (or why the run could not be made). It may run on a
-// goroutine of its own.
-func runBehaviours(dir string, bs []behaviour, capture, attach string) ([]string, error) {
+// says which failed (or why the run could not be made); attach and studio
+// are the endpoints of the package's live and studio browsers it runs on.
+// It may run on a goroutine of its own.
+func runBehaviours(dir string, bs []behaviour, capture, attach, studio string) ([]string, error) {
 	site, _ := filepath.Abs("testdata/site")
 	path := filepath.Join(dir, "pw.yaml")
 	body := "name: behaviours\nserve: " + site + "\ndefaults: {timeout: 5s, pointer_speed: 8000, beat: 20ms}\n" + behaviourScript(bs)
@@ -398,8 +399,12 @@ func runBehaviours(dir string, bs []behaviour, capture, attach string) ([]string
 	// What the behaviours are about is input, not footage: a live
 	// capture takes one frame in four, small and coarse, so runs side by side
 	// leave the pages their time.
-	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(dir, "take"),
-		Attach: attach, Capture: recorder.Options{EveryNthFrame: 4, Quality: 30, MaxWidth: 320, MaxHeight: 180}})
+	o := RunOptions{TakeDir: filepath.Join(dir, "take"),
+		Attach: attach, Capture: recorder.Options{EveryNthFrame: 4, Quality: 30, MaxWidth: 320, MaxHeight: 180}}
+	if capture == scripts.CaptureStudio {
+		o.studioAttach = studio
+	}
+	res, err := Run(context.Background(), s, o)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +432,7 @@ func TestPlaywrightBehaviours(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range groups {
 		dir := t.TempDir()
-		wg.Go(func() { failed[i], errs[i] = runBehaviours(dir, groups[i], scripts.CaptureLive, attach) })
+		wg.Go(func() { failed[i], errs[i] = runBehaviours(dir, groups[i], scripts.CaptureLive, attach, "") })
 	}
 	wg.Wait()
 	n := 0
@@ -451,7 +456,7 @@ func TestPlaywrightBehavioursStudio(t *testing.T) {
 			bs = append(bs, b)
 		}
 	}
-	failed, err := runBehaviours(t.TempDir(), bs, scripts.CaptureStudio, "")
+	failed, err := runBehaviours(t.TempDir(), bs, scripts.CaptureStudio, "", studioEndpoint(t))
 	if err != nil {
 		t.Fatal(err)
 	}

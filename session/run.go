@@ -68,6 +68,12 @@ type RunOptions struct {
 	// headlessHandoff lets a handoff run headless, another client of the
 	// browser playing the person (tests).
 	headlessHandoff bool
+	// studioAttach, when set, is the endpoint of a headless shell
+	// launched with the studio flags at the script's scale, which a
+	// studio run attaches to instead of launching its own: the package's
+	// tests share one, as they share a live browser. The run opens its
+	// own begin-frame tabs there and closes them.
+	studioAttach string
 }
 
 // Progress reports a run's advance.
@@ -271,7 +277,9 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	b := r.s.Browser
 	var err error
-	if endpoint := r.o.Attach; endpoint != "" || b.Attach != "" {
+	if r.virt != nil && r.o.studioAttach != "" {
+		r.browser, err = Attach(ctx, r.o.studioAttach)
+	} else if endpoint := r.o.Attach; endpoint != "" || b.Attach != "" {
 		if endpoint == "" {
 			endpoint = b.Attach
 		}

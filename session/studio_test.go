@@ -40,10 +40,14 @@ func studioScript(t *testing.T, steps string) *scripts.Script {
 	return s
 }
 
-// studioRun runs s into a fresh take and returns the result and the take.
+// studioRun runs s into a fresh take, on the package's studio browser
+// when s is at scale 1, and returns the result and the take.
 func studioRun(t *testing.T, s *scripts.Script, o RunOptions) (*Result, *timeline.Take, []timeline.Frame) {
 	t.Helper()
 	o.TakeDir = filepath.Join(t.TempDir(), "take")
+	if s.Browser.Scale == 1 {
+		o.studioAttach = studioEndpoint(t)
+	}
 	res, err := Run(context.Background(), s, o)
 	if err != nil {
 		t.Fatalf("Run: %v", err)

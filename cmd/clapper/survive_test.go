@@ -72,9 +72,11 @@ func hasChild(pid int, comm string) bool {
 // (launching, mid-step, mid-typing, just after a navigation, rendering),
 // leaves a take that inspect, inspect --check and render open, with every
 // step that started and every boundary committed; the next run removes
-// what the killed one left in the temporary folder.
+// what the killed one left in the temporary folder (the next case's run,
+// and after the last a quick run).
 func TestKilledRunLeavesATake(t *testing.T) {
 	testenv.Need(t, "chromium", "ffmpeg")
+	var before []string // what the case before left
 	for _, c := range []struct {
 		name   string
 		when   func(p *cliProc, take string) bool
@@ -104,7 +106,14 @@ func TestKilledRunLeavesATake(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.exit(t)
+			for _, l := range before {
+				if _, err := os.Stat(l); err == nil {
+					t.Errorf("%s, left by the case before, is still there after this case's run started", l)
+				}
+			}
 			left := testenv.Profiles()
+			work, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-render-*"))
+			before = append(left, work...)
 
 			stdout, stderr, code := runCLI(t, "inspect", take, "--check")
 			if code != 0 {
@@ -154,18 +163,20 @@ func TestKilledRunLeavesATake(t *testing.T) {
 			if len(left) == 0 && c.name != "rendering" { // a rendering run had cleaned its browser up
 				t.Fatal("the killed run left no profile: the sweep is not tested")
 			}
-			quick := filepath.Join(dir, "quick.yaml")
-			os.WriteFile(quick, []byte("name: quick\nsteps:\n  - goto: about:blank\n"), 0o644)
-			if _, stderr, code := runCLI(t, append([]string{"run", quick, "-o", filepath.Join(dir, "next"), "--no-video"}, sandboxArgs()...)...); code != 0 {
-				t.Fatalf("the next run: exit %d: %s", code, stderr)
-			}
-			rest := testenv.Profiles()
-			work, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-render-*"))
-			if rest = append(rest, work...); len(rest) != 0 {
-				t.Errorf("left after the next run: %v", rest)
-			}
 			waitGone(t, "the killed run's browser", testenv.LiveBrowsers)
 		})
+	}
+	// A quick run cleans what the last case left.
+	dir := t.TempDir()
+	quick := filepath.Join(dir, "quick.yaml")
+	os.WriteFile(quick, []byte("name: quick\nsteps:\n  - goto: about:blank\n"), 0o644)
+	if _, stderr, code := runCLI(t, append([]string{"run", quick, "-o", filepath.Join(dir, "next"), "--no-video"}, sandboxArgs()...)...); code != 0 {
+		t.Fatalf("the next run: exit %d: %s", code, stderr)
+	}
+	rest := testenv.Profiles()
+	work, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-render-*"))
+	if rest = append(rest, work...); len(rest) != 0 {
+		t.Errorf("left after the next run: %v", rest)
 	}
 }
 
