@@ -118,7 +118,7 @@ func TestEveryStep(t *testing.T) {
 }
 
 func TestFailurePaths(t *testing.T) {
-	t.Parallel() // its own browser; mostly waiting for a timeout or a pause to pass
+	t.Parallel() // mostly waiting for a timeout or a pause to pass
 	testenv.Need(t, "chromium")
 	// The timeouts are long enough for the page to answer on a loaded
 	// machine: the messages checked name what the page answered.
@@ -132,7 +132,7 @@ func TestFailurePaths(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel() // each its own browser; most of a case is waiting out its timeout
+			t.Parallel() // each its own window of the package's live browser; most of a case is waiting out its timeout
 			dir := t.TempDir()
 			site, _ := filepath.Abs("testdata/site")
 			script := "name: fail\nserve: " + site + "\nsteps:\n  - goto: ${serve.url}/second.html\n  - " + c.step + "\n    timeout: 5s\n  - pause: 1s\n"
@@ -146,7 +146,7 @@ func TestFailurePaths(t *testing.T) {
 			}
 			s.Browser.NoSandbox = testenv.NoSandbox()
 			take := filepath.Join(dir, "take")
-			res, err := Run(context.Background(), s, RunOptions{TakeDir: take})
+			res, err := Run(context.Background(), s, RunOptions{TakeDir: take, Attach: liveEndpoint(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
