@@ -211,6 +211,35 @@ type scenarioMode struct {
 	// video's frames are the very pictures of the first run's (by hash of
 	// the decoded frame): how reproducible the mode's footage is.
 	SameAsFirst []sameFrames `json:"same_as_first_run"`
+	// Failed are the runs that did not finish (a step failed, the
+	// recorder or the browser gave up): the figures are the others'.
+	Failed []failedRun `json:"failed,omitempty"`
+}
+
+// failedRun is a run of a series that did not finish, and why.
+type failedRun struct {
+	Run   int    `json:"run"`
+	Error string `json:"error"`
+}
+
+// failures says which runs failed, one line, or "" when none did; the
+// bench run then ends with it as its error, after the report of the
+// others. Pure.
+func failures(modes []scenarioMode) string {
+	var parts []string
+	n, of := 0, 0
+	for _, m := range modes {
+		of += len(m.Runs) + len(m.Failed)
+		for _, f := range m.Failed {
+			n++
+			first, _, _ := strings.Cut(f.Error, "\n")
+			parts = append(parts, fmt.Sprintf("%s run %d: %s", m.Mode, f.Run, first))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d runs failed, and the figures are the others' (%s)", n, of, strings.Join(parts, "; "))
 }
 
 type sameFrames struct {
@@ -302,7 +331,14 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 				r, err = runOnce(ctx, o, script, pageURL, out, m, progress)
 			}
 			if err != nil {
-				return fmt.Errorf("bench run (%s) %d: %w", m, n, err)
+				// A failed run is reported, and the others go on: a
+				// sitting on a busy machine keeps what it measured.
+				if ctx.Err() != nil {
+					return fmt.Errorf("bench run (%s) %d: %w", m, n, err)
+				}
+				modes[i].Failed = append(modes[i].Failed, failedRun{Run: n, Error: err.Error()})
+				fmt.Fprintf(progress, "%-26s run %d: failed: %v\n", m, n, err)
+				continue
 			}
 			modes[i].Runs = append(modes[i].Runs, r)
 			if !o.JSON {
@@ -310,10 +346,16 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 			}
 		}
 	}
+	var measured []scenarioMode // the series with a run that finished
 	for i := range modes {
+		if len(modes[i].Runs) == 0 {
+			continue
+		}
 		modes[i].Median = medianScenario(modes[i].Runs)
 		modes[i].SameAsFirst = sameAsFirst(modes[i].Runs)
+		measured = append(measured, modes[i])
 	}
+	failed := failures(modes)
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -321,13 +363,23 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 		if pw != nil {
 			report["playwright"] = pw.version
 		}
-		return enc.Encode(report)
+		if err := enc.Encode(report); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(w, "bench run: %dx%d, %d fps video, medians of %d runs on %s%s\n", o.W, o.H, o.FPS, o.Runs, on, pw.header())
+		for _, m := range modes {
+			if len(m.Runs) == 0 {
+				fmt.Fprintf(w, "%-26s median: none, every run failed\n", m.Mode)
+				continue
+			}
+			fmt.Fprintf(w, "%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
+		}
+		fmt.Fprint(w, sideBySide(measured))
 	}
-	fmt.Fprintf(w, "bench run: %dx%d, %d fps video, medians of %d runs on %s%s\n", o.W, o.H, o.FPS, o.Runs, on, pw.header())
-	for _, m := range modes {
-		fmt.Fprintf(w, "%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
+	if failed != "" {
+		return fmt.Errorf("bench run: %s", failed)
 	}
-	fmt.Fprint(w, sideBySide(modes))
 	return nil
 }
 

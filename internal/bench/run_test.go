@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clapper-dev/clapper/internal/procfs"
+	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -198,5 +199,23 @@ func TestCaptureCPUByProcess(t *testing.T) {
 	m := medianBy([]map[string]float64{{"gpu": 0.4}, {"gpu": 0.2, "renderer": 0.1}, {"gpu": 0.3}}, func(m map[string]float64) map[string]float64 { return m })
 	if got := fmt.Sprint(m); got != "map[gpu:0.3]" { // renderer's median is 0
 		t.Errorf("medianBy = %s", got)
+	}
+}
+
+// A failed run is named with its series and why (its first line), the
+// others counted, so that the sitting ends with an error that says what
+// its figures leave out.
+func TestFailures(t *testing.T) {
+	live := RunMode{Capture: scripts.CaptureStudio}
+	if got := failures([]scenarioMode{{Mode: live, Runs: make([]scenarioRun, 3)}, {Mode: PlaywrightMode, Runs: make([]scenarioRun, 3)}}); got != "" {
+		t.Errorf("no failure: %q", got)
+	}
+	got := failures([]scenarioMode{
+		{Mode: live, Runs: make([]scenarioRun, 2), Failed: []failedRun{{Run: 3, Error: "s.yaml:12:5: step 4 (type) failed: timeout 10s\n    - type: x\n      ^"}}},
+		{Mode: PlaywrightMode, Runs: make([]scenarioRun, 3)},
+	})
+	want := "1 of 6 runs failed, and the figures are the others' (studio run 3: s.yaml:12:5: step 4 (type) failed: timeout 10s)"
+	if got != want {
+		t.Errorf("failures:\n got %q\nwant %q", got, want)
 	}
 }
