@@ -197,9 +197,11 @@ func quickstartEndToEnd(t *testing.T, capture string) {
 	if capture == "" {
 		quickstartVideos(t, out, video, takeDir, sum.DurationMs)
 	}
-	// Re-render the plain capture at 30 fps, for measuring the cursor.
+	// Re-render the plain capture at 30 fps, for measuring the cursor, at
+	// the viewport's size (the capture is twice that: a quarter of the
+	// pixels to encode and decode, and the cursor is placed by the ratio).
 	plain := filepath.Join(out, "plain.mp4")
-	if _, stderr, code := runCLI(t, "render", takeDir, "--plain", "--fps", "30", "-o", plain, "-q"); code != 0 {
+	if _, stderr, code := runCLI(t, "render", takeDir, "--plain", "--fps", "30", "--size", "1280x720", "-o", plain, "-q"); code != 0 {
 		t.Fatalf("render plain: exit %d: %s", code, stderr)
 	}
 	probe, _ := ffprobe(t, plain)
