@@ -17,74 +17,62 @@ func TestMain(m *testing.M) {
 	testenv.Main(withLive{m})
 }
 
-// withLive closes the package's live browser after the tests, before the
-// leak checks.
+// withLive closes the package's shared browsers after the tests, before
+// the leak checks.
 type withLive struct{ m *testing.M }
 
 func (w withLive) Run() int {
 	code := w.m.Run()
-	if live.b != nil {
-		live.b.Close()
-	}
-	if studio.b != nil {
-		studio.b.Close()
+	for _, p := range []*packageBrowser{&live, &studio} {
+		if p.b != nil {
+			p.b.Close()
+		}
 	}
 	return code
 }
 
-// live is one Chromium for the package's live runs that are about what a
-// run does in a page, not about launching, owning or losing a browser:
-// they attach to it (each run opens its own tabs and closes them), as a
-// run against a browser someone else started does, instead of launching
-// one each.
-var live struct {
-	once sync.Once
-	b    *Browser
-	err  error
+// packageBrowser is one browser for the package's runs that are about
+// what a run does in a page, not about launching, owning or losing a
+// browser: they attach to it (each run opens its own tabs and closes
+// them), as a run against a browser someone else started does, instead of
+// launching one each. It is launched on first use.
+type packageBrowser struct {
+	name, need string // what it is, for messages; the binary it needs
+	launch     func() (*Browser, error)
+	once       sync.Once
+	b          *Browser
+	err        error
 }
 
-// liveEndpoint launches the package's live browser on first use and
-// returns its endpoint.
-func liveEndpoint(t *testing.T) string {
+// endpoint launches the browser on first use and returns its endpoint.
+func (p *packageBrowser) endpoint(t *testing.T) string {
 	t.Helper()
-	testenv.Need(t, "chromium")
-	live.once.Do(func() {
-		live.b, live.err = Launch(context.Background(), LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: 1280, Height: 720})
-	})
-	if live.err != nil {
-		t.Fatalf("the package's live browser: %v", live.err)
+	testenv.Need(t, p.need)
+	p.once.Do(func() { p.b, p.err = p.launch() })
+	if p.err != nil {
+		t.Fatalf("the package's %s browser: %v", p.name, p.err)
 	}
-	return live.b.Endpoint()
+	return p.b.Endpoint()
 }
 
-// studio is one headless shell with the studio flags at scale 1, for the
-// package's studio runs that are not about launching, owning or losing a
-// browser: they attach to it (RunOptions.studioAttach) and open their own
-// begin-frame tabs there, instead of launching one each.
-var studio struct {
-	once sync.Once
-	b    *Browser
-	err  error
-}
-
-// studioEndpoint launches the package's studio browser on first use and
-// returns its endpoint.
-func studioEndpoint(t *testing.T) string {
-	t.Helper()
-	testenv.Need(t, shellName)
-	studio.once.Do(func() {
+// live is a Chromium for live runs; studio a headless shell with the
+// studio flags at scale 1, for studio runs (RunOptions.studioAttach),
+// which open their own begin-frame tabs there.
+var (
+	live = packageBrowser{name: "live", need: "chromium", launch: func() (*Browser, error) {
+		return Launch(context.Background(), LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: 1280, Height: 720})
+	}}
+	studio = packageBrowser{name: "studio", need: shellName, launch: func() (*Browser, error) {
 		shell, err := FindShell("")
 		if err != nil {
-			studio.err = err
-			return
+			return nil, err
 		}
-		studio.b, studio.err = Launch(context.Background(), LaunchOptions{Path: shell, Headless: true, NoSandbox: testenv.NoSandbox(), Studio: true, Scale: 1, Width: 1280, Height: 720})
-	})
-	if studio.err != nil {
-		t.Fatalf("the package's studio browser: %v", studio.err)
-	}
-	return studio.b.Endpoint()
-}
+		return Launch(context.Background(), LaunchOptions{Path: shell, Headless: true, NoSandbox: testenv.NoSandbox(), Studio: true, Scale: 1, Width: 1280, Height: 720})
+	}}
+)
+
+func liveEndpoint(t *testing.T) string   { t.Helper(); return live.endpoint(t) }
+func studioEndpoint(t *testing.T) string { t.Helper(); return studio.endpoint(t) }
 
 // browsersLeft lists the live Chromium processes of the test binary's
 // temporary folder but the package's shared browsers'.
