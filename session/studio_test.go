@@ -44,10 +44,17 @@ func studioScript(t *testing.T, steps string) *scripts.Script {
 // when s is at scale 1, and returns the result and the take.
 func studioRun(t *testing.T, s *scripts.Script, o RunOptions) (*Result, *timeline.Take, []timeline.Frame) {
 	t.Helper()
-	o.TakeDir = filepath.Join(t.TempDir(), "take")
 	if s.Browser.Scale == 1 {
 		o.studioAttach = studioEndpoint(t)
 	}
+	return studioRunOwn(t, s, o)
+}
+
+// studioRunOwn is studioRun in a headless shell of the run's own, unless
+// o says which to attach to.
+func studioRunOwn(t *testing.T, s *scripts.Script, o RunOptions) (*Result, *timeline.Take, []timeline.Frame) {
+	t.Helper()
+	o.TakeDir = filepath.Join(t.TempDir(), "take")
 	res, err := Run(context.Background(), s, o)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
