@@ -215,10 +215,10 @@ func TestTabOpenHonoursTheStepTimeout(t *testing.T) {
 
 // A pause longer than the default timeout is not cut short by it.
 func TestPauseLongerThanTheDefaultTimeout(t *testing.T) {
-	t.Parallel() // its own browser; mostly waiting for a timeout or a pause to pass
+	t.Parallel() // a window of the package's live browser; mostly waiting for the pause to pass
 	testenv.Need(t, "chromium")
 	s := writeScript(t, "name: pause\ndefaults: {timeout: 1s}\nsteps:\n  - pause: 1500ms\n")
-	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take")})
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Attach: liveEndpoint(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestStepsRecordMasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Browser.NoSandbox = testenv.NoSandbox()
-	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(dir, "take")})
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(dir, "take"), Attach: liveEndpoint(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,8 @@ import (
 )
 
 // fixtureTab opens testdata/site/fixture.html (or another page of the
-// site) in a tab of its own browser, with the tab's listener, and returns
+// site) in a tab of its own, in a window of the package's live browser,
+// with the tab's listener, and returns
 // the tab's context, the tab (its helpers, worlds and events, for the
 // session's functions that take one) and the site's address.
 func fixtureTab(t *testing.T, page string) (context.Context, *Tab, string) {
@@ -26,7 +27,7 @@ func fixtureTab(t *testing.T, page string) (context.Context, *Tab, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	b, err := Launch(context.Background(), LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: 800, Height: 600})
+	b, err := Attach(context.Background(), liveEndpoint(t))
 	if err != nil {
 		t.Fatal(err)
 	}

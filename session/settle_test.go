@@ -29,7 +29,7 @@ func TestSettleGivesWayToANavigation(t *testing.T) {
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	var mu sync.Mutex
 	var lines []string
-	o := RunOptions{TakeDir: filepath.Join(dir, "take"), Logf: func(format string, args ...any) {
+	o := RunOptions{TakeDir: filepath.Join(dir, "take"), Attach: liveEndpoint(t), Logf: func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
 		lines = append(lines, fmt.Sprintf(format, args...))

@@ -35,7 +35,7 @@ func TestEveryStep(t *testing.T) {
 	}
 	out := t.TempDir()
 	take := filepath.Join(out, "take")
-	res, err := Run(context.Background(), s, RunOptions{TakeDir: take})
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: take, Attach: liveEndpoint(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
