@@ -72,6 +72,12 @@ func (s *Settings) Apply(opts map[string]any) error {
 		return err
 	}
 	s.Set(v)
+	return s.Check()
+}
+
+// Check refuses settings that no render can use (a size, a rate, a
+// colour out of bounds), with the words of the output section.
+func (s Settings) Check() error {
 	if _, err := s.normalize(); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
@@ -110,7 +116,7 @@ func (s *Settings) Set(v outrules.Values) {
 	setTo(&s.Chapters, v.Chapters)
 	setTo(&s.Cuts, v.Cuts)
 	if c := v.Cursor; c != nil {
-		s.Cursor.Enabled = c.Bool == nil || *c.Bool
+		s.Cursor.Enabled = c.On()
 		if m := c.Map; m != nil {
 			setTo(&s.Cursor.Enabled, m.Enabled)
 			setTo(&s.Cursor.Smoothing, m.Smoothing)
@@ -130,7 +136,7 @@ func (s *Settings) Set(v outrules.Values) {
 		}
 	}
 	if f := v.Frame; f != nil {
-		s.Frame.Enabled = f.Bool == nil || *f.Bool
+		s.Frame.Enabled = f.On()
 		if m := f.Map; m != nil {
 			setTo(&s.Frame.Enabled, m.Enabled)
 			setTo(&s.Frame.Padding, m.Padding)
@@ -146,7 +152,7 @@ func (s *Settings) Set(v outrules.Values) {
 		setTo(&s.GIF.FPS, g.FPS)
 	}
 	if u := v.SpeedUp; u != nil {
-		s.SpeedUp.Waits = u.Bool == nil || *u.Bool
+		s.SpeedUp.Waits = u.On()
 		if m := u.Map; m != nil {
 			setTo(&s.SpeedUp.Waits, m.Waits)
 			setSpan(&s.SpeedUp.Over, m.Over)
@@ -177,24 +183,6 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-func asMap(key string, v any) (map[string]any, error) {
-	switch m := v.(type) {
-	case map[string]any:
-		return m, nil
-	case map[any]any:
-		out := make(map[string]any, len(m))
-		for k, x := range m {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s: key %v is not a string", key, k)
-			}
-			out[ks] = x
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("%s: want a map or true/false, got %T", key, v)
 }
 
 func asString(key string, v any) (string, error) {
@@ -245,16 +233,6 @@ func asSize(key string, v any) (int, int, error) {
 			return 0, 0, fmt.Errorf("%s: %w", key, err)
 		}
 		return w, h, nil
-	default:
-		m, err := asMap(key, v)
-		if err != nil {
-			return 0, 0, fmt.Errorf("%s: want WIDTHxHEIGHT (like 1920x1080), got %v", key, v)
-		}
-		w, err := asInt(key+".width", m["width"])
-		if err != nil {
-			return 0, 0, err
-		}
-		h, err := asInt(key+".height", m["height"])
-		return w, h, err
 	}
+	return 0, 0, fmt.Errorf("%s: want WIDTHxHEIGHT (like 1920x1080), got %v", key, v)
 }

@@ -76,8 +76,5 @@ func (rc RenderConfig) check() error {
 	}
 	s := DefaultSettings()
 	s.Set(rc.Options)
-	if _, err := s.normalize(); err != nil {
-		return fmt.Errorf("output: %w", err)
-	}
-	return nil
+	return s.Check()
 }

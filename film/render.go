@@ -2,11 +2,9 @@ package film
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/clapper-dev/clapper/compositor"
@@ -81,10 +79,7 @@ func RenderSettings(rc RenderConfig, f RenderFlags) (compositor.Settings, error)
 		s.X264Preset = f.X264Preset
 	}
 	// Check the flags' values too, before anything renders.
-	if err := s.Apply(nil); err != nil {
-		return s, err
-	}
-	return s, nil
+	return s, s.Check()
 }
 
 // RenderOutputs renders a take to the named outputs in one pass (relative
@@ -127,26 +122,13 @@ func RenderOutputsCached(ctx context.Context, takeDir, shown, outDir string, out
 	return nil
 }
 
-// OutputError places an error in the script's output options at the
-// option it concerns, as file:line:col with the line and a caret, like every
-// other script error. path is the script as the user named it.
+// OutputError names the script in an error of its render settings, its
+// secrets masked; path is the script as the user named it. An option's own
+// error is refused at load, at its file:line:col (scripts.Load): what is
+// left here concerns the settings together (a preset, the bounds of the
+// whole).
 func OutputError(path string, s *scripts.Script, err error) error {
-	msg := s.Mask(err.Error())
-	var oe *compositor.OptionError
-	if !errors.As(err, &oe) {
-		return fmt.Errorf("%s: %s", path, msg)
-	}
-	pos, ok := s.Output.OptionPos[oe.Key]
-	if !ok {
-		return fmt.Errorf("%s: %s", path, msg)
-	}
-	e := &scripts.Error{Pos: scripts.Pos{File: path, Line: pos.Line, Col: pos.Col}, Msg: msg}
-	if b, rerr := os.ReadFile(pos.File); rerr == nil {
-		if lines := strings.Split(string(b), "\n"); pos.Line >= 1 && pos.Line <= len(lines) {
-			e.Source = strings.TrimRight(lines[pos.Line-1], "\r")
-		}
-	}
-	return e
+	return fmt.Errorf("%s: %s", path, s.Mask(err.Error()))
 }
 
 // outputPaths are the files the outputs name: relative names land in

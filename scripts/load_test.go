@@ -1,8 +1,8 @@
 package scripts
 
 import (
+	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -195,7 +195,8 @@ steps:
 	// secret in them is masked, through maps.
 	s = loadSrc(t, "secrets: [TOKEN]\noutput: {frame: {host: \"${TOKEN}.example\", background: \"#${TOKEN}\"}}\nsteps: [reload]\n",
 		LoadOptions{LookupEnv: fakeEnv(map[string]string{"TOKEN": "s3cr3t"})}, nil)
-	if got := fmt.Sprint(s.Output.Options); strings.Contains(got, "s3cr3t") || !strings.Contains(got, "•••.example") || !strings.Contains(got, "#•••") {
+	written, _ := json.Marshal(s.Output.Options) // as render.json holds them
+	if got := string(written); strings.Contains(got, "s3cr3t") || !strings.Contains(got, "•••.example") || !strings.Contains(got, "#•••") {
 		t.Errorf("output options %v", got)
 	}
 }

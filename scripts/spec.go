@@ -230,7 +230,7 @@ var scriptFields = []field{
 		fInt("fps", outrules.MinFPS, outrules.MaxFPS, "frames per second: 24, 25, 30, 50 or 60 play everywhere"),
 		fStr("size", "video size, WIDTHxHEIGHT: "+outrules.SizeHint).match(sizeRE, sizeHint),
 		fStr("preset", "a render preset: docs (1920x1080 at 60 fps), social (1080x1080, framed) or readme (a GIF 800 wide); the other keys change it").oneOf(outrules.Presets...),
-		{name: "ffmpeg", kind: kAny, refuse: "the ffmpeg program is chosen on the command line (--ffmpeg) or with CLAPPER_FFMPEG, never by a script or a take"},
+		{name: "ffmpeg", kind: kAny, refuse: outrules.FFmpegRefused},
 	}, optionFields(outrules.Options, true)...)...),
 	fObj("defaults", "step defaults",
 		fDur("timeout", time.Millisecond, time.Hour, false, "default 10s"),

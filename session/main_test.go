@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"flag"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,7 @@ type withLive struct{ m *testing.M }
 
 func (w withLive) Run() int {
 	code := w.m.Run()
-	for _, p := range []*packageBrowser{&live, &studio} {
+	for _, p := range packageBrowsers {
 		if p.b != nil {
 			p.b.Close()
 		}
@@ -71,6 +72,9 @@ var (
 	}}
 )
 
+// packageBrowsers are both, for closing them and telling them apart.
+var packageBrowsers = []*packageBrowser{&live, &studio}
+
 func liveEndpoint(t *testing.T) string   { t.Helper(); return live.endpoint(t) }
 func studioEndpoint(t *testing.T) string { t.Helper(); return studio.endpoint(t) }
 
@@ -79,7 +83,7 @@ func studioEndpoint(t *testing.T) string { t.Helper(); return studio.endpoint(t)
 func browsersLeft() []string {
 	var out []string
 	for _, p := range testenv.LiveBrowsers() {
-		if (live.b == nil || !strings.Contains(p, live.b.Profile())) && (studio.b == nil || !strings.Contains(p, studio.b.Profile())) {
+		if !slices.ContainsFunc(packageBrowsers, func(pb *packageBrowser) bool { return pb.b != nil && strings.Contains(p, pb.b.Profile()) }) {
 			out = append(out, p)
 		}
 	}

@@ -112,8 +112,7 @@ func TestKilledRunLeavesATake(t *testing.T) {
 				}
 			}
 			left := testenv.Profiles()
-			work, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-render-*"))
-			before = append(left, work...)
+			before = leftovers()
 
 			stdout, stderr, code := runCLI(t, "inspect", take, "--check")
 			if code != 0 {
@@ -173,11 +172,16 @@ func TestKilledRunLeavesATake(t *testing.T) {
 	if _, stderr, code := runCLI(t, append([]string{"run", quick, "-o", filepath.Join(dir, "next"), "--no-video"}, sandboxArgs()...)...); code != 0 {
 		t.Fatalf("the next run: exit %d: %s", code, stderr)
 	}
-	rest := testenv.Profiles()
-	work, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-render-*"))
-	if rest = append(rest, work...); len(rest) != 0 {
+	if rest := leftovers(); len(rest) != 0 {
 		t.Errorf("left after the next run: %v", rest)
 	}
+}
+
+// leftovers are the browser profiles and render work folders in the
+// temporary folder: what a killed run leaves for the next to sweep.
+func leftovers() []string {
+	work, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-render-*"))
+	return append(testenv.Profiles(), work...)
 }
 
 // The sweep never touches a live run's profile; two runs on one output

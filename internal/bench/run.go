@@ -227,19 +227,18 @@ type failedRun struct {
 // others. Pure.
 func failures(modes []scenarioMode) string {
 	var parts []string
-	n, of := 0, 0
+	of := 0
 	for _, m := range modes {
 		of += len(m.Runs) + len(m.Failed)
 		for _, f := range m.Failed {
-			n++
 			first, _, _ := strings.Cut(f.Error, "\n")
 			parts = append(parts, fmt.Sprintf("%s run %d: %s", m.Mode, f.Run, first))
 		}
 	}
-	if n == 0 {
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d of %d runs failed, and the figures are the others' (%s)", n, of, strings.Join(parts, "; "))
+	return fmt.Sprintf("%d of %d runs failed, and the figures are the others' (%s)", len(parts), of, strings.Join(parts, "; "))
 }
 
 type sameFrames struct {
@@ -346,14 +345,11 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 			}
 		}
 	}
-	var measured []scenarioMode // the series with a run that finished
 	for i := range modes {
-		if len(modes[i].Runs) == 0 {
-			continue
+		if len(modes[i].Runs) > 0 {
+			modes[i].Median = medianScenario(modes[i].Runs)
+			modes[i].SameAsFirst = sameAsFirst(modes[i].Runs)
 		}
-		modes[i].Median = medianScenario(modes[i].Runs)
-		modes[i].SameAsFirst = sameAsFirst(modes[i].Runs)
-		measured = append(measured, modes[i])
 	}
 	failed := failures(modes)
 	if o.JSON {
@@ -375,7 +371,7 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 			}
 			fmt.Fprintf(w, "%-26s median: %s%s\n", m.Mode, m.Median.line(), m.sameLine())
 		}
-		fmt.Fprint(w, sideBySide(measured))
+		fmt.Fprint(w, sideBySide(modes))
 	}
 	if failed != "" {
 		return fmt.Errorf("bench run: %s", failed)
@@ -385,8 +381,15 @@ func Run(ctx context.Context, o RunOptions, w, progress io.Writer) error {
 
 // sideBySide is the series' main figures in columns, each the median of
 // the runs with the worst in brackets, every footage figure from the
-// video alone, so that any recorder compares with any. Pure.
-func sideBySide(modes []scenarioMode) string {
+// video alone, so that any recorder compares with any; a series whose
+// runs all failed is left out. Pure.
+func sideBySide(all []scenarioMode) string {
+	var modes []scenarioMode // the series with a run that finished
+	for _, m := range all {
+		if len(m.Runs) > 0 {
+			modes = append(modes, m)
+		}
+	}
 	if len(modes) < 2 {
 		return ""
 	}

@@ -1,7 +1,6 @@
 package outrules
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,6 +87,10 @@ type OrBool[T any] struct {
 	Map  *T
 }
 
+// On reports whether the option turns its part on: given as a map, or as
+// true.
+func (o OrBool[T]) On() bool { return o.Bool == nil || *o.Bool }
+
 // MarshalJSON writes the option as it was given; one given as neither is
 // an error (Decode never makes one).
 func (o OrBool[T]) MarshalJSON() ([]byte, error) {
@@ -138,13 +141,11 @@ func (d Span) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads render options as a take's render.json holds them:
 // checked by the table's rules, then decoded (Decode).
 func (v *Values) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
 	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	out, err := Decode(jsonNumbers(m).(map[string]any))
+	out, err := Decode(m)
 	if err != nil {
 		return err
 	}
@@ -152,22 +153,8 @@ func (v *Values) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// jsonNumbers turns json.Numbers into float64, through maps, as the
-// table's rules read numbers.
-func jsonNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = jsonNumbers(e)
-		}
-		return out
-	}
-	return v
-}
+// FFmpegRefused is why an output section or a take may not name ffmpeg.
+const FFmpegRefused = "the ffmpeg program is chosen on the command line (--ffmpeg) or with CLAPPER_FFMPEG, never by a script or a take"
 
 // KeyError is an error in one of the render options; Key is the option's
 // top-level name ("cursor" for output.cursor.smoothing), so that a caller
@@ -193,7 +180,7 @@ func Decode(m map[string]any) (Values, error) {
 		if k == "ffmpeg" {
 			// Options are presentation only: a script or a take never
 			// chooses a program to run.
-			return Values{}, &KeyError{Key: k, Err: fmt.Errorf("%s: the ffmpeg program is chosen on the command line (--ffmpeg) or with CLAPPER_FFMPEG, never by a script or a take", path)}
+			return Values{}, &KeyError{Key: k, Err: fmt.Errorf("%s: %s", path, FFmpegRefused)}
 		}
 		o := Lookup(k)
 		if o == nil {
@@ -243,15 +230,15 @@ func set(f reflect.Value, o Option, x any) error {
 			if err != nil {
 				return err
 			}
-			e.Set(reflect.ValueOf(durationOf(d, s)))
+			e.Set(reflect.ValueOf(Span{D: d, Text: s}))
 		} else {
 			n, _ := number(x)
-			e.Set(reflect.ValueOf(durationOf(time.Duration(n*float64(time.Second)), "")))
+			e.Set(reflect.ValueOf(Span{D: time.Duration(n * float64(time.Second))}))
 		}
 	case String:
 		e.SetString(x.(string))
 	case Enum:
-		if e.Type() == reflect.TypeFor[EnumOrBool]() {
+		if o.OrBool {
 			e.Set(reflect.ValueOf(EnumOrBool{Value: x.(string)}))
 		} else {
 			e.SetString(x.(string))
@@ -273,8 +260,6 @@ func set(f reflect.Value, o Option, x any) error {
 	}
 	return nil
 }
-
-func durationOf(d time.Duration, text string) Span { return Span{D: d, Text: text} }
 
 // fieldNamed returns the field of the struct s whose json name is name,
 // or the zero Value.
@@ -317,13 +302,4 @@ func stringKeys(v any) any {
 		return out
 	}
 	return v
-}
-
-// String says the values given, as their JSON, for messages and tests.
-func (v Values) String() string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "<" + err.Error() + ">"
-	}
-	return string(b)
 }

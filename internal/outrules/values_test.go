@@ -85,6 +85,15 @@ func follow(t *testing.T, path string, st reflect.Type, opts []Option) {
 
 func ptr[T any](v T) *T { return &v }
 
+// js says values as their JSON, for messages.
+func js(v Values) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
 // Decode gives each option its typed value, as a script writes it (YAML:
 // map[any]any, whole numbers as uint64, numbers as text from a variable)
 // and as a take holds it, and MarshalJSON writes it back as given.
@@ -126,7 +135,7 @@ func TestDecode(t *testing.T) {
 		Zoom:       &OrBool[ZoomValues]{Map: &ZoomValues{Auto: ptr(true), Ease: &Span{D: 250 * time.Millisecond, Text: "250ms"}}},
 	}
 	if !reflect.DeepEqual(v, want) {
-		t.Errorf("Decode:\n got %s\nwant %s", v, want)
+		t.Errorf("Decode:\n got %s\nwant %s", js(v), js(want))
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -141,10 +150,10 @@ func TestDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(back, want) {
-		t.Errorf("read back:\n got %s\nwant %s", back, want)
+		t.Errorf("read back:\n got %s\nwant %s", js(back), js(want))
 	}
 	if v, err := Decode(nil); err != nil || !reflect.DeepEqual(v, Values{}) {
-		t.Errorf("Decode(nil) = %s, %v", v, err)
+		t.Errorf("Decode(nil) = %s, %v", js(v), err)
 	}
 	if b, _ := json.Marshal(Values{}); string(b) != "{}" {
 		t.Errorf("no options written as %s", b)
