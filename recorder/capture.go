@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -202,58 +201,42 @@ type CrossCheck struct {
 	MaxDiff time.Duration
 }
 
-// Capture records one tab's screencast into a take folder. Start it with
-// Start; Stop ends it and returns the record.
+// Capture records one tab into a take folder: Start films it live,
+// StartStudio in studio; Stop ends it and returns the record.
 //
-// Goroutines, all started by Start and waited for by Stop: the capture loop
-// (clock mapping, accounting, boundaries), the acker (acks each frame to
-// Chromium, started in arrival order, so Chromium keeps producing) and the spool
-// writer (writes accepted frames to disk). CDP events reach the loop and
-// the acker through a listener that only enqueues.
+// A Capture is the part both modes share, the ledger and the spool: the
+// capture loop (loop.go: reorder window, clock mapping, accounting,
+// document boundaries) and the spool writer (writes accepted frames to
+// disk), fed through one queue of events. The mode is a part of its own
+// that owns its goroutines: a live capture's screencast (live.go: the
+// listener, the acker, the restarter of restart.go, Settle of settle.go),
+// or a studio capture's frame pump (pump.go, studiocast.go). Each hands
+// the core events and nothing else; Stop stops the mode first, then drains
+// the core.
 type Capture struct {
 	opts  Options
 	ctx   context.Context // the tab's chromedp context; nil in unit tests
 	clock *Clock
 
-	eventQueue   // what the listeners hand the capture loop
-	ackState     // the acker's (ack.go)
-	loopState    // the capture loop's own (loop.go)
-	spoolState   // between the capture loop and the spool writer
-	liveCounts   // the counts Snapshot reads while the capture runs
-	settleState  // Settle's (settle.go)
-	restartState // the screencast's hand-overs (restart.go)
-	lifecycle    // Start, the studio pump, Stop
+	eventQueue // what the mode hands the capture loop
+	loopState  // the capture loop's own (loop.go)
+	spoolState // between the capture loop and the spool writer
+	counts     // what Snapshot reads while the capture runs
+	lifecycle
+
+	// The mode: one of them once Start or StartStudio has begun (neither
+	// in the unit tests that feed the core events themselves).
+	live *screencast
+	pump *pump
 }
 
-// eventQueue is the queue the CDP listeners fill and the capture loop
+// eventQueue is the queue the mode's listeners fill and the capture loop
 // drains, in receipt order.
 type eventQueue struct {
 	mu      sync.Mutex
 	queue   []event
 	wake    chan struct{}
 	stopped bool
-}
-
-// ackState is the acker's: the frames to ack, in arrival order, and the
-// tab's second CDP session a screencast is handed over to and back.
-type ackState struct {
-	ackMu     sync.Mutex
-	ackQ      []ackItem
-	ackWake   chan struct{}
-	ackQuit   bool
-	ackCtx    context.Context // the tab's, cancelled by Stop
-	ackCancel context.CancelFunc
-	// ackSend sends one ack (nil: Page.screencastFrameAck on the session
-	// of ctx); unit tests put their own.
-	ackSend func(ctx context.Context, id int64) error
-	// second is the tab's second CDP session, which a screencast is handed
-	// over to and back (restart.go); set under ackMu by the restarter.
-	second *castSession
-	// noSecond is why it could not be attached (then restarts are in place).
-	noSecond error
-	// secondRefused counts the hand-overs running whose start the other
-	// session refused (restarter only).
-	secondRefused int
 }
 
 // loopState is owned by the capture loop: the reorder window, the
@@ -282,63 +265,20 @@ type spoolState struct {
 	spoolAt  timeline.Time
 }
 
-// liveCounts are the counts Snapshot reads while the capture runs.
-type liveCounts struct {
-	received, delivered, overflow, late, dups, rejected, docs atomic.Int64
-	spoolDropped, acks, ackErrs, ackNanos, ackMax             atomic.Int64
-	ended                                                     atomic.Bool
-	// newest is the latest source time a screencast frame claimed, read
-	// by the listener (before the loop maps it), so Stop can take the final
-	// picture after it.
-	newest atomic.Int64
-	// navAt is the take time of the main frame's latest load start or
-	// commit (0 before any), read by Settle; only the listener writes it.
-	navAt atomic.Int64
+// counts are the frame counts Snapshot reads while the capture runs, and
+// whether the interval has ended (the mode stops acking then).
+type counts struct {
+	received, delivered, overflow, late, dups, rejected, docs, spoolDropped atomic.Int64
+	ended                                                                   atomic.Bool
 }
 
-// settleState is Settle's: frameWake is signalled by the listener on every
-// screencast frame; the rest is Settle's own.
-type settleState struct {
-	frameWake                   chan struct{}
-	navWake                     chan struct{} // the main frame began to load or committed
-	mainFrame                   string        // its id (the target's)
-	overlayOn                   bool
-	probeX                      int64
-	settledFrames, settledShots atomic.Int64
-}
-
-// restartState is the screencast's hand-overs' (restart.go): the
-// listeners keep streak (under frameMu) and signal restartWake; castMu is
-// held through a restart; active is the session casting (the
-// restarter's, then Stop's); incoming the session a hand-over waits for
-// frames from (-1: none), signalled on handoff at its handoffFrames-th;
-// arrived counts them.
-type restartState struct {
-	frameMu       sync.Mutex
-	streak        streak
-	restartWake   chan struct{}
-	restartCtx    context.Context // cancelled when Stop begins
-	restartCancel context.CancelFunc
-	handoff       chan struct{}
-	incoming      atomic.Int32
-	arrived       atomic.Int32
-	active        int
-	restartWG     sync.WaitGroup
-	castMu        sync.Mutex
-	restarts      atomic.Int64
-}
-
-// lifecycle is what Start begins and Stop ends: the goroutines' groups,
-// the studio pump, the interval's end and the result.
+// lifecycle is what newCapture begins and Stop ends: the core's
+// goroutines, the interval's end and the result.
 type lifecycle struct {
-	casting  bool          // the screencast was started; set by Start
-	pump     *pump         // the frame pump of a studio capture (StartStudio)
 	done     chan struct{} // closed when the interval ends
 	doneOnce sync.Once
-
-	cancel   context.CancelFunc
+	cancel   context.CancelFunc // ends the mode's listener
 	loopWG   sync.WaitGroup
-	ackWG    sync.WaitGroup
 	spoolWG  sync.WaitGroup
 	started  timeline.Time
 	stopOnce sync.Once
@@ -374,17 +314,14 @@ type spoolItem struct {
 	data []byte
 }
 
-// newCapture builds a capture of the tab of ctx (nil for tests that feed
-// events themselves) and starts its goroutines.
+// newCapture builds the core of a capture of the tab of ctx (nil for
+// tests that feed events themselves) and starts its goroutines, the
+// capture loop and the spool writer. The mode is set up by its caller.
 func newCapture(ctx context.Context, opts Options) *Capture {
 	opts.defaults()
 	c := &Capture{opts: opts, ctx: ctx, clock: opts.Clock}
-	c.wake, c.ackWake, c.frameWake, c.navWake = make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{}, 1)
+	c.wake = make(chan struct{}, 1)
 	c.done = make(chan struct{})
-	c.incoming.Store(-1)
-	if ctx != nil {
-		c.mainFrame = tabID(ctx)
-	}
 	c.ledger.InFlight = opts.MaxFramesInFlight
 	c.window.size = opts.MaxFramesInFlight - 1
 	c.bcond = sync.NewCond(&c.bmu)
@@ -399,19 +336,7 @@ func newCapture(ctx context.Context, opts Options) *Capture {
 	go c.loop()
 	c.spoolWG.Add(1)
 	go c.spool()
-	if ctx != nil {
-		c.ackCtx, c.ackCancel = context.WithCancel(ctx)
-		c.ackWG.Add(1)
-		go c.acker()
-	}
 	return c
-}
-
-// startScreencast asks Chromium for the tab's screencast; a test makes it
-// fail (export_test.go).
-var startScreencast = func(ctx context.Context, params page.StartScreencastParams) error {
-	_, err := chromedp.Call(ctx, page.StartScreencast, params)
-	return err
 }
 
 // StartError is a capture that failed to start after it had begun its
@@ -433,124 +358,23 @@ func (c *Capture) failStart(err error) error {
 	return &StartError{Result: c.Stop(context.Background()), Err: err}
 }
 
-// Start begins capturing the tab of ctx (a chromedp context whose tab is
-// open). It subscribes to the tab's events before asking Chromium for
-// frames, seeds the take with a screenshot so it never starts blank, then
-// starts the screencast.
-func Start(ctx context.Context, opts Options) (*Capture, error) {
-	if opts.Log == nil {
-		return nil, errors.New("recorder: Options.Log is nil")
-	}
-	c := newCapture(ctx, opts)
-	lctx, cancel := context.WithCancel(ctx)
-	c.cancel = cancel
-	if c.opts.inPlace {
-		c.noSecond = errors.New("restarts in place, as asked")
-	}
-	if !c.opts.NoRestart {
-		c.restartWake, c.handoff = make(chan struct{}, 1), make(chan struct{}, 1)
-		c.restartCtx, c.restartCancel = context.WithCancel(context.Background())
-	}
-	if err := chromedp.Listen(lctx, c.onEvent); err != nil {
-		return nil, c.failStart(fmt.Errorf("subscribe to screencast: %w", err))
-	}
-	if err := c.seed(false); err != nil {
-		return nil, c.failStart(fmt.Errorf("seed first frame: %w", err))
-	}
-	q := int64(c.opts.Quality)
-	params := page.StartScreencastParams{
-		Format: page.StartScreencastFormatJpeg, Quality: &q,
-		MaxWidth: int64(c.opts.MaxWidth), MaxHeight: int64(c.opts.MaxHeight),
-		EveryNthFrame: int64(c.opts.EveryNthFrame), MaxFramesInFlight: int64(c.opts.MaxFramesInFlight),
-	}
-	slf := !c.opts.NoSendLastFrame
-	params.SendLastFrame = &slf
-	if err := startScreencast(ctx, params); err != nil {
-		return nil, c.failStart(fmt.Errorf("start screencast: %w", err))
-	}
-	c.casting = true
-	if c.restartCancel != nil {
-		c.restartWG.Add(1)
-		go c.restarter(params)
-	}
-	return c, nil
-}
-
-// onEvent is called by chromedp on the tab's read loop, in arrival order.
-// It only enqueues (the ack for the acker, the event for the loop) and
-// must never block or send a command.
-func (c *Capture) onEvent(ev any) {
-	if e, ok := c.eventOf(ev); ok {
-		c.enqueue(e)
-	}
-}
-
-// eventOf notes what the listener must note of a CDP event at once (the
-// newest frame time, navigation wake-ups, frames to ack) and returns the
-// event for the loop, if it is one the loop handles.
+// eventOf turns the CDP events both modes hand the capture loop alike (a
+// navigation of the main frame, a crash, the tab detached) into the
+// loop's event.
 func (c *Capture) eventOf(ev any) (event, bool) {
 	now := c.clock.Now()
-	var e event
 	switch ev := ev.(type) {
-	case *page.EventScreencastFrame:
-		c.noteFrame(0, ev, now)
-		return e, false // noteFrame queued it
-	case *page.EventFrameStartedLoading:
-		if string(ev.FrameID) == c.mainFrame {
-			c.navAt.Store(int64(now))
-			signal(c.navWake)
-		}
-		return e, false
 	case *page.EventFrameNavigated:
 		if ev.Frame == nil || ev.Frame.ParentID != "" {
-			return e, false
+			return event{}, false
 		}
-		c.navAt.Store(int64(now))
-		signal(c.navWake)
-		e = event{kind: evNav, at: now, url: ev.Frame.URL + ev.Frame.URLFragment}
+		return event{kind: evNav, at: now, url: ev.Frame.URL + ev.Frame.URLFragment}, true
 	case *inspector.EventTargetCrashed:
-		e = event{kind: evEnd, at: now, err: ErrCrashed}
+		return event{kind: evEnd, at: now, err: ErrCrashed}, true
 	case *inspector.EventDetached:
-		e = event{kind: evEnd, at: now, err: fmt.Errorf("target detached: %s", ev.Reason)}
-	default:
-		return e, false
+		return event{kind: evEnd, at: now, err: fmt.Errorf("target detached: %s", ev.Reason)}, true
 	}
-	return e, true
-}
-
-// noteFrame takes a screencast frame on the listener of the session (cast)
-// that sent it: it queues the frame for the loop first, so a waiter woken
-// by it finds it queued (Settle's sync comes after it), then notes the
-// newest frame time and the streak that decides restarts, wakes Settle and
-// a hand-over waiting for this session, and queues its ack.
-func (c *Capture) noteFrame(cast int, ev *page.EventScreencastFrame, now timeline.Time) {
-	c.enqueue(event{kind: evFrame, at: now, frame: ev, cast: cast})
-	if m := ev.Metadata; m != nil {
-		src := now
-		switch {
-		case m.MonotonicTimestamp != 0:
-			src = c.clock.FromMonotonic(float64(m.MonotonicTimestamp))
-		case m.Timestamp != 0:
-			src = c.clock.FromWall(float64(m.Timestamp))
-		}
-		c.frameMu.Lock() // two sessions' listeners during a hand-over
-		if int64(src) > c.newest.Load() {
-			c.newest.Store(int64(src))
-		}
-		due := c.restartWake != nil && c.streak.frame(src)
-		c.frameMu.Unlock()
-		if due {
-			signal(c.restartWake)
-		}
-	}
-	if c.incoming.Load() == int32(cast) && c.arrived.Add(1) == handoffFrames {
-		signal(c.handoff)
-	}
-	signal(c.frameWake)
-	c.ackMu.Lock()
-	c.ackQ = append(c.ackQ, ackItem{cast: cast, id: ev.SessionID})
-	c.ackMu.Unlock()
-	signal(c.ackWake)
+	return event{}, false
 }
 
 func signal(ch chan struct{}) {
@@ -565,35 +389,6 @@ func (c *Capture) enqueue(e event) {
 	c.queue = append(c.queue, e)
 	c.mu.Unlock()
 	signal(c.wake)
-}
-
-// seed takes a screenshot and offers it as a seeded frame. The picture was
-// made between the request and the reply: the first seed is stamped with
-// the request (the screencast starts after the reply, so its frames follow
-// it), the final one with the reply (every screencast frame arrived before
-// the reply to StopScreencast, so it follows them).
-func (c *Capture) seed(final bool) error { return c.seedIn(c.ctx, final) }
-
-func (c *Capture) seedIn(ctx context.Context, final bool) error {
-	if c.opts.Held != nil && c.opts.Held() {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	q := int64(c.opts.Quality)
-	sent := c.clock.Now()
-	fast := true
-	shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg, Quality: &q, OptimizeForSpeed: &fast})
-	if err != nil {
-		return err
-	}
-	now := c.clock.Now()
-	src := sent
-	if final {
-		src = now
-	}
-	c.enqueue(event{kind: evSeed, at: now, src: src, data: shot.Data})
-	return nil
 }
 
 // Snapshot returns the counts so far without disturbing capture: it reads
@@ -641,9 +436,30 @@ func (c *Capture) Now() timeline.Time { return c.clock.Now() }
 
 func (c *Capture) closeDone() { c.doneOnce.Do(func() { close(c.done) }) }
 
-// Stop ends the screencast, seeds the final state as a last frame, drains
-// the buffer to disk and returns the record. It is safe to call more than
-// once and after the browser died; ctx bounds the calls to Chromium.
+// Settle makes sure the take holds a picture of the page as it is now
+// (settle.go says how a live capture does it). A studio capture films
+// every frame: there is nothing to miss, and it returns at once.
+func (c *Capture) Settle(since timeline.Time) error {
+	if c.live == nil {
+		return nil
+	}
+	return c.live.settle(since)
+}
+
+// SyncRestarts waits for a restart of a live capture's screencast under
+// way, if any: one decided after Options.RestartPaused turned true has
+// seen it.
+func (c *Capture) SyncRestarts() {
+	if c.live != nil {
+		c.live.syncRestarts()
+	}
+}
+
+// Stop stops the mode (a live capture stops its screencast and seeds the
+// final state as a last frame; a studio capture's pump ends after the
+// frame in hand), drains the buffer to disk and returns the record. It is
+// safe to call more than once and after the browser died; ctx bounds the
+// calls to Chromium.
 func (c *Capture) Stop(ctx context.Context) Result {
 	c.stopOnce.Do(func() { c.result = c.stop(ctx) })
 	return c.result
@@ -653,48 +469,23 @@ func (c *Capture) stop(ctx context.Context) Result {
 	if c.pump != nil {
 		c.pump.halt()
 	}
-	casts := c.quitRestarts()
-	if c.casting && c.alive() {
-		// Stop every screencast that may run (a hand-over cut short, or
-		// an old one that did not stop, leaves two); the active one's
-		// answer, the last, says whether to take the final picture.
-		var err error
-		for _, cast := range casts {
-			sctx, cancel := context.WithTimeout(cast, 3*time.Second)
-			stopCall := context.AfterFunc(ctx, cancel)
-			_, err = chromedp.Call(sctx, page.StopScreencast, cdp.Empty{})
-			stopCall()
-			cancel()
-		}
-		// Every frame Chromium sent before stopping has reached the
-		// listener by now (events arrive before the reply that follows
-		// them). Take the final state, unless the interval already ended.
-		// A frame's source time can lie a little ahead of the host clock
-		// (Chromium stamps when it expects the frame shown): wait until it
-		// has passed, so the final picture follows every frame.
-		if err == nil && !c.ended.Load() && ctx.Err() == nil {
-			if ahead := time.Duration(c.newest.Load() - int64(c.clock.Now())); ahead > 0 && ahead < time.Second {
-				time.Sleep(ahead + time.Millisecond)
-			}
-			_ = c.seed(true) // best effort: the last screencast frame stands otherwise
-		}
+	if c.live != nil {
+		c.live.stopCasting(ctx)
 	}
 	c.cancel()
-	c.ackMu.Lock()
-	c.ackQuit = true
-	c.ackMu.Unlock()
-	signal(c.ackWake)
-	if c.ackCancel != nil {
-		c.ackCancel()
+	switch {
+	case c.live != nil:
+		c.live.quit()
+	case c.pump != nil:
+		c.pump.quitAcks()
 	}
-	if c.second != nil {
-		c.second.cancel() // detaches it; its acks still queued fail, uncounted
-	}
-	c.ackWG.Wait()
 	res := c.drain()
-	if c.pump != nil {
+	switch {
+	case c.live != nil:
+		c.live.record(&res)
+	case c.pump != nil:
 		c.pump.studioResult(&res)
-	} else {
+	default:
 		res.Capture.Mode = timeline.CaptureLive
 	}
 	return res
@@ -716,7 +507,8 @@ func (c *Capture) alive() bool {
 }
 
 // drain stops the loop once it has handled every queued event, lets the
-// spool writer empty the buffer, and builds the result.
+// spool writer empty the buffer, and builds the result of what both modes
+// share (the mode adds its own: Stop).
 func (c *Capture) drain() Result {
 	defer c.closeDone()
 	c.mu.Lock()
@@ -744,26 +536,16 @@ func (c *Capture) drain() Result {
 	} else if err != nil {
 		why, ended = err.Error(), c.spoolAt
 	}
-	var ackMean time.Duration
-	if n := c.acks.Load(); n > 0 {
-		ackMean = time.Duration(c.ackNanos.Load() / n)
-	}
 	return Result{
-		AckMean: ackMean,
 		Capture: timeline.Capture{
 			Tab: c.opts.Tab, Started: c.started, Ended: ended, EndReason: why, Frames: acc,
 			Attribution:  "receipt-order: each frame carries the document committed before it arrived",
 			BufferFrames: c.opts.BufferFrames, BufferBytes: c.opts.BufferBytes, Format: "jpeg", Quality: c.opts.Quality,
-			Settled:  settledCounts(c.settledFrames.Load(), c.settledShots.Load()),
-			Restarts: c.restarts.Load(),
 		},
 		Boundaries:   c.bounds,
 		Mapping:      c.mappingUsed(),
 		Clock:        c.clockInfo(),
 		CrossCheck:   c.cross,
-		Acks:         c.acks.Load(),
-		AckErrors:    c.ackErrs.Load(),
-		AckMax:       time.Duration(c.ackMax.Load()),
 		Err:          err,
 		NextSeq:      c.seq,
 		NextDocument: c.doc + 1,

@@ -14,12 +14,16 @@
 //     re-timed; a run of more late frames than Chromium keeps in flight
 //     ends the interval with a ClockError.
 //   - Buffer: the bounded FIFO between capture and disk, pure.
-//   - Capture: the CDP side. A listener only enqueues; an acker goroutine
-//     acks each frame on arrival, in order, so acks never wait behind the
-//     capture loop; the loop maps, accounts and records boundaries; a
-//     spool goroutine writes. A slow disk shows up as overflow, a failing
-//     one ends the capture with its error, a crash, a closed tab or a dead
-//     browser end it with theirs; what was written stays readable.
+//   - Capture: the CDP side, a core both modes share and a mode. The core
+//     is one queue of events, a loop that maps, accounts and records
+//     boundaries, and a spool goroutine that writes. A slow disk shows up
+//     as overflow, a failing one ends the capture with its error, a crash,
+//     a closed tab or a dead browser end it with theirs; what was written
+//     stays readable. The live mode (live.go) is the screencast: a
+//     listener that only enqueues, an acker goroutine (ack.go) that acks
+//     each frame on arrival, in order, so acks never wait behind the
+//     loop, a restarter that hands the screencast over (restart.go), and
+//     Settle (settle.go). The studio mode is the frame pump (pump.go).
 //
 // It does not decide what a step means, drive input, or encode video.
 package recorder

@@ -81,6 +81,7 @@ type pump struct {
 	// out orders frames and navigations for the capture loop; casting is
 	// set while the pictures come from the screencast (studiocast.go).
 	out         *outbox
+	acks        *acker // acks the screencast's pictures (nil: no screencast)
 	casting     atomic.Bool
 	fellBack    atomic.Bool // the screencast was given up mid-capture
 	restartIn   int         // drawn frames until the screencast is started again (-1: none due)
@@ -111,6 +112,9 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 	// where the clock stands, on the same grid of frame times.
 	p.first = frameIndexAt(p.virt.Now(), fps)
 	c.pump = p
+	if opts.StudioScreencast {
+		p.acks = newAcker(ctx, c.opts.MaxFramesInFlight, &c.ended)
+	}
 	lctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
 	if err := chromedp.Listen(lctx, p.onEvent); err != nil {
@@ -504,8 +508,17 @@ func (p *pump) repeated() int64 {
 	return p.repeats.Load() + repeats + missed
 }
 
+// quitAcks ends the acker of the screencast's pictures, if there is one,
+// once the listener is gone.
+func (p *pump) quitAcks() {
+	if p.acks != nil {
+		p.acks.stop()
+	}
+}
+
 // studioResult adds what a studio capture records to its result.
 func (p *pump) studioResult(r *Result) {
+	p.acks.record(r)
 	r.Capture.Mode = timeline.CaptureStudio
 	r.Capture.FrameInterval = time.Duration(frameTime(1, p.fps))
 	repeats, missed, _ := p.out.counts()

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -94,35 +96,61 @@ type castSession struct {
 	cancel context.CancelFunc // detaches it (Stop)
 }
 
+// restartState is the hand-overs': the listeners keep streak (under
+// frameMu) and signal restartWake; castMu is held through a restart;
+// active is the session casting (the restarter's, then Stop's); incoming
+// the session a hand-over waits for frames from (-1: none), signalled on
+// handoff at its handoffFrames-th; arrived counts them. second is the
+// tab's second session (the restarter's, then Stop's), noSecond why it
+// could not be attached (then restarts are in place), secondRefused the
+// hand-overs running whose start it refused.
+type restartState struct {
+	frameMu       sync.Mutex
+	streak        streak
+	restartWake   chan struct{}
+	restartCtx    context.Context // cancelled when Stop begins
+	restartCancel context.CancelFunc
+	handoff       chan struct{}
+	incoming      atomic.Int32
+	arrived       atomic.Int32
+	active        int
+	restartWG     sync.WaitGroup
+	castMu        sync.Mutex
+	restarts      atomic.Int64
+	second        *castSession
+	noSecond      error
+	secondRefused int
+}
+
 // restarter is the goroutine that restarts the screencast when a listener
 // says it is due. It holds castMu while it does (SyncRestarts waits on
 // it), and quits once Stop has begun: Stop cancels restartCtx, which cuts
 // short every call and wait of a hand-over, and waits for it.
-func (c *Capture) restarter(params page.StartScreencastParams) {
-	defer c.restartWG.Done()
+func (s *screencast) restarter(params page.StartScreencastParams) {
+	defer s.restartWG.Done()
 	for {
 		select {
-		case <-c.restartWake:
-		case <-c.restartCtx.Done():
+		case <-s.restartWake:
+		case <-s.restartCtx.Done():
 			return
 		}
-		c.castMu.Lock()
-		if c.restartCtx.Err() != nil || c.ended.Load() {
-			c.castMu.Unlock()
+		s.castMu.Lock()
+		if s.restartCtx.Err() != nil || s.c.ended.Load() {
+			s.castMu.Unlock()
 			return
 		}
-		if p := c.opts.RestartPaused; p != nil && p() {
-			c.castMu.Unlock()
+		if p := s.c.opts.RestartPaused; p != nil && p() {
+			s.castMu.Unlock()
 			continue // held: the next steady frames after it come again
 		}
-		done, err := c.handOver(params)
-		c.castMu.Unlock()
-		if err != nil && c.restartCtx.Err() == nil { // not Stop cutting it short
-			c.enqueue(event{kind: evEnd, at: c.clock.Now(), err: err})
+		done, err := s.handOver(params)
+		s.castMu.Unlock()
+		if err != nil && s.restartCtx.Err() == nil { // not Stop cutting it short
+			s.c.enqueue(event{kind: evEnd, at: s.c.clock.Now(), err: err})
 			return
 		}
 		if done {
-			c.restarts.Add(1)
+			s.restarts.Add(1)
 		}
 	}
 }
@@ -130,35 +158,34 @@ func (c *Capture) restarter(params page.StartScreencastParams) {
 // castCtx returns the chromedp context of session i: the tab's own (0), or
 // the second one (1), attached the first time it is asked for. Only the
 // restarter calls it before Stop.
-func (c *Capture) castCtx(i int) (context.Context, error) {
+func (s *screencast) castCtx(i int) (context.Context, error) {
 	if i == 0 {
-		return c.ctx, nil
+		return s.ctx, nil
 	}
-	if c.second != nil {
-		return c.second.ctx, nil
+	if s.second != nil {
+		return s.second.ctx, nil
 	}
-	id := tabID(c.ctx)
-	if id == "" || c.noSecond != nil {
-		return nil, cmp.Or(c.noSecond, errors.New("no target id"))
+	id := tabID(s.ctx)
+	if id == "" || s.noSecond != nil {
+		return nil, cmp.Or(s.noSecond, errors.New("no target id"))
 	}
-	sctx, cancel := chromedp.NewContext(c.ctx, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
+	sctx, cancel := chromedp.NewContext(s.ctx, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
 	// Attaching is a few round trips; bound it, and let Stop cut it short.
 	bound := time.AfterFunc(5*time.Second, cancel)
-	quit := context.AfterFunc(c.restartCtx, cancel)
+	quit := context.AfterFunc(s.restartCtx, cancel)
 	err := chromedp.Listen(sctx, func(ev any) {
 		if f, ok := ev.(*page.EventScreencastFrame); ok {
-			c.noteFrame(1, f, c.clock.Now())
+			s.noteFrame(1, f, s.c.clock.Now())
 		}
 	})
 	if !bound.Stop() || !quit() || err != nil {
 		cancel()
-		c.noSecond = fmt.Errorf("attach a second session: %w", cmp.Or(err, context.DeadlineExceeded))
-		return nil, c.noSecond
+		s.noSecond = fmt.Errorf("attach a second session: %w", cmp.Or(err, context.DeadlineExceeded))
+		return nil, s.noSecond
 	}
 	cs := &castSession{ctx: sctx, cancel: cancel}
-	c.ackMu.Lock()
-	c.second = cs
-	c.ackMu.Unlock()
+	s.second = cs
+	s.acks.useSecond(cs)
 	return cs.ctx, nil
 }
 
@@ -180,57 +207,57 @@ func (c *Capture) castCtx(i int) (context.Context, error) {
 //
 // It reports whether the screencast was started anew. If the old one does
 // not stop, both run until Stop, which stops both.
-func (c *Capture) handOver(params page.StartScreencastParams) (bool, error) {
-	from, to := c.active, 1-c.active
-	fctx, _ := c.castCtx(from)
-	tctx, err := c.castCtx(to)
-	if err != nil || c.secondRefused >= secondRefusals {
-		return c.restartIn(fctx, params)
+func (s *screencast) handOver(params page.StartScreencastParams) (bool, error) {
+	from, to := s.active, 1-s.active
+	fctx, _ := s.castCtx(from)
+	tctx, err := s.castCtx(to)
+	if err != nil || s.secondRefused >= secondRefusals {
+		return s.restartIn(fctx, params)
 	}
-	c.arrived.Store(0)
-	c.incoming.Store(int32(to))
-	defer c.incoming.Store(-1)
+	s.arrived.Store(0)
+	s.incoming.Store(int32(to))
+	defer s.incoming.Store(-1)
 	select {
-	case <-c.handoff:
+	case <-s.handoff:
 	default:
 	}
-	if err := c.call(tctx, page.StartScreencast.Method, params); err != nil {
+	if err := s.call(tctx, page.StartScreencast.Method, params); err != nil {
 		// The running screencast is left as it is (a navigation under
 		// way refuses a start for a moment: "Not attached to an active
 		// page"); the next steady streak tries again. A session that
 		// refuses secondRefusals times running is given up: the
 		// screencast restarts in place from then on.
-		c.secondRefused++
+		s.secondRefused++
 		return false, nil
 	}
-	c.secondRefused = 0
-	c.active = to
+	s.secondRefused = 0
+	s.active = to
 	select {
-	case <-c.handoff:
+	case <-s.handoff:
 	case <-time.After(handoffWait):
-	case <-c.done:
-	case <-c.restartCtx.Done():
+	case <-s.c.done:
+	case <-s.restartCtx.Done():
 	}
-	return c.call(fctx, page.StopScreencast.Method, cdp.Empty{}) == nil, nil
+	return s.call(fctx, page.StopScreencast.Method, cdp.Empty{}) == nil, nil
 }
 
 // restartIn stops the screencast of session ctx and starts it again. A
 // start refused while a navigation swaps the page ("Not attached to an
 // active page") is tried again (startBackoff) before the capture gives up.
-func (c *Capture) restartIn(sctx context.Context, params page.StartScreencastParams) (bool, error) {
-	if err := c.call(sctx, page.StopScreencast.Method, cdp.Empty{}); err != nil {
+func (s *screencast) restartIn(sctx context.Context, params page.StartScreencastParams) (bool, error) {
+	if err := s.call(sctx, page.StopScreencast.Method, cdp.Empty{}); err != nil {
 		return false, nil
 	}
-	err := retryStart(func() error { return c.call(sctx, page.StartScreencast.Method, params) }, refusal, func(d time.Duration) bool {
+	err := retryStart(func() error { return s.call(sctx, page.StartScreencast.Method, params) }, refusal, func(d time.Duration) bool {
 		select {
 		case <-time.After(d):
 			return true
-		case <-c.restartCtx.Done():
+		case <-s.restartCtx.Done():
 			return false
 		}
 	})
 	if err != nil {
-		if c.restartCtx.Err() != nil {
+		if s.restartCtx.Err() != nil {
 			return false, nil // Stop cut it short; it stops the screencast anyway
 		}
 		return false, fmt.Errorf("restart the screencast: it stopped and did not start again: %w", err)
@@ -266,34 +293,33 @@ func refusal(err error) bool {
 
 // call sends one command on session sctx, bounded by 3 s and cut short
 // when Stop begins.
-func (c *Capture) call(sctx context.Context, method string, params any) error {
+func (s *screencast) call(sctx context.Context, method string, params any) error {
 	ctx, cancel := context.WithTimeout(sctx, 3*time.Second)
 	defer cancel()
-	defer context.AfterFunc(c.restartCtx, cancel)()
+	defer context.AfterFunc(s.restartCtx, cancel)()
 	return chromedp.FromContext(ctx).Target.Call(ctx, method, params, nil)
 }
 
-// SyncRestarts waits for a restart under way, if any: one decided after
-// Options.RestartPaused turned true has seen it.
-func (c *Capture) SyncRestarts() {
-	c.castMu.Lock()
-	defer c.castMu.Unlock() // nothing to guard: the wait is the point
+// syncRestarts waits for a restart under way, if any (Capture.SyncRestarts).
+func (s *screencast) syncRestarts() {
+	s.castMu.Lock()
+	defer s.castMu.Unlock() // nothing to guard: the wait is the point
 }
 
 // quitRestarts stops the restarter before Stop stops the screencast: it
 // cuts short a hand-over under way and waits for it. It returns the
 // contexts of the sessions that may be casting, the active one last.
-func (c *Capture) quitRestarts() []context.Context {
-	if c.restartCancel == nil {
-		return []context.Context{c.ctx}
+func (s *screencast) quitRestarts() []context.Context {
+	if s.restartCancel == nil {
+		return []context.Context{s.ctx}
 	}
-	c.restartCancel()
-	c.restartWG.Wait()
+	s.restartCancel()
+	s.restartWG.Wait()
 	switch {
-	case c.second == nil:
-		return []context.Context{c.ctx}
-	case c.active == 1:
-		return []context.Context{c.ctx, c.second.ctx}
+	case s.second == nil:
+		return []context.Context{s.ctx}
+	case s.active == 1:
+		return []context.Context{s.ctx, s.second.ctx}
 	}
-	return []context.Context{c.second.ctx, c.ctx}
+	return []context.Context{s.second.ctx, s.ctx}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,17 +111,22 @@ func TestRetryStart(t *testing.T) {
 }
 
 // The acker sends acks without waiting for the answers before them, up to
-// its pipeline's depth, sends every one queued, and returns once Stop's
-// cancel cuts the ones on their way short, counting no error for them.
+// its pipeline's depth, sends every one queued, and returns once stop
+// cuts the ones on their way short, counting no error for them.
 func TestAckerPipelines(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := &Capture{opts: Options{MaxFramesInFlight: 3}}
-	c.ackCtx, c.ackCancel, c.ackWake = ctx, cancel, make(chan struct{}, 1)
+	var ended atomic.Bool
+	a := newAcker(ctx, 3, &ended)
 	var mu sync.Mutex
 	sent, on, most := map[int64]bool{}, 0, 0
 	release := make(chan struct{})
-	c.ackSend = func(ctx context.Context, id int64) error {
+	setSend := func(send func(ctx context.Context, id int64) error) {
+		a.mu.Lock()
+		a.send = send
+		a.mu.Unlock()
+	}
+	setSend(func(ctx context.Context, id int64) error {
 		mu.Lock()
 		sent[id] = true
 		on++
@@ -137,16 +143,11 @@ func TestAckerPipelines(t *testing.T) {
 		case <-ctx.Done(): // cut short
 			return ctx.Err()
 		}
-	}
-	c.ackWG.Add(1)
-	go c.acker()
+	})
 	queue := func(from, to int64) {
-		c.ackMu.Lock()
 		for id := from; id < to; id++ {
-			c.ackQ = append(c.ackQ, ackItem{id: id})
+			a.add(0, id)
 		}
-		c.ackMu.Unlock()
-		signal(c.ackWake)
 	}
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
@@ -175,30 +176,23 @@ func TestAckerPipelines(t *testing.T) {
 	close(release)
 	waitFor("every ack", func() bool { return len(sent) == 20 && on == 0 })
 	// Stop: the acker returns with acks on their way cut short, uncounted.
-	c.ackMu.Lock()
-	c.ackSend = func(ctx context.Context, id int64) error {
+	setSend(func(ctx context.Context, id int64) error {
 		mu.Lock()
 		sent[id] = true
 		mu.Unlock()
 		<-ctx.Done() // never answered
 		return ctx.Err()
-	}
-	c.ackMu.Unlock()
+	})
 	queue(20, 23)
 	waitFor("the last acks", func() bool { return len(sent) == 23 })
-	c.ackMu.Lock()
-	c.ackQuit = true
-	c.ackMu.Unlock()
-	signal(c.ackWake)
-	cancel()
 	done := make(chan struct{})
-	go func() { c.ackWG.Wait(); close(done) }()
+	go func() { a.stop(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the acker did not return after Stop's cancel")
 	}
-	if n, errs := c.acks.Load(), c.ackErrs.Load(); n != 23 || errs != 0 {
+	if n, errs := a.acks.Load(), a.errs.Load(); n != 23 || errs != 0 {
 		t.Errorf("%d acks timed, %d errors; want 23 and none (the cut ones are Stop's)", n, errs)
 	}
 }

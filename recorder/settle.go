@@ -27,11 +27,12 @@ const DefaultSettleWait = time.Second
 // more than this after the request is sure to have been begun after it.
 const settleInterval = 16667 * time.Microsecond
 
-// Settle makes sure the take holds a picture of the page as it is now: the
-// screencast sends frames only while the page changes and can miss the
-// last change of a burst, so a run calls Settle after a step that changed
-// the page, with the take time the step began at, and the still moment
-// that follows shows its final state.
+// settle is Capture.Settle for a live capture. It makes sure the take
+// holds a picture of the page as it is now: the screencast sends frames
+// only while the page changes and can miss the last change of a burst, so
+// a run calls Settle after a step that changed the page, with the take
+// time the step began at, and the still moment that follows shows its
+// final state.
 //
 // By default it takes a screenshot: a seeded frame stamped with the time it
 // was asked for, or just after the last frame taken when that is later (a
@@ -57,10 +58,8 @@ const settleInterval = 16667 * time.Microsecond
 //
 // Settle is called by one goroutine at a time (the run's); it is a no-op
 // once the capture has ended.
-func (c *Capture) Settle(since timeline.Time) error {
-	if c.pump != nil {
-		return nil // a studio capture films every frame: nothing to miss
-	}
+func (s *screencast) settle(since timeline.Time) error {
+	c := s.c
 	select {
 	case <-c.done:
 		return nil
@@ -69,21 +68,21 @@ func (c *Capture) Settle(since timeline.Time) error {
 	c.mu.Lock()
 	stopped := c.stopped
 	c.mu.Unlock()
-	if stopped || c.navigatedSince(since) {
+	if stopped || s.navigatedSince(since) {
 		return nil
 	}
-	if c.opts.SettleByFrame && c.settleByFrame() {
-		c.sync()
-		c.settledFrames.Add(1)
+	if c.opts.SettleByFrame && s.settleByFrame() {
+		s.sync()
+		s.settledFrames.Add(1)
 		return nil
 	}
-	if err := c.settleShot(since); err != nil {
+	if err := s.settleShot(since); err != nil {
 		if errors.Is(err, errNavigated) {
 			return nil // the new document's own frames follow
 		}
 		return err
 	}
-	c.settledShots.Add(1)
+	s.settledShots.Add(1)
 	return nil
 }
 
@@ -91,19 +90,19 @@ func (c *Capture) Settle(since timeline.Time) error {
 // until it has: the settled frame is judged and counted when Settle
 // returns, not up to reorderAge later. Frames older than it are not to be
 // expected any more: it began after the request, on a page gone still.
-func (c *Capture) sync() {
+func (s *screencast) sync() {
 	done := make(chan struct{})
-	c.enqueue(event{kind: evSync, done: done})
+	s.c.enqueue(event{kind: evSync, done: done})
 	select {
 	case <-done:
-	case <-c.done: // ended: the loop may be gone
+	case <-s.c.done: // ended: the loop may be gone
 	}
 }
 
 // navigatedSince says whether the main frame began to load another
 // document, or committed one, at or after since.
-func (c *Capture) navigatedSince(since timeline.Time) bool {
-	at := c.navAt.Load()
+func (s *screencast) navigatedSince(since timeline.Time) bool {
+	at := s.navAt.Load()
 	return at != 0 && timeline.Time(at) >= since
 }
 
@@ -121,16 +120,16 @@ var errNavigated = errors.New("the page navigated during the settled screenshot"
 // The navigation is told by the time of its events, not by a wake-up
 // alone: its first events can come before settleShot begins (a wake-up
 // taken then for an old one hid it, and the screenshot failed).
-func (c *Capture) settleShot(since timeline.Time) error {
-	ctx, cancel := context.WithCancelCause(c.ctx)
+func (s *screencast) settleShot(since timeline.Time) error {
+	ctx, cancel := context.WithCancelCause(s.ctx)
 	defer cancel(nil)
 	navigated, done := make(chan struct{}), make(chan struct{})
 	defer close(done)
 	go func() { // ends with settleShot
 		for {
 			select {
-			case <-c.navWake:
-				if c.navigatedSince(since) {
+			case <-s.navWake:
+				if s.navigatedSince(since) {
 					close(navigated)
 					cancel(errNavigated)
 					return
@@ -140,7 +139,7 @@ func (c *Capture) settleShot(since timeline.Time) error {
 			}
 		}
 	}()
-	err := c.seedIn(ctx, false)
+	err := s.seedIn(ctx, false)
 	if err == nil {
 		return nil
 	}
@@ -153,7 +152,7 @@ func (c *Capture) settleShot(since timeline.Time) error {
 	case <-navigated:
 		return errNavigated
 	case <-t.C:
-		if c.navigatedSince(since) {
+		if s.navigatedSince(since) {
 			return errNavigated
 		}
 		return err
@@ -166,19 +165,19 @@ const navSettle = 500 * time.Millisecond
 
 // settleByFrame asks for a frame and waits for one begun after the
 // request. It reports whether one arrived within Options.SettleWait.
-func (c *Capture) settleByFrame() bool {
-	if c.ctx == nil || !c.casting {
+func (s *screencast) settleByFrame() bool {
+	if s.ctx == nil || !s.casting {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, c.opts.SettleWait)
+	ctx, cancel := context.WithTimeout(s.ctx, s.c.opts.SettleWait)
 	defer cancel()
-	if !c.overlayOn && !c.enableOverlay(ctx) {
+	if !s.overlayOn && !s.enableOverlay(ctx) {
 		return false
 	}
-	after := c.clock.Now() + timeline.Time(settleInterval)
+	after := s.c.clock.Now() + timeline.Time(settleInterval)
 	// Drop a wake-up left by an earlier frame: only frames from now count.
 	select {
-	case <-c.frameWake:
+	case <-s.frameWake:
 	default:
 	}
 	got := false
@@ -186,21 +185,21 @@ func (c *Capture) settleByFrame() bool {
 		// Each request moves the highlight, so the overlay has damage and
 		// the compositor draws a frame; it is transparent, so the frame
 		// shows the page exactly.
-		c.probeX ^= 1
-		if err := c.probe(ctx); err != nil {
+		s.probeX ^= 1
+		if err := s.probe(ctx); err != nil {
 			// A new renderer (a cross-site navigation) may have come
 			// without the domain: enable it once more and retry.
-			if c.overlayOn = false; !c.enableOverlay(ctx) || c.probe(ctx) != nil {
+			if s.overlayOn = false; !s.enableOverlay(ctx) || s.probe(ctx) != nil {
 				break
 			}
 		}
 		select {
-		case <-c.frameWake:
-			got = timeline.Time(c.newest.Load()) > after
-		case <-c.done:
+		case <-s.frameWake:
+			got = timeline.Time(s.newest.Load()) > after
+		case <-s.c.done:
 		case <-ctx.Done():
 		}
-		if ctx.Err() != nil || c.ended.Load() {
+		if ctx.Err() != nil || s.c.ended.Load() {
 			break
 		}
 	}
@@ -209,28 +208,28 @@ func (c *Capture) settleByFrame() bool {
 	// wheel scroll came one frame later relative to the page's animation
 	// frame (measured with clapper bench run). Best effort: the highlight
 	// is transparent anyway.
-	hctx, hcancel := context.WithTimeout(c.ctx, time.Second)
+	hctx, hcancel := context.WithTimeout(s.ctx, time.Second)
 	defer hcancel()
 	_, _ = chromedp.Call(hctx, overlay.HideHighlight, cdp.Empty{})
 	if _, err := chromedp.Call(hctx, overlay.Disable, cdp.Empty{}); err == nil {
-		c.overlayOn = false
+		s.overlayOn = false
 	}
 	return got
 }
 
 // enableOverlay turns on the inspector overlay the probe draws on.
-func (c *Capture) enableOverlay(ctx context.Context) bool {
+func (s *screencast) enableOverlay(ctx context.Context) bool {
 	if _, err := chromedp.Call(ctx, overlay.Enable, cdp.Empty{}); err != nil {
 		return false
 	}
-	c.overlayOn = true
+	s.overlayOn = true
 	return true
 }
 
 // probe moves the transparent highlight by one pixel.
-func (c *Capture) probe(ctx context.Context) error {
+func (s *screencast) probe(ctx context.Context) error {
 	_, err := chromedp.Call(ctx, overlay.HighlightRect, overlay.HighlightRectParams{
-		X: c.probeX, Y: 0, Width: 1, Height: 1, // no colour: transparent
+		X: s.probeX, Y: 0, Width: 1, Height: 1, // no colour: transparent
 	})
 	return err
 }

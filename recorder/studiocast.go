@@ -488,11 +488,7 @@ func (p *pump) endCast() {
 // onCast takes a screencast picture: acked at once (the screencast sends
 // no more than MaxFramesInFlight unacked), given to the frame awaiting it.
 func (p *pump) onCast(ev *page.EventScreencastFrame) {
-	c := p.c
-	c.ackMu.Lock()
-	c.ackQ = append(c.ackQ, ackItem{id: ev.SessionID})
-	c.ackMu.Unlock()
-	signal(c.ackWake)
+	p.acks.add(0, ev.SessionID)
 	var stamp float64
 	if ev.Metadata != nil {
 		stamp = float64(ev.Metadata.MonotonicTimestamp) * 1000
