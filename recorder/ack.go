@@ -91,13 +91,21 @@ func (a *acker) useSecond(cs *castSession) {
 // stop ends the goroutine, cutting short the acks on their way, and waits
 // for it.
 func (a *acker) stop() {
+	a.halt()
+	a.wg.Wait()
+}
+
+// halt tells the goroutine to end and cuts short the acks on their way
+// on the tab's session; wait waits for it.
+func (a *acker) halt() {
 	a.mu.Lock()
 	a.quit = true
 	a.mu.Unlock()
 	signal(a.wake)
 	a.cancel()
-	a.wg.Wait()
 }
+
+func (a *acker) wait() { a.wg.Wait() }
 
 func (a *acker) run() {
 	defer a.wg.Done()

@@ -210,9 +210,10 @@ type CrossCheck struct {
 // disk), fed through one queue of events. The mode is a part of its own
 // that owns its goroutines: a live capture's screencast (live.go: the
 // listener, the acker, the restarter of restart.go, Settle of settle.go),
-// or a studio capture's frame pump (pump.go, studiocast.go). Each hands
-// the core events and nothing else; Stop stops the mode first, then drains
-// the core.
+// or a studio capture's frame pump (pump.go, studiocast.go, with an acker
+// of its own when its pictures come from a screencast). A mode hands the
+// core only events, and reads whether the interval has ended; Stop stops
+// the mode first, then drains the core.
 type Capture struct {
 	opts  Options
 	ctx   context.Context // the tab's chromedp context; nil in unit tests
@@ -359,10 +360,9 @@ func (c *Capture) failStart(err error) error {
 }
 
 // eventOf turns the CDP events both modes hand the capture loop alike (a
-// navigation of the main frame, a crash, the tab detached) into the
-// loop's event.
-func (c *Capture) eventOf(ev any) (event, bool) {
-	now := c.clock.Now()
+// navigation of the main frame, a crash, the tab detached), received at
+// now, into the loop's event.
+func (c *Capture) eventOf(ev any, now timeline.Time) (event, bool) {
 	switch ev := ev.(type) {
 	case *page.EventFrameNavigated:
 		if ev.Frame == nil || ev.Frame.ParentID != "" {
@@ -438,7 +438,8 @@ func (c *Capture) closeDone() { c.doneOnce.Do(func() { close(c.done) }) }
 
 // Settle makes sure the take holds a picture of the page as it is now
 // (settle.go says how a live capture does it). A studio capture films
-// every frame: there is nothing to miss, and it returns at once.
+// every frame: there is nothing to miss, and it returns at once, as it
+// does for a core with no mode (unit tests).
 func (c *Capture) Settle(since timeline.Time) error {
 	if c.live == nil {
 		return nil

@@ -109,7 +109,7 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 // It only notes and enqueues (the ack for the acker, the event for the
 // loop) and must never block or send a command.
 func (s *screencast) onEvent(ev any) {
-	now := s.c.clock.Now()
+	now := s.c.clock.Now() // one reading for what is noted and what is queued
 	switch ev := ev.(type) {
 	case *page.EventScreencastFrame:
 		s.noteFrame(0, ev, now)
@@ -126,7 +126,7 @@ func (s *screencast) onEvent(ev any) {
 			signal(s.navWake)
 		}
 	}
-	if e, ok := s.c.eventOf(ev); ok {
+	if e, ok := s.c.eventOf(ev, now); ok {
 		s.c.enqueue(e)
 	}
 }
@@ -227,13 +227,15 @@ func (s *screencast) stopCasting(ctx context.Context) {
 	}
 }
 
-// quit ends the acker once the listener is gone: the second session is
-// detached first (its acks still queued fail, uncounted).
+// quit ends the acker once the listener is gone: it is told to end, the
+// second session is detached (its acks still queued fail, uncounted as
+// errors), then it is waited for.
 func (s *screencast) quit() {
+	s.acks.halt()
 	if s.second != nil {
 		s.second.cancel()
 	}
-	s.acks.stop()
+	s.acks.wait()
 }
 
 // record adds the live capture's own figures to its result.

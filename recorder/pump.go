@@ -183,7 +183,7 @@ func (p *pump) onEvent(ev any) {
 			p.fresh.Store(true)
 		}
 	}
-	if e, ok := p.c.eventOf(ev); ok {
+	if e, ok := p.c.eventOf(ev, p.c.clock.Now()); ok {
 		if e.kind == evNav {
 			p.out.post(e) // after the frames drawn before it
 		} else {
