@@ -117,6 +117,9 @@ type Options struct {
 	// inPlace makes restarts stop and start the one screencast, as when no
 	// second session can be attached (tests: export_test.go).
 	inPlace bool
+	// startCast, when set, starts the screencast in Page.startScreencast's
+	// place (tests make it fail: export_test.go).
+	startCast func(context.Context, page.StartScreencastParams) error
 	// Held, when set, says whether the tab is held (its scripts paused):
 	// then no screenshot is taken of it (one would wait for the resume),
 	// and the take shows the last frame it has. Called from the goroutine

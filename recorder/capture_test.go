@@ -723,9 +723,9 @@ func TestStartFailureKeepsItsPart(t *testing.T) {
 	navigate(t, ctx, url)
 	tk := newTake(t)
 	o := tk.options(url)
-	restore := recorder.FailScreencastStart(errors.New("no screencast today"))
-	c, err := recorder.Start(ctx, o)
-	restore()
+	failing := o
+	recorder.FailScreencastStart(&failing, errors.New("no screencast today"))
+	c, err := recorder.Start(ctx, failing)
 	var se *recorder.StartError
 	if c != nil || !errors.As(err, &se) || !strings.Contains(err.Error(), "no screencast today") {
 		t.Fatalf("Start: %v, %v; want a StartError", c, err)

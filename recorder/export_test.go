@@ -11,10 +11,8 @@ import (
 // session can be attached.
 func RestartInPlace(o *Options) { o.inPlace = true }
 
-// FailScreencastStart makes Start fail at its screencast's start, after
-// its seeded first frame, with err, until restore is called.
-func FailScreencastStart(err error) (restore func()) {
-	was := startScreencast
-	startScreencast = func(context.Context, page.StartScreencastParams) error { return err }
-	return func() { startScreencast = was }
+// FailScreencastStart makes a capture started with o fail at its
+// screencast's start, after its seeded first frame, with err.
+func FailScreencastStart(o *Options, err error) {
+	o.startCast = func(context.Context, page.StartScreencastParams) error { return err }
 }

@@ -50,9 +50,8 @@ type settleState struct {
 	settledFrames, settledShots atomic.Int64
 }
 
-// startScreencast asks Chromium for the tab's screencast; a test makes it
-// fail (export_test.go).
-var startScreencast = func(ctx context.Context, params page.StartScreencastParams) error {
+// startScreencast asks Chromium for the tab's screencast.
+func startScreencast(ctx context.Context, params page.StartScreencastParams) error {
 	_, err := chromedp.Call(ctx, page.StartScreencast, params)
 	return err
 }
@@ -94,7 +93,11 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 	}
 	slf := !c.opts.NoSendLastFrame
 	params.SendLastFrame = &slf
-	if err := startScreencast(ctx, params); err != nil {
+	start := startScreencast
+	if c.opts.startCast != nil {
+		start = c.opts.startCast
+	}
+	if err := start(ctx, params); err != nil {
 		return nil, c.failStart(fmt.Errorf("start screencast: %w", err))
 	}
 	s.casting = true

@@ -27,6 +27,13 @@ func runSite(t *testing.T, steps string, env map[string]string) *Result {
 // runSiteTake is runSite that also returns the take's folder.
 func runSiteTake(t *testing.T, steps string, env map[string]string) (*Result, string) {
 	t.Helper()
+	return runSiteTakeWith(t, steps, env, RunOptions{})
+}
+
+// runSiteTakeWith is runSiteTake with the run's options (its take folder
+// and browser are set here).
+func runSiteTakeWith(t *testing.T, steps string, env map[string]string, o RunOptions) (*Result, string) {
+	t.Helper()
 	testenv.Need(t, "chromium")
 	dir := t.TempDir()
 	site, _ := filepath.Abs("testdata/site")
@@ -41,7 +48,8 @@ func runSiteTake(t *testing.T, steps string, env map[string]string) (*Result, st
 	}
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	take := filepath.Join(dir, "take")
-	res, err := Run(context.Background(), s, RunOptions{TakeDir: take, Attach: liveEndpoint(t)})
+	o.TakeDir, o.Attach = take, liveEndpoint(t)
+	res, err := Run(context.Background(), s, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // optional step fails so, and switching to that tab films it again.
 func TestFailedCaptureStartKeepsOneNumbering(t *testing.T) {
 	calls := 0
-	startCaptureHook = func(start func() (*recorder.Capture, error)) (*recorder.Capture, error) {
+	hook := func(start func() (*recorder.Capture, error)) (*recorder.Capture, error) {
 		calls++
 		c, err := start()
 		if calls == 2 && err == nil {
@@ -25,11 +25,10 @@ func TestFailedCaptureStartKeepsOneNumbering(t *testing.T) {
 		}
 		return c, err
 	}
-	defer func() { startCaptureHook = nil }()
-	res, takeDir := runSiteTake(t, "  - goto: ${serve.url}/index.html\n"+
+	res, takeDir := runSiteTakeWith(t, "  - goto: ${serve.url}/index.html\n"+
 		"  - tab: {open: side, url: \"${serve.url}/second.html\"}\n    optional: true\n"+
 		"  - tab: {switch: side}\n"+
-		"  - pause: 300ms\n", nil)
+		"  - pause: 300ms\n", nil, RunOptions{startCapture: hook})
 	mustPass(t, res)
 	if calls != 3 {
 		t.Fatalf("%d captures started, want 3 (main, the failed one, side again)", calls)

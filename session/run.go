@@ -68,6 +68,13 @@ type RunOptions struct {
 	// headlessHandoff lets a handoff run headless, another client of the
 	// browser playing the person (tests).
 	headlessHandoff bool
+	// startCapture, when set, starts each capture in startCapture's place,
+	// given its own way to call (tests).
+	startCapture func(start func() (*recorder.Capture, error)) (*recorder.Capture, error)
+	// afterOpenPage, when set, runs between opening a shared tab and
+	// leasing it: the gap in which another run could look at the tab
+	// (tests).
+	afterOpenPage func(id string)
 	// studioAttach, when set, is the endpoint of a headless shell
 	// launched with the studio flags at the script's scale, which a
 	// studio run attaches to instead of launching its own: the package's
@@ -319,6 +326,7 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	}
 	if r.o.Leases != nil {
 		r.shared = newSharedTabs(*r.o.Leases, r.browser, r.s, r.logf)
+		r.shared.afterOpen = r.o.afterOpenPage
 	}
 	tab, err := r.openTab(ctx, scripts.FirstTab)
 	if err != nil {

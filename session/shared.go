@@ -73,6 +73,9 @@ type sharedTabs struct {
 	// isolated is the run's own browser context (LeaseOptions.Isolate),
 	// made when its first tab is opened.
 	isolated cdp.BrowserContextID
+	// afterOpen, when set, runs between opening a tab and leasing it
+	// (RunOptions.afterOpenPage).
+	afterOpen func(id string)
 	// mask hides the run's secrets in the addresses its leases record
 	// (everyone who can list the leases reads them).
 	mask func(string) string
@@ -155,10 +158,6 @@ func (r *run) newTab(ctx context.Context, name string) (context.Context, context
 	return r.shared.open(ctx, name)
 }
 
-// afterOpenPage, when set (tests), runs between opening a tab and leasing
-// it: the gap in which another run could look at the tab.
-var afterOpenPage func(id string)
-
 // open opens a tab, records that clapper opened it, leases it and
 // attaches to it. The tab is born at settingUp, an address the choke
 // point never hands out while the tab has no lease, so no claim takes it
@@ -177,8 +176,8 @@ func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, co
 	if err != nil {
 		return nil, nil, err
 	}
-	if afterOpenPage != nil {
-		afterOpenPage(id)
+	if t.afterOpen != nil {
+		t.afterOpen(id)
 	}
 	st := t.o.Store
 	undo := func() {

@@ -69,7 +69,7 @@ func TestSharedOpeningTabNotTakenNorClosed(t *testing.T) {
 	ctx := context.Background()
 	other := leases.Self("") // an explicit claim: not the run's, even in this process
 	var opening string
-	afterOpenPage = func(id string) {
+	afterOpen := func(id string) {
 		opening = id
 		if p, err := ResolveTab(ctx, b, st, "active", other); err == nil && p.ID == id {
 			t.Errorf("claim: active named tab %s while it was being opened", id)
@@ -82,13 +82,12 @@ func TestSharedOpeningTabNotTakenNorClosed(t *testing.T) {
 			t.Errorf("claim: %v", err)
 		}
 	}
-	defer func() { afterOpenPage = nil }()
 	s := loadScript(t, `name: opener
 steps:
   - goto: "data:text/html,<title>opener</title>"
 `)
 	res, err := Run(ctx, s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Attach: b.Endpoint(),
-		Leases: &LeaseOptions{Store: st, Label: "opener"}})
+		Leases: &LeaseOptions{Store: st, Label: "opener"}, afterOpenPage: afterOpen})
 	if err == nil && res.Failed != nil {
 		err = res.Failed.Err
 	}

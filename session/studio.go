@@ -293,15 +293,11 @@ func (r *run) startCapture(ctx context.Context, co recorder.Options) (*recorder.
 		}
 		return recorder.StartStudio(ctx, co, r.studioFPS())
 	}
-	if startCaptureHook != nil {
-		return startCaptureHook(start)
+	if r.o.startCapture != nil {
+		return r.o.startCapture(start)
 	}
 	return start()
 }
-
-// startCaptureHook, set by a test, starts each capture in startCapture's
-// place, given startCapture's own way to call.
-var startCaptureHook func(start func() (*recorder.Capture, error)) (*recorder.Capture, error)
 
 // studioFPS is the frame rate of studio capture (studioRate of the
 // output's).
