@@ -79,20 +79,52 @@ type encodeSpec struct {
 	// the whole video.
 	PTSOffset int
 	Outputs   []outputSpec
+	// tune is the render's Settings.tune.
+	tune tuning
 }
 
-// zoomStillTicks turns on the zooming of only the ticks that can change
-// (Starts); a benchmark and a test turn it off to compare.
-var zoomStillTicks = true
+// tuning holds the render's switches that a benchmark or a test turns to
+// compare; its zero value is what clapper does. It is a field of
+// Settings, and the spec of each ffmpeg run carries it.
+type tuning struct {
+	// zoomEveryTick zooms every tick, not only those that can change
+	// (Starts).
+	zoomEveryTick bool
+	// zoomWholeChunks renders a chunk whose camera shows the whole picture
+	// throughout zoomed, like the others, instead of as an unzoomed one
+	// (ZoomTrack.whole).
+	zoomWholeChunks bool
+	// freeMemory lets ffmpeg's allocator hand freed memory back to the
+	// kernel (ffmpegMalloc off).
+	freeMemory bool
+	// maxInlineGraph is the longest filter graph passed as one argument
+	// (0: defaultMaxInlineGraph).
+	maxInlineGraph int
+	// gifOnePassBytes bounds what a GIF made in one pass may hold (0:
+	// defaultGIFOnePassBytes; negative: every GIF takes two passes).
+	gifOnePassBytes int64
+}
 
-// unzoomWholeChunks renders a chunk whose camera shows the whole picture
-// throughout as an unzoomed one (ZoomTrack.whole); a benchmark and a test
-// turn it off to compare.
-var unzoomWholeChunks = true
+// defaultMaxInlineGraph is the longest filter graph passed as one
+// argument; Linux refuses a single argument over 128 KiB.
+const defaultMaxInlineGraph = 32 << 10
 
-// maxInlineGraph is the longest filter graph passed as one argument; Linux
-// refuses a single argument over 128 KiB.
-var maxInlineGraph = 32 << 10
+func (t tuning) inlineGraphLimit() int {
+	if t.maxInlineGraph > 0 {
+		return t.maxInlineGraph
+	}
+	return defaultMaxInlineGraph
+}
+
+func (t tuning) gifOnePassLimit() int64 {
+	switch {
+	case t.gifOnePassBytes < 0:
+		return 0
+	case t.gifOnePassBytes > 0:
+		return t.gifOnePassBytes
+	}
+	return defaultGIFOnePassBytes
+}
 
 // optionEscape escapes a filter option value (the first of ffmpeg's two
 // escaping levels: backslash, quote and colon).
@@ -209,7 +241,7 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 	zoomed := sp.Zoom != nil && sp.Zoom.Active()
 	// still: a zoomed chunk zooms only the ticks that can change, and
 	// repeats each picture after it (stillticks.go).
-	still := zoomed && sp.Starts != nil && zoomStillTicks
+	still := zoomed && sp.Starts != nil && !sp.tune.zoomEveryTick
 	var kept []int
 	switch {
 	case zoomed:
@@ -332,7 +364,7 @@ func buildArgs(sp encodeSpec) (args []string, graph string, err error) {
 		}
 	}
 	graph = strings.Join(chains, ";")
-	if len(graph) > maxInlineGraph && sp.GraphFile != "" {
+	if len(graph) > sp.tune.inlineGraphLimit() && sp.GraphFile != "" {
 		args = append(args, "-filter_complex_script", sp.GraphFile)
 	} else {
 		args = append(args, "-filter_complex", graph)

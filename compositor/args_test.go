@@ -114,7 +114,7 @@ func TestNoBFrames(t *testing.T) {
 // until its palette fits gifOnePassBytes, and in two beyond.
 func TestGIFOnePass(t *testing.T) {
 	perFrame := int64(800 * 450 * gifHeldPerPixel)
-	fit := int(gifOnePassBytes / perFrame)
+	fit := int(defaultGIFOnePassBytes / perFrame)
 	for _, c := range []struct {
 		ticks, w, h int
 		want        bool
@@ -127,7 +127,7 @@ func TestGIFOnePass(t *testing.T) {
 		{1 << 30, 4096, 4096, false}, // no overflow
 		{0, 800, 450, true},
 	} {
-		if got := gifOnePass(c.ticks, c.w, c.h); got != c.want {
+		if got := gifOnePass(c.ticks, c.w, c.h, defaultGIFOnePassBytes); got != c.want {
 			t.Errorf("gifOnePass(%d, %d, %d) = %v, want %v", c.ticks, c.w, c.h, got, c.want)
 		}
 	}

@@ -90,12 +90,17 @@ func BenchmarkWriteBackground(b *testing.B) {
 // each off against on.
 var renderVariants = []struct {
 	name string
-	flag *bool
+	set  func(s *Settings, on bool)
 }{
-	{"keep-freed-memory", &keepFreedMemory},
-	{"zoom-still-ticks", &zoomStillTicks},
-	{"unzoom-whole-chunks", &unzoomWholeChunks},
+	{"keep-freed-memory", func(s *Settings, on bool) { s.tune.freeMemory = !on }},
+	{"zoom-still-ticks", zoomStill},
+	{"unzoom-whole-chunks", unzoomWhole},
 }
+
+// zoomStill and unzoomWhole turn two of the render's ways to save work
+// on or off (tuning).
+func zoomStill(s *Settings, on bool)   { s.tune.zoomEveryTick = !on }
+func unzoomWhole(s *Settings, on bool) { s.tune.zoomWholeChunks = !on }
 
 // BenchmarkRenderVariants renders one synthetic busy take (1280x720 at
 // scale 2, the docs preset: 1920x1080 at 60 fps in a window frame, auto
@@ -119,13 +124,13 @@ func BenchmarkRenderVariants(b *testing.B) {
 	const runs = 5
 	for _, v := range renderVariants {
 		b.Run(v.name, func(b *testing.B) {
-			defer func(was bool) { *v.flag = was }(*v.flag)
 			for b.Loop() {
 				var off, on []float64
 				for i := 0; i < runs; i++ {
 					for _, state := range []bool{false, true} {
-						*v.flag = state
-						cpu, err := cpuOf(func() error { return Render(context.Background(), tk, filepath.Join(dir, "out.mp4"), s, nil) })
+						vs := s
+						v.set(&vs, state)
+						cpu, err := cpuOf(func() error { return Render(context.Background(), tk, filepath.Join(dir, "out.mp4"), vs, nil) })
 						if err != nil {
 							b.Fatal(err)
 						}

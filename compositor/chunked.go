@@ -303,7 +303,7 @@ func encodeChunks(ctx context.Context, bin string, tk *timeline.Take, sched *Sch
 				return
 			}
 		}
-		err := encodeRuns(ctx, bin, tk, j.args, j.runs, sp.FPS, func(n int) { report(j.i, n) })
+		err := encodeRuns(ctx, bin, tk, j.args, j.runs, sp, func(n int) { report(j.i, n) })
 		if err == nil && cache != nil {
 			if err := os.MkdirAll(cache.Dir, 0o755); err == nil {
 				_ = os.Link(j.path, cache.path(j.key))
@@ -416,7 +416,7 @@ func prepareChunk(i int, c chunk, cr *chunkRuns, sched *Schedule, sp encodeSpec,
 	if sp.Zoom != nil {
 		csp.Zoom = sp.Zoom.cut(c)
 		csp.Starts = runStarts(runs, c.First)
-		if unzoomWholeChunks && csp.Zoom.whole() {
+		if !csp.tune.zoomWholeChunks && csp.Zoom.whole() {
 			// The same picture without zoompan, and the same graph
 			// as a chunk rendered early before the take had a zoom.
 			csp.Zoom, csp.Starts = nil, nil
@@ -469,10 +469,10 @@ func cutOverlayFile(src, dst string, sched *Schedule, c chunk) error {
 }
 
 // encodeRuns runs one ffmpeg fed the given runs of frames, at fps.
-func encodeRuns(ctx context.Context, bin string, tk *timeline.Take, args []string, runs []Run, fps int, progress func(done int)) error {
+func encodeRuns(ctx context.Context, bin string, tk *timeline.Take, args []string, runs []Run, sp encodeSpec, progress func(done int)) error {
 	done := 0
-	return runFFmpeg(ctx, bin, args, func(w io.Writer) error {
-		fd := newFeed(w, fps)
+	return runFFmpeg(ctx, bin, args, !sp.tune.freeMemory, func(w io.Writer) error {
+		fd := newFeed(w, sp.FPS)
 		for _, run := range runs {
 			if err := fd.run(ctx, tk, run); err != nil {
 				return err
@@ -524,5 +524,5 @@ func joinChunks(ctx context.Context, bin string, files []string, out outputSpec,
 	}); err != nil {
 		return err
 	}
-	return runFFmpeg(ctx, bin, joinArgs(list, out), func(io.Writer) error { return nil })
+	return runFFmpeg(ctx, bin, joinArgs(list, out), true, func(io.Writer) error { return nil })
 }

@@ -72,11 +72,10 @@ func TestChunkKeyDigestsTheOverlay(t *testing.T) {
 	}
 	for _, inline := range []bool{true, false} {
 		name := "graph in the arguments"
+		s := s
 		if !inline {
 			name = "graph in a file"
-			old := maxInlineGraph
-			maxInlineGraph = 16
-			t.Cleanup(func() { maxInlineGraph = old })
+			s.tune.maxInlineGraph = 16
 		}
 		t.Run(name, func(t *testing.T) {
 			a := keyOfFirstChunk(t, tk, s, t.TempDir(), nil)

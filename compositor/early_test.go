@@ -519,7 +519,7 @@ func TestGIFDecodedSmaller(t *testing.T) {
 
 // TestGIFOnePassSameBytes: GIFs made in one pass (their palette made in the
 // same ffmpeg run, two GIFs from one paletteuse) are byte for byte the GIF
-// of the two passes. It sets gifOnePassBytes: not to be run in parallel.
+// of the two passes.
 func TestGIFOnePassSameBytes(t *testing.T) {
 	requireTool(t, "ffmpeg")
 	s := DefaultSettings()
@@ -528,15 +528,13 @@ func TestGIFOnePassSameBytes(t *testing.T) {
 	tk := liveTake(t, timeline.FromDuration(ms(3000)))
 	dir := t.TempDir()
 	one, one2, two := filepath.Join(dir, "one.gif"), filepath.Join(dir, "one2.gif"), filepath.Join(dir, "two.gif")
-	if !gifOnePass(30, 320, 180) {
+	if !gifOnePass(30, 320, 180, s.tune.gifOnePassLimit()) {
 		t.Fatal("a 3 s GIF of 320x180 at 10 fps is not made in one pass")
 	}
 	if err := RenderAll(context.Background(), tk, []string{one, one2}, s, nil); err != nil {
 		t.Fatal(err)
 	}
-	keep := gifOnePassBytes
-	gifOnePassBytes = 0 // every GIF takes two passes
-	defer func() { gifOnePassBytes = keep }()
+	s.tune.gifOnePassBytes = -1 // every GIF takes two passes
 	if err := RenderAll(context.Background(), tk, []string{two}, s, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -103,14 +103,14 @@ type feedError struct{ err error }
 func (e feedError) Error() string { return e.err.Error() }
 func (e feedError) Unwrap() error { return e.err }
 
-// runFFmpeg runs ffmpeg with args, calling feed (on the caller's goroutine) to
-// write its standard input. ffmpeg runs in its own process group, which is
-// killed when ctx ends or when feed fails with a feedError; it is always
-// waited for. A non-zero exit is an *FFmpegError with the stderr tail.
-func runFFmpeg(ctx context.Context, bin string, args []string, feed func(w io.Writer) error) error {
+// runFFmpeg runs ffmpeg with args (with ffmpegMalloc when keepFreed),
+// calling feed (on the caller's goroutine) to write its standard input.
+// ffmpeg runs in its own process group, which is killed when ctx ends or
+// when feed fails with a feedError; it is always waited for. A non-zero exit is an *FFmpegError with the stderr tail.
+func runFFmpeg(ctx context.Context, bin string, args []string, keepFreed bool, feed func(w io.Writer) error) error {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = ffmpegEnv(os.Environ(), keepFreedMemory)
+	cmd.Env = ffmpegEnv(os.Environ(), keepFreed)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 10 * time.Second
 	tail := &tailBuffer{max: stderrTailBytes}
@@ -160,10 +160,6 @@ func runFFmpeg(ctx context.Context, bin string, args []string, feed func(w io.Wr
 	}
 	return nil
 }
-
-// keepFreedMemory turns on ffmpegMalloc for each ffmpeg run (a
-// benchmark turns it off to compare).
-var keepFreedMemory = true
 
 // ffmpegMalloc tells glibc's allocator in ffmpeg to keep the memory it
 // frees for its next allocations. By default it hands a freed block of a

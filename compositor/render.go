@@ -217,7 +217,7 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 			gif.lowres = n
 		}
 		// Its ticks are counted for each pass.
-		if gifOne = gifOnePass(gif.schedule.Ticks(), gif.geometry.OutW, gif.geometry.OutH); gifOne {
+		if gifOne = gifOnePass(gif.schedule.Ticks(), gif.geometry.OutW, gif.geometry.OutH, s.tune.gifOnePassLimit()); gifOne {
 			plans = append(plans, gif)
 		} else {
 			plans = append(plans, gif, gif)
@@ -396,23 +396,23 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 	return pub.commit()
 }
 
-// gifOnePassBytes bounds what a GIF made in one pass may hold: ffmpeg
+// defaultGIFOnePassBytes bounds what a GIF made in one pass may hold: ffmpeg
 // keeps every frame until the palette is made from them all at the end
 // (about 4 bytes a pixel of each frame; the bound counts gifHeldPerPixel,
 // twice that). Within it (6 s of an 800x450 GIF at 15 fps), one pass
 // decodes, zooms and overlays each frame once instead of twice and starts
 // one ffmpeg instead of two, for less CPU time and the same bytes out
 // (docs/internals.md, "GIFs"). A longer GIF takes two passes, in
-// bounded memory. (A variable only so that a test can make the two
+// bounded memory. (Settings' tuning changes it: a test makes the two
 // passes.)
-var gifOnePassBytes int64 = 256 << 20
+const defaultGIFOnePassBytes int64 = 256 << 20
 
 const gifHeldPerPixel = 8
 
 // gifOnePass reports whether a GIF of ticks frames of w x h pixels is made
-// in one pass. Pure.
-func gifOnePass(ticks, w, h int) bool {
-	return int64(ticks)*int64(w)*int64(h)*gifHeldPerPixel <= gifOnePassBytes
+// in one pass, within limit bytes held. Pure.
+func gifOnePass(ticks, w, h int, limit int64) bool {
+	return int64(ticks)*int64(w)*int64(h)*gifHeldPerPixel <= limit
 }
 
 // gifSize is the GIF's picture: s.GIF.Width wide (never wider than the
@@ -440,7 +440,7 @@ func prepare(tk *timeline.Take, p *plan, s Settings, dir string) (encodeSpec, er
 	}
 	tl := tk.Timeline
 	sp := encodeSpec{FPS: p.schedule.FPS(), Ticks: p.schedule.Ticks(), Geometry: p.geometry, Background: s.Background,
-		GraphFile: filepath.Join(dir, "graph.txt"), Varied: p.varied}
+		GraphFile: filepath.Join(dir, "graph.txt"), Varied: p.varied, tune: s.tune}
 	if p.zoom.Active() {
 		sp.Zoom = p.zoom
 	}
@@ -488,7 +488,7 @@ func encode(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule,
 			}
 		}
 	}
-	return runFFmpeg(ctx, bin, args, func(w io.Writer) error {
+	return runFFmpeg(ctx, bin, args, !sp.tune.freeMemory, func(w io.Writer) error {
 		return feedFrames(ctx, tk, sched, w, func(done, _ int) {
 			if progress != nil {
 				progress(done)

@@ -61,6 +61,9 @@ type Settings struct {
 	// render.json), which is data: each output must be a new file, and
 	// the render fails naming one that exists rather than replace it.
 	NewFilesOnly bool
+	// tune is what benchmarks and tests turn to compare (args.go); its
+	// zero value is clapper's.
+	tune tuning
 }
 
 // CursorSettings say how the pointer is drawn.

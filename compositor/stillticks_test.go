@@ -300,10 +300,9 @@ func graphLoggingFFmpeg(t *testing.T, dir string) (wrapper, graphs string) {
 // renderFlagged renders tk to out with s (whose ffmpeg is a
 // graphLoggingFFmpeg writing graphs) and *flag set to on, restored after,
 // and returns the decoded frames and the graphs of its ffmpeg runs.
-func renderFlagged(t *testing.T, tk *timeline.Take, s Settings, flag *bool, on bool, out, graphs string) ([]string, string) {
+func renderFlagged(t *testing.T, tk *timeline.Take, s Settings, set func(*Settings, bool), on bool, out, graphs string) ([]string, string) {
 	t.Helper()
-	defer func(was bool) { *flag = was }(*flag)
-	*flag = on
+	set(&s, on)
 	os.Remove(graphs)
 	if err := Render(context.Background(), tk, out, s, nil); err != nil {
 		t.Fatal(err)
@@ -323,7 +322,7 @@ func TestStillTicksSameVideo(t *testing.T) {
 	s.FPS, s.Width, s.Height = 60, 640, 360
 	s.FFmpeg = wrapper
 	render := func(still bool) ([]string, string) {
-		return renderFlagged(t, tk, s, &zoomStillTicks, still, filepath.Join(dir, fmt.Sprintf("still-%v.mp4", still)), graphs)
+		return renderFlagged(t, tk, s, zoomStill, still, filepath.Join(dir, fmt.Sprintf("still-%v.mp4", still)), graphs)
 	}
 	every, everyGraphs := render(false)
 	still, stillGraphs := render(true)

@@ -169,9 +169,6 @@ func TestRenderStudio(t *testing.T) {
 // file, as a long take's graph (over maxInlineGraph) is passed.
 func TestRenderLongGraph(t *testing.T) {
 	requireTool(t, "ffmpeg")
-	old := maxInlineGraph
-	maxInlineGraph = 256
-	defer func() { maxInlineGraph = old }()
 	tk := demoTake(t)
 	tl := tk.Timeline
 	for i := 0; i < 12; i++ {
@@ -180,11 +177,12 @@ func TestRenderLongGraph(t *testing.T) {
 	}
 	s := DefaultSettings()
 	s.Zoom.Ease = 60 * time.Millisecond
+	s.tune.maxInlineGraph = 256
 	sched, _ := newSchedule(30, tl.Start, tl.End, nil)
 	g, _ := newGeometry(640, 360, tl.Viewport, 0, 0)
 	zt := newZoomTrack(zoomShots(tl, s.Zoom), sched, tl.Viewport, s.Zoom.Ease)
 	args, graph, err := buildArgs(encodeSpec{FPS: 30, Ticks: 300, Geometry: g, Zoom: zt, GraphFile: "/w/graph.txt",
-		Outputs: []outputSpec{{Format: formatMP4, Path: "/o/x.mp4", CRF: 20, Preset: "veryfast"}}})
+		Outputs: []outputSpec{{Format: formatMP4, Path: "/o/x.mp4", CRF: 20, Preset: "veryfast"}}, tune: s.tune})
 	if err != nil || !strings.Contains(strings.Join(args, " "), "-filter_complex_script /w/graph.txt") || !strings.Contains(graph, "zoompan") {
 		t.Fatalf("args %v err %v", args, err)
 	}

@@ -84,7 +84,7 @@ func TestWholeCameraChunksSameVideo(t *testing.T) {
 			s.FPS, s.Width, s.Height = 30, size[0], size[1]
 			s.FFmpeg = wrapper
 			render := func(unzoom bool) ([]string, string) {
-				return renderFlagged(t, tk, s, &unzoomWholeChunks, unzoom, filepath.Join(dir, fmt.Sprintf("%dx%d-%v.mp4", size[0], size[1], unzoom)), graphs)
+				return renderFlagged(t, tk, s, unzoomWhole, unzoom, filepath.Join(dir, fmt.Sprintf("%dx%d-%v.mp4", size[0], size[1], unzoom)), graphs)
 			}
 			zoomed, zoomedGraphs := render(false)
 			unzoomed, unzoomedGraphs := render(true)
