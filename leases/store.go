@@ -1,6 +1,7 @@
 package leases
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -24,6 +25,9 @@ type Store struct {
 	Alive func(pid int, start uint64) bool
 	// Now is the clock (tests replace it).
 	Now func() time.Time
+	// lockWait is how long lock waits for another holder of the store's
+	// lock (0: defaultLockWait; tests shorten it).
+	lockWait time.Duration
 }
 
 // Open returns the store under dir, making its folders.
@@ -338,7 +342,8 @@ func (s *Store) lock() (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock leases: %w", err)
 	}
-	deadline := time.Now().Add(lockWait)
+	wait := cmp.Or(s.lockWait, defaultLockWait)
+	deadline := time.Now().Add(wait)
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -350,15 +355,16 @@ func (s *Store) lock() (func(), error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("lock leases: %s has been locked by another process for %v: a clapper stopped while it held it (Ctrl-Z), or a browser that no longer answers? Let it go on, or end it", path, lockWait)
+			return nil, fmt.Errorf("lock leases: %s has been locked by another process for %v: a clapper stopped while it held it (Ctrl-Z), or a browser that no longer answers? Let it go on, or end it", path, wait)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
-// lockWait is how long lock waits for another holder of the store's lock.
-var lockWait = 2 * time.Minute
+// defaultLockWait is how long lock waits for another holder of the
+// store's lock.
+const defaultLockWait = 2 * time.Minute
 
 func nonce() (string, error) {
 	b := make([]byte, 16)

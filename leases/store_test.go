@@ -402,8 +402,7 @@ func TestDrop(t *testing.T) {
 // naming the lock when that holder does not let go (a stopped process).
 func TestLockGivesUpOnAStuckHolder(t *testing.T) {
 	s := store(t)
-	defer func(was time.Duration) { lockWait = was }(lockWait)
-	lockWait = 200 * time.Millisecond
+	s.lockWait = 200 * time.Millisecond
 	unlock, err := s.lock()
 	if err != nil {
 		t.Fatal(err)
@@ -414,7 +413,7 @@ func TestLockGivesUpOnAStuckHolder(t *testing.T) {
 		t.Fatalf("second lock: %v, want it to give up", err)
 	}
 	// Let go during the wait: the waiter gets it.
-	lockWait = time.Minute
+	s.lockWait = time.Minute
 	go func() { time.Sleep(50 * time.Millisecond); unlock() }()
 	u2, err := s.lock()
 	if err != nil {

@@ -60,7 +60,11 @@ var devtoolsRE = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 // Launch starts an owned Chromium. The browser outlives ctx's cancellation
 // on purpose: Close must always run, and it cleans up. ctx bounds the start.
 func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
-	if err := checkSandbox(geteuid(), o); err != nil {
+	euid := os.Geteuid
+	if o.euid != nil {
+		euid = o.euid
+	}
+	if err := checkSandbox(euid(), o); err != nil {
 		return nil, err
 	}
 	path, err := FindChromium(o.Path)

@@ -3,7 +3,6 @@ package session
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -25,6 +24,9 @@ type LaunchOptions struct {
 	// at device scale Scale (studio capture); Headless is then moot.
 	Studio bool
 	Scale  float64
+	// euid is the user Launch checks (nil: os.Geteuid); tests stand in
+	// another.
+	euid func() int
 }
 
 // ErrRootNeedsNoSandbox is returned when launching as root without an
@@ -137,6 +139,3 @@ func checkSandbox(euid int, o LaunchOptions) error {
 	}
 	return nil
 }
-
-// geteuid is the user Launch checks; tests stand in another.
-var geteuid = os.Geteuid

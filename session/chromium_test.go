@@ -110,11 +110,8 @@ func TestCheckSandbox(t *testing.T) {
 // Launch as root without the choice is refused before anything starts,
 // whoever runs the test: the user Launch sees is stood in for.
 func TestLaunchAsRootRefusedWithoutSandboxChoice(t *testing.T) {
-	was := geteuid
-	geteuid = func() int { return 0 }
-	defer func() { geteuid = was }()
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "clapper-profile-*"))
-	b, err := Launch(context.Background(), LaunchOptions{Path: "/nonexistent/chromium", Headless: true})
+	b, err := Launch(context.Background(), LaunchOptions{Path: "/nonexistent/chromium", Headless: true, euid: func() int { return 0 }})
 	if b != nil || !errors.Is(err, ErrRootNeedsNoSandbox) || !strings.Contains(err.Error(), "--no-sandbox") {
 		t.Fatalf("Launch as root: %v, %v", b, err)
 	}
