@@ -203,9 +203,8 @@ func Plan(scripts []string, s Shard, keyOf func(string) string, durations map[st
 
 // DefaultWorkers is how many scripts are filmed at once when not told.
 // Studio capture (studio true) runs on virtual time: a busy machine makes a
-// take slower, never different, so every core films: on two cores, the
-// five samples with their videos took 38.9 s with two workers against
-// 52.2 s with one. Live capture films the page in real time, and a page
+// take slower, never different, so every core films (two workers on two
+// cores beat one: docs/internals.md). Live capture films the page in real time, and a page
 // that gets less CPU paints fewer frames: one worker for every two cores,
 // at least one, so each live run keeps a core for the browser and one for
 // the capture and encoder. The cores counted are those Go schedules on:
