@@ -233,6 +233,53 @@ func TestPauseLongerThanTheDefaultTimeout(t *testing.T) {
 	mustPass(t, res)
 }
 
+// A typing step whose keys take longer than the default timeout types
+// them all: the default deadline counts from the end of the step's own
+// time, as a pause's does.
+func TestTypingLongerThanTheDefaultTimeout(t *testing.T) {
+	t.Parallel() // a window of the package's live browser; mostly waiting for the keys
+	testenv.Need(t, "chromium")
+	const text = "sixteen keys now"
+	s := writeScript(t, "name: typing\ndefaults: {timeout: 1s}\nsteps:\n"+
+		"  - goto: \"data:text/html,<input id=f>\"\n"+
+		"  - type: {into: \"#f\", text: \""+text+"\", delay: 100ms}\n"+
+		"  - expect: {target: \"#f\", value: \""+text+"\"}\n")
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Attach: liveEndpoint(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, res)
+	if st := res.Timeline.Steps[1]; time.Duration(st.End-st.Start) < 1500*time.Millisecond {
+		t.Errorf("the typing step took %v: shorter than its 15 delays of 100 ms", time.Duration(st.End-st.Start))
+	}
+}
+
+// ownTime is what a step takes by itself, whatever the page does.
+func TestOwnTime(t *testing.T) {
+	d := scripts.Defaults{TypeDelay: 60 * time.Millisecond}
+	for _, c := range []struct {
+		name string
+		a    scripts.Action
+		want time.Duration
+	}{
+		{"a pause", scripts.Pause{Duration: 15 * time.Second}, 15 * time.Second},
+		{"a handoff", scripts.Handoff{Timeout: 10 * time.Minute}, 10 * time.Minute},
+		{"keys at their delay", scripts.Type{Text: "abcd", Delay: 100 * time.Millisecond}, 300 * time.Millisecond},
+		{"keys at the default delay", scripts.Type{Text: "abcd"}, 180 * time.Millisecond},
+		{"characters, not bytes", scripts.Type{Text: "é日本🚀"}, 180 * time.Millisecond},
+		{"one key", scripts.Type{Text: "a"}, 0},
+		{"no key", scripts.Type{}, 0},
+		{"a scroll", scripts.Scroll{Duration: 900 * time.Millisecond}, 900 * time.Millisecond},
+		{"a scroll at the default", scripts.Scroll{}, defaultScroll},
+		{"a click", scripts.Click{}, 0},
+		{"a wait", scripts.Wait{}, 0},
+	} {
+		if got := ownTime(c.a, d); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // An invalid selector fails the step at once with the page's reason, not
 // at the timeout.
 func TestInvalidSelectorIsFinal(t *testing.T) {

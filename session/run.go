@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
@@ -595,15 +597,9 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	}
 	timeout := st.Timeout
 	if timeout <= 0 {
-		timeout = r.s.Defaults.Timeout
-		// A pause lasts as long as it says: the default deadline runs
-		// from its end.
-		if p, ok := st.Action.(scripts.Pause); ok {
-			timeout += p.Duration
-		}
-		if h, ok := st.Action.(scripts.Handoff); ok { // likewise a handoff's own timeout
-			timeout += h.Timeout
-		}
+		// A step lasts as long as it says (a pause, the keys of a typing
+		// step, a scroll): the default deadline runs from its end.
+		timeout = r.s.Defaults.Timeout + ownTime(st.Action, r.s.Defaults)
 	}
 	var err error
 	var tm *timing
@@ -695,4 +691,27 @@ func (r *run) leasedTab(name string) error {
 		url = t.events.address()
 	}
 	return r.shared.use(name, url)
+}
+
+// ownTime is how long a step takes by what it says, whatever the page
+// does: a pause's length, a handoff's own timeout, the time between a
+// typing step's first key and its last, a scroll's duration. The default
+// deadline runs from its end, so a script's default timeout bounds the
+// wait for the page and never cuts short what the script asked for. Pure.
+func ownTime(a scripts.Action, d scripts.Defaults) time.Duration {
+	switch a := a.(type) {
+	case scripts.Pause:
+		return a.Duration
+	case scripts.Handoff:
+		return a.Timeout
+	case scripts.Type:
+		delay := a.Delay
+		if delay <= 0 {
+			delay = d.TypeDelay
+		}
+		return time.Duration(max(utf8.RuneCountInString(a.Text)-1, 0)) * delay
+	case scripts.Scroll:
+		return cmp.Or(a.Duration, defaultScroll)
+	}
+	return 0
 }
