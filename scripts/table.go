@@ -515,8 +515,11 @@ func buildExpect(c *bctx) Action {
 	switch {
 	case c.has("in") && a.What != ExpectText && a.What != "":
 		c.errorf(c.keyPos("in"), "expect: in goes with text, like expect: {text: Saved, in: \"#status\"}")
+	case c.has("target") && a.What == ExpectText:
+		// Playwright's toHaveText on a locator: here the element goes in in:.
+		c.errorf(c.keyPos("target"), "expect: with text, the element to search goes in in:, like expect: {text: Saved, in: \"#status\"} (add exact: true for its whole text)")
 	case c.has("target") && !needsTarget && a.What != "":
-		c.errorf(c.keyPos("target"), "expect: target goes with value or count; write expect: {%s: ...} alone", a.What)
+		c.errorf(c.keyPos("target"), "expect: target goes with value, count or attribute; write expect: {%s: ...} alone", a.What)
 	case needsTarget && !c.has("target"):
 		c.errorf(c.keyPos(a.What), "expect: %s needs target, like expect: {%s: ..., target: \"#field\"}", a.What, a.What)
 	}
