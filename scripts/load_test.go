@@ -165,6 +165,7 @@ steps:
   - eval: "window.token = '${TOKEN}'"
   - caption: "token is ${TOKEN}"
   - chapter: {title: "${TOKEN}", description: "d ${TOKEN}"}
+  - type: "${TOKEN}"
 `
 	s := loadSrc(t, src, LoadOptions{LookupEnv: fakeEnv(map[string]string{"TOKEN": "s3cr3t"})}, nil)
 	if a := s.Steps[0].Action.(Fill); !a.Secret || a.Value != "Bearer s3cr3t" {
@@ -178,6 +179,9 @@ steps:
 	}
 	if a := s.Steps[2].Action.(Type); a.Secret {
 		t.Errorf("plain text marked secret")
+	}
+	if a := s.Steps[6].Action.(Type); !a.Secret || a.Text != "s3cr3t" {
+		t.Errorf("type's short form %+v", a)
 	}
 	if a := s.Steps[3].Action.(Eval); !a.Secret {
 		t.Errorf("eval not secret")

@@ -78,6 +78,8 @@ var stepCases = []struct {
 	{`type: {into: "#email", text: "${EMAIL}", delay: 20ms}`,
 		Type{Into: css("#email"), Text: "demo@example.com", Delay: 20 * time.Millisecond}},
 	{`type: {text: hello}`, Type{Text: "hello"}},
+	{`type: hello`, Type{Text: "hello"}},
+	{`type: "${EMAIL}"`, Type{Text: "demo@example.com"}},
 	{`fill: {into: "#zip", value: 01234}`, Fill{Into: *css("#zip"), Value: "01234"}},
 	{`fill: {into: "#q", value: ""}`, Fill{Into: *css("#q")}},
 	{`press: Enter`, Press{Key: "Enter", Chord: Chord{Key: "Enter"}}},

@@ -50,7 +50,7 @@ func stepTable() []*stepSpec {
 			},
 			groups: []group{{exactlyOne, []string{"to", "by"}}},
 			build:  func(c *bctx) Action { return Drag{From: c.place("from"), To: c.place("to"), By: c.point("by")} }},
-		{name: "type", traits: Traits{ChangesPage: true, Focus: true}, doc: "type text with real key events",
+		{name: "type", traits: Traits{ChangesPage: true, Focus: true}, doc: "type text with real key events (type: TEXT types into the focused element)", short: "text",
 			fields: []field{
 				fOf("into", kTarget, "the field to click first (default: the focused element)"),
 				fStr("text", "what to type").req(),
