@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -235,22 +236,60 @@ func TestPauseLongerThanTheDefaultTimeout(t *testing.T) {
 
 // A typing step whose keys take longer than the default timeout types
 // them all: the default deadline counts from the end of the step's own
-// time, as a pause's does.
+// time, as a pause's does. The keys are half a second apart, so a busy
+// machine (a key taken late) does not stretch the typing: each key is due
+// at its own time from the first.
 func TestTypingLongerThanTheDefaultTimeout(t *testing.T) {
 	t.Parallel() // a window of the package's live browser; mostly waiting for the keys
 	testenv.Need(t, "chromium")
-	const text = "sixteen keys now"
-	s := writeScript(t, "name: typing\ndefaults: {timeout: 1s}\nsteps:\n"+
+	const text, delay = "abcdefg", 500 * time.Millisecond // 3 s of its own
+	s := writeScript(t, "name: typing\ndefaults: {timeout: 2s}\nsteps:\n"+
 		"  - goto: \"data:text/html,<input id=f>\"\n"+
-		"  - type: {into: \"#f\", text: \""+text+"\", delay: 100ms}\n"+
+		"  - type: {into: \"#f\", text: \""+text+"\", delay: 500ms}\n"+
 		"  - expect: {target: \"#f\", value: \""+text+"\"}\n")
 	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Attach: liveEndpoint(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustPass(t, res)
-	if st := res.Timeline.Steps[1]; time.Duration(st.End-st.Start) < 1500*time.Millisecond {
-		t.Errorf("the typing step took %v: shorter than its 15 delays of 100 ms", time.Duration(st.End-st.Start))
+	if st, own := res.Timeline.Steps[1], time.Duration(len(text)-1)*delay; time.Duration(st.End-st.Start) < own {
+		t.Errorf("the typing step took %v: shorter than its own %v", time.Duration(st.End-st.Start), own)
+	}
+}
+
+// A step whose deadline cut a command short says which deadline, and
+// keeps its outcome.
+func TestCauseOf(t *testing.T) {
+	why := errors.New("timeout 2s")
+	ended, cancel := context.WithDeadlineCause(context.Background(), time.Now().Add(-time.Second), why)
+	defer cancel()
+	running, stop := context.WithCancel(context.Background())
+	defer stop()
+	cut := &StepError{Outcome: timeline.OutcomeUnknown, Err: fmt.Errorf("dispatch key: %w", context.DeadlineExceeded)}
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"no error", ended, nil, ""},
+		{"a context still running", running, context.DeadlineExceeded, "context deadline exceeded"},
+		{"a bare deadline", ended, context.DeadlineExceeded, "timeout 2s: context deadline exceeded"},
+		{"a classified one", ended, cut, "timeout 2s: dispatch key: context deadline exceeded"},
+		{"one that says why already", ended, fmt.Errorf("wait for x: %w", why), "wait for x: timeout 2s"},
+		{"another error", ended, errors.New("element gone"), "element gone"},
+	} {
+		got := causeOf(c.ctx, c.err)
+		if msg := fmt.Sprint(got); got == nil && c.want != "" || got != nil && msg != c.want {
+			t.Errorf("%s: %v, want %q", c.name, got, c.want)
+		}
+		if got != nil && c.err != nil && !errors.Is(got, c.err) && !errors.Is(got, context.DeadlineExceeded) {
+			t.Errorf("%s: %v no longer wraps %v", c.name, got, c.err)
+		}
+	}
+	var se *StepError
+	if got := causeOf(ended, cut); !errors.As(got, &se) || se.Outcome != timeline.OutcomeUnknown || !errors.Is(got, why) {
+		t.Errorf("a classified error: %#v, want its outcome kept and the cause wrapped", got)
 	}
 }
 

@@ -596,10 +596,15 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		rec.Tab = tab.Name
 	}
 	timeout := st.Timeout
+	why := fmt.Errorf("timeout %v", timeout)
 	if timeout <= 0 {
 		// A step lasts as long as it says (a pause, the keys of a typing
 		// step, a scroll): the default deadline runs from its end.
-		timeout = r.s.Defaults.Timeout + ownTime(st.Action, r.s.Defaults)
+		own := ownTime(st.Action, r.s.Defaults)
+		timeout, why = r.s.Defaults.Timeout+own, fmt.Errorf("timeout %v", r.s.Defaults.Timeout)
+		if own > 0 {
+			why = fmt.Errorf("timeout %v after the %v the step takes itself", r.s.Defaults.Timeout, own)
+		}
 	}
 	var err error
 	var tm *timing
@@ -610,7 +615,7 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		if r.clock.Virtual == nil {
 			tm = &timing{}
 		}
-		err = r.attempt(ctx, tab, st, timeout, &rec, tm)
+		err = r.attempt(ctx, tab, st, timeout, why, &rec, tm)
 		var se *StepError
 		if err == nil || attempt >= st.Retries || !errors.As(err, &se) || se.Outcome != timeline.OutcomeUndispatched || ctx.Err() != nil {
 			break
@@ -636,10 +641,11 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	return rec, err
 }
 
-// attempt runs a step once under its deadline, metered by tm (nil: not
-// metered). The step's context is a child of the tab's (never the context
-// that allocated the browser), also cancelled when the run is.
-func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout time.Duration, rec *timeline.Step, tm *timing) error {
+// attempt runs a step once under its deadline (timeout, ending with why),
+// metered by tm (nil: not metered). The step's context is a child of the
+// tab's (never the context that allocated the browser), also cancelled
+// when the run is.
+func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout time.Duration, why error, rec *timeline.Step, tm *timing) error {
 	if tab == nil {
 		return undispatched(errors.New("no tab"))
 	}
@@ -650,9 +656,26 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	defer cancelRun(nil)
 	stop := context.AfterFunc(ctx, func() { cancelRun(context.Cause(ctx)) }) // an interrupt says why
 	defer stop()
-	sctx, cancel := withStepTimeout(withTiming(run, tm), timeout, fmt.Errorf("timeout %v", timeout))
+	sctx, cancel := withStepTimeout(withTiming(run, tm), timeout, why)
 	defer cancel()
-	return r.exec(sctx, tab, st, rec)
+	return causeOf(sctx, r.exec(sctx, tab, st, rec))
+}
+
+// causeOf names why ctx ended (the step's timeout, an interrupt) in err
+// when err says only that a context ended: a command the deadline cut
+// short answers "context deadline exceeded", which does not say which
+// deadline. The outcome stays as classified.
+func causeOf(ctx context.Context, err error) error {
+	cause := context.Cause(ctx)
+	if err == nil || cause == nil || errors.Is(err, cause) ||
+		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	var se *StepError
+	if errors.As(err, &se) {
+		return &StepError{Outcome: se.Outcome, Err: fmt.Errorf("%w: %w", cause, se.Err)}
+	}
+	return fmt.Errorf("%w: %w", cause, err)
 }
 
 // leased is the lease check of a step against a shared browser: every tab
