@@ -257,6 +257,56 @@ func TestTypingLongerThanTheDefaultTimeout(t *testing.T) {
 	}
 }
 
+// A page that opens another (a link to a new tab, window.open) does not
+// take the run's tab from it: Chromium puts the new page in front, where
+// the tab behind it would paint nothing and run no animation frames, so
+// the next step's checks would wait out their timeout. As in Playwright,
+// the steps go on in the tab.
+func TestPageOpeningAnotherKeepsTheTab(t *testing.T) {
+	res, take := runSiteTake(t, `  - goto: ${serve.url}/opener.html
+  - click: "#link"
+    timeout: 3s
+  - click: "#count"
+    timeout: 3s
+  - click: "#win"
+    timeout: 3s
+  - click: "#count"
+    timeout: 3s
+  - expect: {text: clicked 2, in: "#count"}
+    timeout: 3s
+`, nil)
+	mustPass(t, res)
+	// The video kept filming the tab: frames after the last popup opened.
+	tk, err := timeline.Open(take)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := res.Timeline.Steps[3].Start
+	n := 0
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fr.Source > last {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no frame of the tab after its page opened a window: the video stopped")
+	}
+	// The pages it opened went with the run: the browser is the package's,
+	// not the run's.
+	pages, err := live.b.Pages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if strings.Contains(p.URL, "from=opener") {
+			t.Errorf("a page the run's tab opened is still open: %s", p.URL)
+		}
+	}
+}
+
 // A step whose deadline cut a command short says which deadline, and
 // keeps its outcome.
 func TestCauseOf(t *testing.T) {

@@ -150,6 +150,10 @@ type run struct {
 	chromium string
 	// pages records what the tabs' pages say.
 	pages *pageLog
+	// popups keeps the run's tabs in front of the pages they open
+	// (popups.go); stopPopups ends its listener.
+	popups     *popups
+	stopPopups context.CancelFunc
 	// dialogs answers the pages' dialogs (dialogs.go).
 	dialogs dialogs
 	// holdMu guards the tabs' hold state, the holds issued and the
@@ -326,6 +330,12 @@ func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	if r.o.Leases != nil && r.browser.owned {
 		return errors.New("tab leases are for a shared browser: attach to one (--browser shared)")
 	}
+	r.popups = newPopups(r.browser, r.logf, r.s.Mask)
+	pctx, stopPopups := context.WithCancel(r.browser.ctx)
+	r.stopPopups = stopPopups
+	if err := r.popups.listen(pctx); err != nil {
+		return r.gone(fmt.Errorf("watch the browser's tabs: %w", err))
+	}
 	if r.o.Leases != nil {
 		r.shared = newSharedTabs(*r.o.Leases, r.browser, r.s, r.logf)
 		r.shared.afterOpen = r.o.afterOpenPage
@@ -407,6 +417,15 @@ func (r *run) finish() {
 		r.tl.Clock = r.clock.Info(timeline.MappingReceipt)
 	}
 	r.tl.End = now
+	if r.stopPopups != nil {
+		r.stopPopups()
+		r.popups.wait()
+		if r.browser != nil && !r.browser.owned {
+			c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			r.popups.closeOpened(c)
+			cancel()
+		}
+	}
 	for _, t := range r.tabs {
 		// A key or button a step left down is let go before the tab is.
 		if closed, crashed := t.events.gone(); !closed && !crashed && r.refusal(t, false) == nil {
