@@ -471,7 +471,7 @@ func cutOverlayFile(src, dst string, sched *Schedule, c chunk) error {
 // encodeRuns runs one ffmpeg fed the given runs of frames, at fps.
 func encodeRuns(ctx context.Context, bin string, tk *timeline.Take, args []string, runs []Run, sp encodeSpec, progress func(done int)) error {
 	done := 0
-	return runFFmpeg(ctx, bin, args, !sp.tune.freeMemory, func(w io.Writer) error {
+	return runFFmpeg(ctx, bin, args, sp.tune, func(w io.Writer) error {
 		fd := newFeed(w, sp.FPS)
 		for _, run := range runs {
 			if err := fd.run(ctx, tk, run); err != nil {
@@ -512,7 +512,7 @@ func joinArgs(list string, out outputSpec) []string {
 }
 
 // joinChunks joins the chunk files into out.
-func joinChunks(ctx context.Context, bin string, files []string, out outputSpec, dir string) error {
+func joinChunks(ctx context.Context, bin string, files []string, out outputSpec, dir string, tune tuning) error {
 	list := filepath.Join(dir, "chunks.txt")
 	if err := writeFile(list, func(w io.Writer) error {
 		for _, f := range files {
@@ -524,5 +524,5 @@ func joinChunks(ctx context.Context, bin string, files []string, out outputSpec,
 	}); err != nil {
 		return err
 	}
-	return runFFmpeg(ctx, bin, joinArgs(list, out), true, func(io.Writer) error { return nil })
+	return runFFmpeg(ctx, bin, joinArgs(list, out), tune, func(io.Writer) error { return nil })
 }

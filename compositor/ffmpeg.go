@@ -103,14 +103,15 @@ type feedError struct{ err error }
 func (e feedError) Error() string { return e.err.Error() }
 func (e feedError) Unwrap() error { return e.err }
 
-// runFFmpeg runs ffmpeg with args (with ffmpegMalloc when keepFreed),
+// runFFmpeg runs ffmpeg with args (with ffmpegMalloc unless tune says to
+// free memory),
 // calling feed (on the caller's goroutine) to write its standard input.
 // ffmpeg runs in its own process group, which is killed when ctx ends or
 // when feed fails with a feedError; it is always waited for. A non-zero exit is an *FFmpegError with the stderr tail.
-func runFFmpeg(ctx context.Context, bin string, args []string, keepFreed bool, feed func(w io.Writer) error) error {
+func runFFmpeg(ctx context.Context, bin string, args []string, tune tuning, feed func(w io.Writer) error) error {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = ffmpegEnv(os.Environ(), keepFreed)
+	cmd.Env = ffmpegEnv(os.Environ(), !tune.freeMemory)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 10 * time.Second
 	tail := &tailBuffer{max: stderrTailBytes}

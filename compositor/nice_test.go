@@ -46,7 +46,7 @@ func runFake(t *testing.T, ctx context.Context, bin, out string, end *Idle) int 
 // end, if given, is ended while it runs.
 func feedFake(t *testing.T, ctx context.Context, bin string, end *Idle) {
 	t.Helper()
-	if err := runFFmpeg(ctx, bin, nil, true, func(w io.Writer) error {
+	if err := runFFmpeg(ctx, bin, nil, tuning{}, func(w io.Writer) error {
 		if end != nil {
 			end.End()
 		}

@@ -56,7 +56,7 @@ func TestPublishNewOnlyNeverReplaces(t *testing.T) {
 func TestFFmpegKilledNamesTheSignal(t *testing.T) {
 	fake := filepath.Join(t.TempDir(), "ffmpeg")
 	os.WriteFile(fake, []byte("#!/bin/sh\nkill -SEGV $$\n"), 0o755)
-	err := runFFmpeg(context.Background(), fake, nil, true, func(w io.Writer) error { return nil })
+	err := runFFmpeg(context.Background(), fake, nil, tuning{}, func(w io.Writer) error { return nil })
 	var fe *FFmpegError
 	if !errors.As(err, &fe) || fe.Signal != syscall.SIGSEGV || !strings.Contains(err.Error(), "killed by signal 11 (SIGSEGV)") {
 		t.Errorf("ffmpeg killed by SIGSEGV: %v", err)

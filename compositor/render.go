@@ -302,7 +302,7 @@ func RenderAllCached(ctx context.Context, tk *timeline.Take, outs []string, s Se
 				}
 				for _, v := range mainOuts {
 					v.Chapters = chapFile
-					if err := joinChunks(jctx, bin, files, v, work); err != nil {
+					if err := joinChunks(jctx, bin, files, v, work, sp.tune); err != nil {
 						return fmt.Errorf("render %s: %w", v.Path, err)
 					}
 				}
@@ -488,7 +488,7 @@ func encode(ctx context.Context, bin string, tk *timeline.Take, sched *Schedule,
 			}
 		}
 	}
-	return runFFmpeg(ctx, bin, args, !sp.tune.freeMemory, func(w io.Writer) error {
+	return runFFmpeg(ctx, bin, args, sp.tune, func(w io.Writer) error {
 		return feedFrames(ctx, tk, sched, w, func(done, _ int) {
 			if progress != nil {
 				progress(done)

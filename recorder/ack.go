@@ -89,8 +89,11 @@ func (a *acker) useSecond(cs *castSession) {
 }
 
 // stop ends the goroutine, cutting short the acks on their way, and waits
-// for it.
+// for it (nil: no acker, nothing to end).
 func (a *acker) stop() {
+	if a == nil {
+		return
+	}
 	a.halt()
 	a.wg.Wait()
 }

@@ -228,10 +228,24 @@ type Capture struct {
 	counts     // what Snapshot reads while the capture runs
 	lifecycle
 
-	// The mode: one of them once Start or StartStudio has begun (neither
-	// in the unit tests that feed the core events themselves).
-	live *screencast
-	pump *pump
+	// mode is the live screencast or the studio pump once Start or
+	// StartStudio has begun (nil in the unit tests that feed the core
+	// events themselves).
+	mode mode
+}
+
+// mode is what a capture's mode does for the core's API and for Stop.
+type mode interface {
+	// settle and syncRestarts are Settle's and SyncRestarts'.
+	settle(since timeline.Time) error
+	syncRestarts()
+	// halt stops making frames: the screencast stopped and its final
+	// picture taken, or the pump stopped after the frame in hand.
+	halt(ctx context.Context)
+	// endAcks ends the mode's acker once the listener is gone.
+	endAcks()
+	// record adds the mode's own figures to the result.
+	record(r *Result)
 }
 
 // eventQueue is the queue the mode's listeners fill and the capture loop
@@ -444,18 +458,18 @@ func (c *Capture) closeDone() { c.doneOnce.Do(func() { close(c.done) }) }
 // every frame: there is nothing to miss, and it returns at once, as it
 // does for a core with no mode (unit tests).
 func (c *Capture) Settle(since timeline.Time) error {
-	if c.live == nil {
+	if c.mode == nil {
 		return nil
 	}
-	return c.live.settle(since)
+	return c.mode.settle(since)
 }
 
 // SyncRestarts waits for a restart of a live capture's screencast under
 // way, if any: one decided after Options.RestartPaused turned true has
 // seen it.
 func (c *Capture) SyncRestarts() {
-	if c.live != nil {
-		c.live.syncRestarts()
+	if c.mode != nil {
+		c.mode.syncRestarts()
 	}
 }
 
@@ -470,28 +484,17 @@ func (c *Capture) Stop(ctx context.Context) Result {
 }
 
 func (c *Capture) stop(ctx context.Context) Result {
-	if c.pump != nil {
-		c.pump.halt()
-	}
-	if c.live != nil {
-		c.live.stopCasting(ctx)
-	}
-	c.cancel()
-	switch {
-	case c.live != nil:
-		c.live.quit()
-	case c.pump != nil:
-		c.pump.quitAcks()
-	}
-	res := c.drain()
-	switch {
-	case c.live != nil:
-		c.live.record(&res)
-	case c.pump != nil:
-		c.pump.studioResult(&res)
-	default:
+	if c.mode == nil { // unit tests: the core alone
+		c.cancel()
+		res := c.drain()
 		res.Capture.Mode = timeline.CaptureLive
+		return res
 	}
+	c.mode.halt(ctx)
+	c.cancel()
+	c.mode.endAcks()
+	res := c.drain()
+	c.mode.record(&res)
 	return res
 }
 

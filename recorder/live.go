@@ -69,7 +69,7 @@ func Start(ctx context.Context, opts Options) (*Capture, error) {
 	s.frameWake, s.navWake = make(chan struct{}, 1), make(chan struct{}, 1)
 	s.incoming.Store(-1)
 	s.acks = newAcker(ctx, c.opts.MaxFramesInFlight, &c.ended)
-	c.live = s
+	c.mode = s
 	lctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
 	if c.opts.inPlace {
@@ -197,10 +197,10 @@ func (s *screencast) seedIn(ctx context.Context, final bool) error {
 	return nil
 }
 
-// stopCasting is Stop's first part: it stops the restarter (cutting a
-// hand-over under way short), then every screencast that may run, and
-// seeds the final state, unless the interval already ended.
-func (s *screencast) stopCasting(ctx context.Context) {
+// halt is Stop's first part: it stops the restarter (cutting a hand-over
+// under way short), then every screencast that may run, and seeds the
+// final state, unless the interval already ended.
+func (s *screencast) halt(ctx context.Context) {
 	casts := s.quitRestarts()
 	if !s.casting || !s.c.alive() {
 		return
@@ -230,10 +230,10 @@ func (s *screencast) stopCasting(ctx context.Context) {
 	}
 }
 
-// quit ends the acker once the listener is gone: it is told to end, the
-// second session is detached (its acks still queued fail, uncounted as
-// errors), then it is waited for.
-func (s *screencast) quit() {
+// endAcks ends the acker once the listener is gone: it is told to end,
+// the second session is detached (its acks still queued fail, uncounted
+// as errors), then it is waited for.
+func (s *screencast) endAcks() {
 	s.acks.halt()
 	if s.second != nil {
 		s.second.cancel()

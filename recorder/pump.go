@@ -111,7 +111,7 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 	// A capture that follows another one in the same take carries on from
 	// where the clock stands, on the same grid of frame times.
 	p.first = frameIndexAt(p.virt.Now(), fps)
-	c.pump = p
+	c.mode = p
 	if opts.StudioScreencast {
 		p.acks = newAcker(ctx, c.opts.MaxFramesInFlight, &c.ended)
 	}
@@ -193,7 +193,7 @@ func (p *pump) onEvent(ev any) {
 }
 
 // halt stops the pump after the frame in hand and waits for it.
-func (p *pump) halt() {
+func (p *pump) halt(context.Context) {
 	p.quitOnce.Do(func() { close(p.quit) })
 	p.wg.Wait()
 }
@@ -508,16 +508,17 @@ func (p *pump) repeated() int64 {
 	return p.repeats.Load() + repeats + missed
 }
 
-// quitAcks ends the acker of the screencast's pictures, if there is one,
+// endAcks ends the acker of the screencast's pictures, if there is one,
 // once the listener is gone.
-func (p *pump) quitAcks() {
-	if p.acks != nil {
-		p.acks.stop()
-	}
-}
+func (p *pump) endAcks() { p.acks.stop() }
 
-// studioResult adds what a studio capture records to its result.
-func (p *pump) studioResult(r *Result) {
+// settle and syncRestarts do nothing in studio: every frame is filmed,
+// and the screencast, if any, is not handed over.
+func (p *pump) settle(timeline.Time) error { return nil }
+func (p *pump) syncRestarts()              {}
+
+// record adds what a studio capture records to its result.
+func (p *pump) record(r *Result) {
 	p.acks.record(r)
 	r.Capture.Mode = timeline.CaptureStudio
 	r.Capture.FrameInterval = time.Duration(frameTime(1, p.fps))

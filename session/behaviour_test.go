@@ -324,10 +324,11 @@ func TestCauseOf(t *testing.T) {
 	}{
 		{"no error", ended, nil, ""},
 		{"a context still running", running, context.DeadlineExceeded, "context deadline exceeded"},
-		{"a bare deadline", ended, context.DeadlineExceeded, "timeout 2s: context deadline exceeded"},
-		{"a classified one", ended, cut, "timeout 2s: dispatch key: context deadline exceeded"},
+		{"a bare deadline", ended, context.DeadlineExceeded, "context deadline exceeded (timeout 2s)"},
+		{"a classified one", ended, cut, "dispatch key: context deadline exceeded (timeout 2s)"},
 		{"one that says why already", ended, fmt.Errorf("wait for x: %w", why), "wait for x: timeout 2s"},
-		{"another error", ended, errors.New("element gone"), "element gone"},
+		{"another error as the context ended", ended, errors.New("net::ERR_ABORTED"), "net::ERR_ABORTED (timeout 2s)"},
+		{"another error", running, errors.New("element gone"), "element gone"},
 	} {
 		got := causeOf(c.ctx, c.err)
 		if msg := fmt.Sprint(got); got == nil && c.want != "" || got != nil && msg != c.want {

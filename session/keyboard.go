@@ -22,11 +22,22 @@ func (r *run) typeText(ctx context.Context, tab *Tab, a scripts.Type, rec *timel
 			return err
 		}
 	}
-	delay := a.Delay
-	if delay <= 0 {
-		delay = r.s.Defaults.TypeDelay
+	return tab.keyboard.TypeText(ctx, a.Text, typeDelay(a, r.s.Defaults), a.Secret)
+}
+
+// typeDelay is the time between a typing step's keys: its own delay, else
+// the script's default.
+func typeDelay(a scripts.Type, d scripts.Defaults) time.Duration {
+	if a.Delay > 0 {
+		return a.Delay
 	}
-	return tab.keyboard.TypeText(ctx, a.Text, delay, a.Secret)
+	return d.TypeDelay
+}
+
+// typingTime is how long typing text takes by itself, delay between keys:
+// from the first key to the last.
+func typingTime(text string, delay time.Duration) time.Duration {
+	return time.Duration(max(utf8.RuneCountInString(text)-1, 0)) * delay
 }
 
 // press presses a key or chord, in a field (clicked first) or the focused
@@ -206,11 +217,10 @@ func receiptName(receipt, name string, key scripts.Key) string {
 // mode, where input completes only as frames are made, this keeps the
 // cadence on the frame grid from run to run).
 func (k *Keyboard) TypeText(ctx context.Context, text string, delay time.Duration, secret bool) error {
-	keys := utf8.RuneCountInString(text)
 	if err := k.j.ready(ctx, k.pace); err != nil {
 		return err
 	}
-	return timed(ctx, time.Duration(max(keys-1, 0))*delay, func() error { return k.typeKeys(ctx, text, delay, secret) })
+	return timed(ctx, typingTime(text, delay), func() error { return k.typeKeys(ctx, text, delay, secret) })
 }
 
 // typeKeys types text's keys, key n due n delays after the first.

@@ -56,18 +56,38 @@ func dispatchErr(err error) error {
 
 // navErr classifies a navigation on ctx that failed: a browser error reply
 // is a rejection; when ctx ended (the step's timeout, an interrupt) the
-// navigation's effect is unknown, and the error says why ctx ended.
+// navigation's effect is unknown (the step's error then says why ctx
+// ended: causeOf).
 func navErr(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
-			err = fmt.Errorf("%w (%w)", err, cause)
-		}
+	if ended(ctx, err) {
 		return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
 	}
 	return &StepError{Outcome: timeline.OutcomeRejected, Err: err}
+}
+
+// ended says err came with ctx's end: ctx is done, or err is a context's.
+func ended(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// causeOf names why a step's context ctx ended (its timeout, an
+// interrupt) in err when it came with that end and does not say so
+// already: a command the deadline cut short answers only "context
+// deadline exceeded". The outcome stays as classified. Every step's error
+// passes here (run.attempt).
+func causeOf(ctx context.Context, err error) error {
+	cause := context.Cause(ctx)
+	if err == nil || cause == nil || errors.Is(err, cause) || !ended(ctx, err) {
+		return err
+	}
+	var se *StepError
+	if errors.As(err, &se) {
+		return &StepError{Outcome: se.Outcome, Err: fmt.Errorf("%w (%w)", se.Err, cause)}
+	}
+	return fmt.Errorf("%w (%w)", err, cause)
 }
 
 // outcomeOf is the outcome a step's error records.

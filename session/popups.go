@@ -47,17 +47,30 @@ func (p *popups) listen(ctx context.Context) error {
 	})
 }
 
-// add and forget keep the set of the run's tabs.
-func (p *popups) add(id target.ID, name string) {
-	p.mu.Lock()
-	p.tabs[id] = name
-	p.mu.Unlock()
+// add and forget keep the set of the run's tabs, each by the chromedp
+// context of its tab (a nil p, before the run watches: nothing to keep).
+func (p *popups) add(tab context.Context, name string) {
+	if id := targetOf(tab); p != nil && id != "" {
+		p.mu.Lock()
+		p.tabs[id] = name
+		p.mu.Unlock()
+	}
 }
 
-func (p *popups) forget(id target.ID) {
-	p.mu.Lock()
-	delete(p.tabs, id)
-	p.mu.Unlock()
+func (p *popups) forget(tab context.Context) {
+	if id := targetOf(tab); p != nil && id != "" {
+		p.mu.Lock()
+		delete(p.tabs, id)
+		p.mu.Unlock()
+	}
+}
+
+// targetOf is the target of the tab of ctx ("" when it has none).
+func targetOf(ctx context.Context) target.ID {
+	if c := chromedp.FromContext(ctx); c != nil && c.Target != nil {
+		return c.Target.TargetID
+	}
+	return ""
 }
 
 // seen is the browser's listener: it must not block, so the opener is

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
@@ -614,17 +612,17 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	if tab != nil {
 		rec.Tab = tab.Name
 	}
-	timeout := st.Timeout
-	why := fmt.Errorf("timeout %v", timeout)
+	timeout, why := st.Timeout, fmt.Sprintf("timeout %v", st.Timeout)
 	if timeout <= 0 {
 		// A step lasts as long as it says (a pause, the keys of a typing
 		// step, a scroll): the default deadline runs from its end.
 		own := ownTime(st.Action, r.s.Defaults)
-		timeout, why = r.s.Defaults.Timeout+own, fmt.Errorf("timeout %v", r.s.Defaults.Timeout)
+		timeout, why = r.s.Defaults.Timeout+own, fmt.Sprintf("timeout %v", r.s.Defaults.Timeout)
 		if own > 0 {
-			why = fmt.Errorf("timeout %v after the %v the step takes itself", r.s.Defaults.Timeout, own)
+			why += fmt.Sprintf(" after the %v the step takes itself", own)
 		}
 	}
+	cause := errors.New(why)
 	var err error
 	var tm *timing
 	for attempt := 0; ; attempt++ {
@@ -634,7 +632,7 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		if r.clock.Virtual == nil {
 			tm = &timing{}
 		}
-		err = r.attempt(ctx, tab, st, timeout, why, &rec, tm)
+		err = r.attempt(ctx, tab, st, timeout, cause, &rec, tm)
 		var se *StepError
 		if err == nil || attempt >= st.Retries || !errors.As(err, &se) || se.Outcome != timeline.OutcomeUndispatched || ctx.Err() != nil {
 			break
@@ -678,23 +676,6 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	sctx, cancel := withStepTimeout(withTiming(run, tm), timeout, why)
 	defer cancel()
 	return causeOf(sctx, r.exec(sctx, tab, st, rec))
-}
-
-// causeOf names why ctx ended (the step's timeout, an interrupt) in err
-// when err says only that a context ended: a command the deadline cut
-// short answers "context deadline exceeded", which does not say which
-// deadline. The outcome stays as classified.
-func causeOf(ctx context.Context, err error) error {
-	cause := context.Cause(ctx)
-	if err == nil || cause == nil || errors.Is(err, cause) ||
-		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	var se *StepError
-	if errors.As(err, &se) {
-		return &StepError{Outcome: se.Outcome, Err: fmt.Errorf("%w: %w", cause, se.Err)}
-	}
-	return fmt.Errorf("%w: %w", cause, err)
 }
 
 // leased is the lease check of a step against a shared browser: every tab
@@ -747,13 +728,9 @@ func ownTime(a scripts.Action, d scripts.Defaults) time.Duration {
 	case scripts.Handoff:
 		return a.Timeout
 	case scripts.Type:
-		delay := a.Delay
-		if delay <= 0 {
-			delay = d.TypeDelay
-		}
-		return time.Duration(max(utf8.RuneCountInString(a.Text)-1, 0)) * delay
+		return typingTime(a.Text, typeDelay(a, d))
 	case scripts.Scroll:
-		return cmp.Or(a.Duration, defaultScroll)
+		return scrollDuration(a)
 	}
 	return 0
 }

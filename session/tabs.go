@@ -195,9 +195,7 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 		return nil, r.gone(fmt.Errorf("set viewport: %w", err))
 	}
 	t := &Tab{Name: name, ctx: tctx, cancel: cancel, helpers: h, worlds: w, events: ev}
-	if c := chromedp.FromContext(tctx); c != nil && c.Target != nil && r.popups != nil {
-		r.popups.add(c.Target.TargetID, name)
-	}
+	r.popups.add(tctx, name)
 	t.pace = newPace(func(ctx context.Context, d *doc, helper string) {
 		if d == nil {
 			d = t.mainDoc()
@@ -352,9 +350,7 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 		if err := r.film(r.filmTarget(), r.urlOf(ctx, r.filmTarget())); err != nil {
 			return undispatched(err)
 		}
-		if c := chromedp.FromContext(t.ctx); c != nil && c.Target != nil && r.popups != nil {
-			r.popups.forget(c.Target.TargetID)
-		}
+		r.popups.forget(t.ctx)
 		t.cancel()
 		delete(r.tabs, a.Name)
 	}
