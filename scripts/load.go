@@ -174,6 +174,7 @@ func (l *loader) load(path string) (*Script, error) {
 	}
 	checkTabs(d, items)
 	checkHandoffs(d, items, s.Browser)
+	checkTimeouts(d, items, s.Defaults)
 
 	// Secrets: flag what holds them, mask what is shown.
 	s.Secrets = sortedKeys(l.secretNames)

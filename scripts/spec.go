@@ -193,7 +193,7 @@ var regionFields = []field{
 // commonFields are accepted by every step.
 var commonFields = []field{
 	fStr("label", "shown in the timeline and captions"),
-	fDur("timeout", time.Millisecond, time.Hour, false, "deadline of the step (default: defaults.timeout, counted from the end of what the step takes by itself: a pause, its keys, its scroll)"),
+	fDur("timeout", time.Millisecond, time.Hour, false, "deadline of the step, longer than what the step takes by itself: a pause, its keys, its scroll (default: defaults.timeout, counted from the end of that)"),
 	fBool("optional", "a failure is recorded but does not stop the run"),
 	fBool("hidden", "runs, but is cut from the video"),
 	fStr("tab", "the tab the step runs in (default: the current tab)").match(tabNameRE, tabHint),

@@ -20,9 +20,13 @@ const (
 // item is a decoded step with the positions the checks after decoding
 // need.
 type item struct {
-	step   Step
-	tabAt  Pos // where step.Tab was given
-	nameAt Pos // hold, resume, tab: where the tab's name was given
+	step  Step
+	tabAt Pos // where step.Tab was given
+	// timeoutAt is where step.Timeout was given: on the step, or on the
+	// run or repeat it came from (then outerTimeout is set).
+	timeoutAt    Pos
+	outerTimeout bool
+	nameAt       Pos // hold, resume, tab: where the tab's name was given
 }
 
 // stepList decodes a list of steps, expanding run and repeat in place.
@@ -119,7 +123,7 @@ func (d *decoder) stepItem(n ast.Node) []item {
 		st.Label = v.v.(string)
 	}
 	if v := cv["timeout"]; v != nil {
-		st.Timeout = v.v.(time.Duration)
+		st.Timeout, it.timeoutAt = v.v.(time.Duration), v.at
 	}
 	if v := cv["optional"]; v != nil {
 		st.Optional = v.v.(bool)
@@ -274,7 +278,8 @@ func (d *decoder) expandInto(outer item, inner []item) []item {
 			st.Tab, inner[i].tabAt = o.Tab, outer.tabAt
 		}
 		if st.Timeout == 0 {
-			st.Timeout = o.Timeout
+			st.Timeout, inner[i].timeoutAt = o.Timeout, outer.timeoutAt
+			inner[i].outerTimeout = o.Timeout > 0
 		}
 		if st.Retries == 0 {
 			st.Retries = o.Retries

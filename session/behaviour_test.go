@@ -344,32 +344,6 @@ func TestCauseOf(t *testing.T) {
 	}
 }
 
-// ownTime is what a step takes by itself, whatever the page does.
-func TestOwnTime(t *testing.T) {
-	d := scripts.Defaults{TypeDelay: 60 * time.Millisecond}
-	for _, c := range []struct {
-		name string
-		a    scripts.Action
-		want time.Duration
-	}{
-		{"a pause", scripts.Pause{Duration: 15 * time.Second}, 15 * time.Second},
-		{"a handoff", scripts.Handoff{Timeout: 10 * time.Minute}, 10 * time.Minute},
-		{"keys at their delay", scripts.Type{Text: "abcd", Delay: 100 * time.Millisecond}, 300 * time.Millisecond},
-		{"keys at the default delay", scripts.Type{Text: "abcd"}, 180 * time.Millisecond},
-		{"characters, not bytes", scripts.Type{Text: "é日本🚀"}, 180 * time.Millisecond},
-		{"one key", scripts.Type{Text: "a"}, 0},
-		{"no key", scripts.Type{}, 0},
-		{"a scroll", scripts.Scroll{Duration: 900 * time.Millisecond}, 900 * time.Millisecond},
-		{"a scroll at the default", scripts.Scroll{}, defaultScroll},
-		{"a click", scripts.Click{}, 0},
-		{"a wait", scripts.Wait{}, 0},
-	} {
-		if got := ownTime(c.a, d); got != c.want {
-			t.Errorf("%s: %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
 // An invalid selector fails the step at once with the page's reason, not
 // at the timeout.
 func TestInvalidSelectorIsFinal(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -22,22 +21,7 @@ func (r *run) typeText(ctx context.Context, tab *Tab, a scripts.Type, rec *timel
 			return err
 		}
 	}
-	return tab.keyboard.TypeText(ctx, a.Text, typeDelay(a, r.s.Defaults), a.Secret)
-}
-
-// typeDelay is the time between a typing step's keys: its own delay, else
-// the script's default.
-func typeDelay(a scripts.Type, d scripts.Defaults) time.Duration {
-	if a.Delay > 0 {
-		return a.Delay
-	}
-	return d.TypeDelay
-}
-
-// typingTime is how long typing text takes by itself, delay between keys:
-// from the first key to the last.
-func typingTime(text string, delay time.Duration) time.Duration {
-	return time.Duration(max(utf8.RuneCountInString(text)-1, 0)) * delay
+	return tab.keyboard.TypeText(ctx, a.Text, a.KeyDelay(r.s.Defaults), a.Secret)
 }
 
 // press presses a key or chord, in a field (clicked first) or the focused
@@ -220,7 +204,7 @@ func (k *Keyboard) TypeText(ctx context.Context, text string, delay time.Duratio
 	if err := k.j.ready(ctx, k.pace); err != nil {
 		return err
 	}
-	return timed(ctx, typingTime(text, delay), func() error { return k.typeKeys(ctx, text, delay, secret) })
+	return timed(ctx, scripts.TypingTime(text, delay), func() error { return k.typeKeys(ctx, text, delay, secret) })
 }
 
 // typeKeys types text's keys, key n due n delays after the first.

@@ -616,7 +616,7 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	if timeout <= 0 {
 		// A step lasts as long as it says (a pause, the keys of a typing
 		// step, a scroll): the default deadline runs from its end.
-		own := ownTime(st.Action, r.s.Defaults)
+		own := scripts.OwnTime(st.Action, r.s.Defaults)
 		timeout, why = r.s.Defaults.Timeout+own, fmt.Sprintf("timeout %v", r.s.Defaults.Timeout)
 		if own > 0 {
 			why += fmt.Sprintf(" after the %v the step takes itself", own)
@@ -714,23 +714,4 @@ func (r *run) leasedTab(name string) error {
 		url = t.events.address()
 	}
 	return r.shared.use(name, url)
-}
-
-// ownTime is how long a step takes by what it says, whatever the page
-// does: a pause's length, a handoff's own timeout, the time between a
-// typing step's first key and its last, a scroll's duration. The default
-// deadline runs from its end, so a script's default timeout bounds the
-// wait for the page and never cuts short what the script asked for. Pure.
-func ownTime(a scripts.Action, d scripts.Defaults) time.Duration {
-	switch a := a.(type) {
-	case scripts.Pause:
-		return a.Duration
-	case scripts.Handoff:
-		return a.Timeout
-	case scripts.Type:
-		return typingTime(a.Text, typeDelay(a, d))
-	case scripts.Scroll:
-		return scrollDuration(a)
-	}
-	return 0
 }

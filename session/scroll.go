@@ -22,22 +22,10 @@ type scrollState struct {
 	DY   float64 `json:"dy"`
 }
 
-// defaultScroll is how long a scroll takes when the step does not say.
-const defaultScroll = 600 * time.Millisecond
-
-// scrollDuration is how long a scroll step takes: its own duration, else
-// defaultScroll.
-func scrollDuration(a scripts.Scroll) time.Duration {
-	if a.Duration > 0 {
-		return a.Duration
-	}
-	return defaultScroll
-}
-
 // scroll scrolls with real wheel events, spread over the duration so the
 // video shows a smooth scroll.
 func (r *run) scroll(ctx context.Context, tab *Tab, a scripts.Scroll, rec *timeline.Step) error {
-	dur := scrollDuration(a)
+	dur := a.Length()
 	rec.Duration = dur
 	var in any // null: the page
 	var inNth *int
