@@ -63,10 +63,7 @@ func BenchmarkRender(b *testing.B) {
 // window, shadow and bar over a gradient), drawn and encoded, as a render's
 // prepare does the first time (writeBackground then keeps it).
 func BenchmarkWriteBackground(b *testing.B) {
-	s := DefaultSettings()
-	if err := s.Apply(map[string]any{"preset": "docs", "frame": map[string]any{"bar": true}}); err != nil {
-		b.Fatal(err)
-	}
+	s := docsWith(b, map[string]any{"frame": map[string]any{"bar": true}})
 	s, err := s.normalize()
 	if err != nil {
 		b.Fatal(err)
@@ -117,10 +114,7 @@ func BenchmarkRenderVariants(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := DefaultSettings()
-	if err := s.Apply(map[string]any{"preset": "docs", "frame": map[string]any{"bar": true}, "zoom": map[string]any{"auto": true}, "captions": "burn", "keys": true}); err != nil {
-		b.Fatal(err)
-	}
+	s := docsWith(b, map[string]any{"frame": map[string]any{"bar": true}, "zoom": map[string]any{"auto": true}, "captions": "burn", "keys": true})
 	const runs = 5
 	for _, v := range renderVariants {
 		b.Run(v.name, func(b *testing.B) {

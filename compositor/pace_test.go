@@ -93,10 +93,10 @@ func TestLongWaits(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	var s Settings
-	if err := s.Apply(map[string]any{"speedup": map[string]any{"over": "1s", "speed": 8}}); err != nil || !s.SpeedUp.Waits || s.SpeedUp.Speed != 8 || s.SpeedUp.Over != time.Second {
+	if err := withOptions(&s, map[string]any{"speedup": map[string]any{"over": "1s", "speed": 8}}); err != nil || !s.SpeedUp.Waits || s.SpeedUp.Speed != 8 || s.SpeedUp.Over != time.Second {
 		t.Errorf("apply: %+v, %v", s.SpeedUp, err)
 	}
-	if err := s.Apply(map[string]any{"speedup": map[string]any{"speed": 0.5}}); err == nil {
+	if err := withOptions(&s, map[string]any{"speedup": map[string]any{"speed": 0.5}}); err == nil {
 		t.Error("slow-down accepted")
 	}
 }

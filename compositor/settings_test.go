@@ -10,10 +10,37 @@ import (
 	"github.com/clapper-dev/clapper/internal/outrules"
 )
 
-func TestApply(t *testing.T) {
+// withOptions sets s from render options given as a map, as a script's
+// output section or a take's render.json holds them: decoded by the
+// table's rules (outrules.Decode), set (Set), checked (Check).
+func withOptions(s *Settings, m map[string]any) error {
+	v, err := outrules.Decode(m)
+	if err != nil {
+		return err
+	}
+	s.Set(v)
+	return s.Check()
+}
+
+// docsWith is the docs preset with the render options m.
+func docsWith(tb testing.TB, m map[string]any) Settings {
+	tb.Helper()
+	s, err := Preset("docs")
+	if err == nil {
+		err = withOptions(&s, m)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// Set copies every render option given into the settings, and only
+// those; an option given as true or false turns its part on or off.
+func TestSet(t *testing.T) {
 	s := DefaultSettings()
-	err := s.Apply(map[string]any{
-		"preset": "docs", "video": []any{"a.mp4"}, "fps": 50, "size": "1280x720", "fit": "cover", "crf": uint64(18),
+	err := withOptions(&s, map[string]any{
+		"fit": "cover", "crf": uint64(18),
 		"x264_preset": "fast", "background": "#101010", "keys": true, "captions": "both", "step_labels": true,
 		"chapters": false, "cuts": false,
 		"cursor": map[string]any{"smoothing": "spring", "size": 1.5, "click": false, "shapes": false, "hide_idle": "2s"},
@@ -25,22 +52,29 @@ func TestApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := DefaultSettings()
-	want.FPS, want.Width, want.Height, want.Fit, want.CRF, want.X264Preset = 50, 1280, 720, "cover", 18, "fast"
+	want.Fit, want.CRF, want.X264Preset = "cover", 18, "fast"
 	want.Background, want.Keys, want.Captions, want.StepLabels, want.Chapters, want.Cuts = "#101010", true, "both", true, false, false
 	want.Cursor = CursorSettings{Enabled: true, Smoothing: "spring", Size: 1.5, Click: false, Shapes: false, HideIdle: 2 * time.Second}
 	want.Zoom = ZoomSettings{Auto: true, Scale: 2, MaxScale: 4, Ease: 300 * time.Millisecond}
 	want.Frame = FrameSettings{Enabled: true, Padding: 32, Background: "#111..#222", Radius: 8, Shadow: false, Bar: true}
 	want.GIF = GIFSettings{Width: 640, FPS: 12}
 	if s != want {
-		t.Errorf("Apply:\n got %+v\nwant %+v", s, want)
+		t.Errorf("Set:\n got %+v\nwant %+v", s, want)
 	}
 
 	s = DefaultSettings()
-	if err := s.Apply(map[string]any{"cursor": false, "frame": true, "zoom": true, "captions": false}); err != nil {
+	if err := withOptions(&s, map[string]any{"cursor": false, "frame": true, "zoom": true, "captions": false}); err != nil {
 		t.Fatal(err)
 	}
 	if s.Cursor.Enabled || !s.Frame.Enabled || !s.Zoom.Auto || s.Captions != "none" || s.Frame.Padding != 48 {
 		t.Errorf("booleans: %+v", s)
+	}
+
+	// An option not given leaves what the settings had: the docs
+	// preset's size and rate stay under a frame given as a map.
+	d := docsWith(t, map[string]any{"frame": map[string]any{"bar": true}})
+	if d.Width != 1920 || d.Height != 1080 || d.FPS != 60 || !d.Frame.Enabled || !d.Frame.Bar {
+		t.Errorf("docs with a bar: %+v", d)
 	}
 
 	for _, c := range []struct {
@@ -49,10 +83,6 @@ func TestApply(t *testing.T) {
 	}{
 		{map[string]any{"fsp": 30}, "output.fsp: unknown option"},
 		{map[string]any{"ffmpeg": "/tmp/evil"}, "output.ffmpeg: the ffmpeg program is chosen on the command line"},
-		{map[string]any{"fps": "fast"}, "output.fps: want a number"},
-		{map[string]any{"fps": 29.5}, "output.fps: want a whole number"},
-		{map[string]any{"fps": 1000}, "fps 1000"},
-		{map[string]any{"size": "big"}, "output.size: size \"big\": write WIDTHxHEIGHT"},
 		{map[string]any{"captions": "loud"}, "output.captions must be one of burn, vtt, both, none, got \"loud\""},
 		{map[string]any{"cursor": map[string]any{"smoothing": "wobbly"}}, "output.cursor.smoothing"},
 		{map[string]any{"cursor": map[string]any{"colour": "red"}}, "output.cursor.colour: unknown option"},
@@ -61,15 +91,14 @@ func TestApply(t *testing.T) {
 		{map[string]any{"zoom": map[string]any{"scale": 0.5}}, "output.zoom.scale must be between 1 and 8, got 0.5"},
 		{map[string]any{"frame": map[string]any{"background": "#12345"}}, "frame background"},
 		{map[string]any{"frame": map[string]any{"radius": -1}}, "output.frame.radius must be between 0 and 200"},
-		{map[string]any{"preset": "cinema"}, "unknown preset \"cinema\""},
 		{map[string]any{"fit": "stretch"}, "output.fit"},
 		{map[string]any{"background": "red; drop"}, "background"},
 		{map[string]any{"gif": map[string]any{"width": 4}}, "output.gif.width must be between 16 and 4096"},
 	} {
 		s := DefaultSettings()
-		err := s.Apply(c.opts)
+		err := withOptions(&s, c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("Apply(%v) = %v, want an error containing %q", c.opts, err, c.msg)
+			t.Errorf("%v: %v, want an error containing %q", c.opts, err, c.msg)
 		}
 	}
 }
@@ -108,15 +137,24 @@ func TestPresets(t *testing.T) {
 	}
 }
 
-func TestApplyErrorsNameTheirOption(t *testing.T) {
-	var s Settings
-	err := s.Apply(map[string]any{"fps": 30, "cursor": map[string]any{"smoothing": "wobbly"}})
-	var oe *OptionError
-	if !errors.As(err, &oe) || oe.Key != "cursor" || !strings.Contains(err.Error(), "output.cursor.smoothing") {
-		t.Errorf("got %v (%#v), want an OptionError for cursor", err, oe)
+// Check refuses what no render can use, in the output section's words.
+func TestCheck(t *testing.T) {
+	s := DefaultSettings()
+	s.FPS = 1000
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), "fps 1000") || !strings.HasPrefix(err.Error(), "output: ") {
+		t.Errorf("fps 1000: %v", err)
 	}
-	if err := s.Apply(map[string]any{"preset": "cinema"}); !errors.As(err, &oe) || oe.Key != "preset" {
-		t.Errorf("unknown preset: %v", err)
+	if err := DefaultSettings().Check(); err != nil {
+		t.Errorf("the defaults: %v", err)
+	}
+}
+
+func TestOptionErrorsNameTheirOption(t *testing.T) {
+	var s Settings
+	err := withOptions(&s, map[string]any{"keys": true, "cursor": map[string]any{"smoothing": "wobbly"}})
+	var oe *outrules.KeyError
+	if !errors.As(err, &oe) || oe.Key != "cursor" || !strings.Contains(err.Error(), "output.cursor.smoothing") {
+		t.Errorf("got %v (%#v), want a KeyError for cursor", err, oe)
 	}
 }
 

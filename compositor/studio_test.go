@@ -76,8 +76,9 @@ func TestRenderStudio(t *testing.T) {
 	tk := studioTake(t)
 	dir := t.TempDir()
 	s := DefaultSettings()
-	if err := s.Apply(map[string]any{
-		"fps": 25, "size": "480x320", "keys": true, "captions": "both", "step_labels": false,
+	s.FPS, s.Width, s.Height = 25, 480, 320
+	if err := withOptions(&s, map[string]any{
+		"keys": true, "captions": "both", "step_labels": false,
 		"frame":  map[string]any{"padding": 16, "radius": 10, "bar": true, "background": "#202040..#204060"},
 		"gif":    map[string]any{"width": 240, "fps": 10},
 		"cursor": map[string]any{"smoothing": "spring"},

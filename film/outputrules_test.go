@@ -102,8 +102,22 @@ func TestOutputOptionsOneSetOfRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, lerr := scripts.Load(file, scripts.LoadOptions{})
+		// The compositor's side: a take whose render.json holds the
+		// options as given, read as clapper render reads it.
+		given := t.TempDir()
+		raw, err := json.Marshal(map[string]any{"video": []string{"v.mp4"}, "options": opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(given, compositor.RenderFile), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		set := compositor.DefaultSettings()
-		aerr := set.Apply(opts)
+		grc, aerr := compositor.ReadRenderConfig(given)
+		if aerr == nil {
+			set.Set(grc.Options)
+			aerr = set.Check()
+		}
 		if c.valid {
 			if lerr != nil {
 				t.Errorf("%s: %v: the script refuses it: %v", name, c.value, lerr)
@@ -121,7 +135,7 @@ func TestOutputOptionsOneSetOfRules(t *testing.T) {
 				if err != nil {
 					t.Errorf("%s: %v: the take refuses what the script passed: %v", name, c.value, err)
 				} else if aerr == nil && fromTake != set {
-					t.Errorf("%s: %v: the take's settings\n%+v\nthe map's\n%+v", name, c.value, fromTake, set)
+					t.Errorf("%s: %v: the settings from the script's take\n%+v\nfrom the options as given\n%+v", name, c.value, fromTake, set)
 				}
 			}
 			if aerr != nil {
