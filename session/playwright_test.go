@@ -119,6 +119,12 @@ var behaviours = []behaviour{
   - uncheck: "#r1"`, fails: "is a radio button"},
 	{name: "a checkbox whose click is cancelled: says it did not change", page: "checks.html", steps: `
   - check: "#stuck"`, fails: "clicked, but it is still unchecked"},
+	{name: "a control inside its own label is named by the label's text, and only by it", page: "checks.html", steps: `
+  - check: {role: checkbox, name: I agree, exact: true}
+  - expect: {checked: "#agree"}
+  - fill: {into: {role: textbox, name: Nickname, exact: true}, value: Ada}
+  - fill: {into: {role: textbox, name: Nickname, exact: true}, value: Bob}
+  - expect: {value: Bob, target: "#nick"}`},
 	{name: "check a checkbox by its label", page: "checks.html", steps: `
   - check: {label: Check me by my label}
   - expect: {checked: "#by-label"}`},

@@ -131,14 +131,19 @@ clapper.noName = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis
 
 // accessibleName is an element's accessible name, white space folded.
 clapper.accessibleName = function (el) {
-  return clapper.norm(clapper.textAlternative(el, {labelledBy: false, inside: false}));
+  return clapper.norm(clapper.textAlternative(el, {labelledBy: false, inside: false, visited: new Set()}));
 };
 
 // textAlternative is the accessible name computation, condensed:
 // aria-labelledby, the value of an embedded control, aria-label, the
 // native sources (labels, alt, legend, caption, value of a button-like
-// input, title, placeholder), the content for roles named by it.
+// input, title, placeholder), the content for roles named by it. Each
+// element counts once in a computation (ctx.visited): a control inside
+// its own <label> adds nothing to its name, as in Playwright and the
+// spec, instead of naming itself through the label for ever.
 clapper.textAlternative = function (el, ctx) {
+  if (ctx.visited.has(el)) return '';
+  ctx.visited.add(el);
   const role = clapper.roleOf(el);
   if (!ctx.inside && clapper.noName.has(role)) return '';
   if (ctx.inside && clapper.hiddenForAria(el) && !ctx.referenced) return '';
@@ -148,7 +153,7 @@ clapper.textAlternative = function (el, ctx) {
     const parts = [];
     for (const id of ids) {
       const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
-      if (ref) parts.push(clapper.textAlternative(ref, {labelledBy: true, inside: true, referenced: true}));
+      if (ref) parts.push(clapper.textAlternative(ref, {labelledBy: true, inside: true, referenced: true, visited: ctx.visited}));
     }
     const s = parts.join(' ').trim();
     if (s) return s;
@@ -168,7 +173,7 @@ clapper.textAlternative = function (el, ctx) {
   if (role !== 'presentation' && role !== 'none') {
     const tag = el.nodeName;
     const type = (el.type || '').toLowerCase();
-    const labels = () => el.labels ? Array.from(el.labels).map((l) => clapper.textAlternative(l, {labelledBy: true, inside: true, referenced: true})).join(' ').trim() : '';
+    const labels = () => el.labels ? Array.from(el.labels).map((l) => clapper.textAlternative(l, {labelledBy: true, inside: true, referenced: true, visited: ctx.visited})).join(' ').trim() : '';
     if (tag === 'INPUT' && ['button', 'submit', 'reset'].includes(type)) {
       return el.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '') || el.title || '';
     }
@@ -180,16 +185,16 @@ clapper.textAlternative = function (el, ctx) {
     }
     if (tag === 'FIELDSET') {
       const lg = Array.from(el.children).find((c) => c.nodeName === 'LEGEND');
-      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true});
+      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited});
     }
     if (tag === 'FIGURE') {
       const fc = Array.from(el.children).find((c) => c.nodeName === 'FIGCAPTION');
-      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true});
+      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited});
     }
     if (tag === 'IMG' || tag === 'AREA') return el.getAttribute('alt') || el.title || '';
     if (tag === 'TABLE') {
       const cap = el.caption;
-      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true});
+      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited});
     }
     if (tag === 'svg' || tag === 'SVG') {
       const t = Array.from(el.children).find((c) => c.nodeName.toLowerCase() === 'title');
@@ -217,7 +222,7 @@ clapper.contentText = function (el, ctx) {
     if (c.nodeType === 3) {
       s += c.nodeValue;
     } else if (c.nodeType === 1) {
-      const inner = clapper.textAlternative(c, {labelledBy: ctx.labelledBy, inside: true, referenced: false});
+      const inner = clapper.textAlternative(c, {labelledBy: ctx.labelledBy, inside: true, referenced: false, visited: ctx.visited});
       const block = c.nodeName === 'BR' || getComputedStyle(c).display !== 'inline';
       s += block ? ' ' + inner + ' ' : inner;
     }
