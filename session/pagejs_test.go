@@ -68,6 +68,43 @@ func css(s string) spec { return spec{CSS: s} }
 // Each page helper against the fixture page: hidden, opacity 0 (on the
 // element and on an ancestor), visibility hidden, zero size, covered by
 // another element, disabled, moving, in a shadow root and in an iframe.
+// Accessible names as Playwright's getByRole computes them, on the
+// patterns real pages use: a control inside its own label, white space
+// in a span of its own, a hidden element named by reference with what is
+// inside it, a pseudo-element's alternative text, an embedded combobox
+// or menu, a presentational image's title, an element that names itself
+// in its aria-labelledby.
+func TestAccessibleNames(t *testing.T) {
+	tab, tb, _ := fixtureTab(t, "names.html")
+	for _, c := range []struct {
+		role, name, id string
+	}{
+		{"checkbox", "I agree", "agree"},
+		{"textbox", "Nickname", "nick"}, // not "Nickname Ada": its own value is not its name
+		{"button", "Save changes", "spaced"},
+		{"button", "Send the report", "by-hidden"},
+		{"button", "Starred item", "starred"},
+		{"button", "Next", "decorated"}, // a pseudo-element not displayed adds nothing
+		{"link", "Step one", "stepped"},
+		{"checkbox", "Repeat 3 times", "repeat"},
+		{"checkbox", "Flash times", "flash"},
+		{"link", "Read more", "more"},
+		{"textbox", "Site Search", "search"},
+	} {
+		// Each name is the page's only one: one element found is #id.
+		if got := call[[]map[string]any](t, tab, tb.helpers, "find", spec{Role: c.role, Name: c.name, Exact: true}); len(got) != 1 {
+			t.Errorf("role %s named exactly %q: %d elements, want #%s", c.role, c.name, len(got), c.id)
+		}
+	}
+	for _, c := range []struct{ role, name string }{
+		{"textbox", "Nickname Ada"}, {"button", "Savechanges"}, {"button", "x"}, {"link", "Read ignored more"}, {"textbox", "Search"},
+	} {
+		if got := call[[]map[string]any](t, tab, tb.helpers, "find", spec{Role: c.role, Name: c.name, Exact: true}); len(got) != 0 {
+			t.Errorf("role %s named exactly %q: %d elements, want none", c.role, c.name, len(got))
+		}
+	}
+}
+
 func TestPageHelpers(t *testing.T) {
 	tab, tb, _ := fixtureTab(t, "fixture.html")
 	h := tb.helpers

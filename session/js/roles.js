@@ -131,7 +131,7 @@ clapper.noName = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis
 
 // accessibleName is an element's accessible name, white space folded.
 clapper.accessibleName = function (el) {
-  return clapper.norm(clapper.textAlternative(el, {labelledBy: false, inside: false, visited: new Set()}));
+  return clapper.norm(clapper.textAlternative(el, {labelledBy: false, inside: false, visited: new Set(), target: el}));
 };
 
 // textAlternative is the accessible name computation, condensed:
@@ -143,26 +143,38 @@ clapper.accessibleName = function (el) {
 // spec, instead of naming itself through the label for ever.
 clapper.textAlternative = function (el, ctx) {
   if (ctx.visited.has(el)) return '';
-  ctx.visited.add(el);
   const role = clapper.roleOf(el);
   if (!ctx.inside && clapper.noName.has(role)) return '';
-  if (ctx.inside && clapper.hiddenForAria(el) && !ctx.referenced) return '';
+  // A hidden element counts only where it was referenced, or is inside
+  // a hidden element that was (ctx.hiddenRef).
+  if (ctx.inside && clapper.hiddenForAria(el) && !ctx.referenced && !ctx.hiddenRef) return '';
   if (!ctx.labelledBy) {
     const ids = (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean);
     const root = el.getRootNode();
     const parts = [];
     for (const id of ids) {
       const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
-      if (ref) parts.push(clapper.textAlternative(ref, {labelledBy: true, inside: true, referenced: true, visited: ctx.visited}));
+      if (ref) parts.push(clapper.textAlternative(ref, {labelledBy: true, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(ref), visited: ctx.visited, target: ctx.target}));
     }
     const s = parts.join(' ').trim();
     if (s) return s;
   }
-  if (ctx.inside) {
+  // Counted from here, after its aria-labelledby: an element that names
+  // itself there (aria-labelledby="self other") still gives its own name.
+  ctx.visited.add(el);
+  // An embedded control gives its value; the element being named, met
+  // again through its own aria-labelledby, gives its name instead.
+  if (ctx.inside && el !== ctx.target) {
+    if (role === 'menu') return '';
     if (role === 'textbox') return el.nodeName === 'INPUT' || el.nodeName === 'TEXTAREA' ? el.value : el.textContent;
     if (role === 'combobox' || role === 'listbox') {
+      // The selected options (a <select>'s, or the aria-selected options
+      // of an ARIA listbox, a combobox's own), else an input's value.
       if (el.nodeName === 'SELECT') return Array.from(el.selectedOptions).map((o) => o.text).join(' ');
-      return '';
+      const list = role === 'listbox' ? el : Array.from(el.querySelectorAll('*')).find((e) => clapper.roleOf(e) === 'listbox');
+      const chosen = list ? Array.from(list.querySelectorAll('[aria-selected="true"]')).filter((e) => clapper.roleOf(e) === 'option') : [];
+      if (!chosen.length && el.nodeName === 'INPUT') return el.value;
+      return chosen.map((o) => clapper.textAlternative(o, {labelledBy: ctx.labelledBy, inside: true, hiddenRef: ctx.hiddenRef, visited: ctx.visited, target: ctx.target})).join(' ');
     }
     if (['slider', 'spinbutton', 'scrollbar', 'progressbar', 'meter'].includes(role)) {
       return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || el.value || '';
@@ -173,7 +185,7 @@ clapper.textAlternative = function (el, ctx) {
   if (role !== 'presentation' && role !== 'none') {
     const tag = el.nodeName;
     const type = (el.type || '').toLowerCase();
-    const labels = () => el.labels ? Array.from(el.labels).map((l) => clapper.textAlternative(l, {labelledBy: true, inside: true, referenced: true, visited: ctx.visited})).join(' ').trim() : '';
+    const labels = () => el.labels ? Array.from(el.labels).map((l) => clapper.textAlternative(l, {labelledBy: true, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(l), visited: ctx.visited, target: ctx.target})).join(' ').trim() : '';
     if (tag === 'INPUT' && ['button', 'submit', 'reset'].includes(type)) {
       return el.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '') || el.title || '';
     }
@@ -185,16 +197,16 @@ clapper.textAlternative = function (el, ctx) {
     }
     if (tag === 'FIELDSET') {
       const lg = Array.from(el.children).find((c) => c.nodeName === 'LEGEND');
-      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited});
+      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited, target: ctx.target});
     }
     if (tag === 'FIGURE') {
       const fc = Array.from(el.children).find((c) => c.nodeName === 'FIGCAPTION');
-      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited});
+      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited, target: ctx.target});
     }
     if (tag === 'IMG' || tag === 'AREA') return el.getAttribute('alt') || el.title || '';
     if (tag === 'TABLE') {
       const cap = el.caption;
-      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited});
+      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited, target: ctx.target});
     }
     if (tag === 'svg' || tag === 'SVG') {
       const t = Array.from(el.children).find((c) => c.nodeName.toLowerCase() === 'title');
@@ -202,10 +214,12 @@ clapper.textAlternative = function (el, ctx) {
     }
   }
   if (clapper.nameFromContent.has(role) || el.nodeName === 'SUMMARY' || ctx.inside) {
-    const s = clapper.contentText(el, ctx).trim();
-    if (s) return s;
+    // Inside another's name, white space is kept as it is (a space in a
+    // span of its own still parts two words); the name itself is trimmed.
+    const s = clapper.contentText(el, ctx);
+    if (ctx.inside ? s : s.trim()) return ctx.inside ? s : s.trim();
   }
-  return el.title || '';
+  return role === 'presentation' || role === 'none' ? '' : el.title || '';
 };
 
 // contentText is the name an element's content gives: ::before, each
@@ -213,8 +227,10 @@ clapper.textAlternative = function (el, ctx) {
 // ::after.
 clapper.contentText = function (el, ctx) {
   const pseudo = (p) => {
-    const c = getComputedStyle(el, p).content;
-    return c && c !== 'none' && c !== 'normal' && /^".*"$/.test(c) ? c.slice(1, -1) : '';
+    const st = getComputedStyle(el, p);
+    if (st.display === 'none' || st.visibility === 'hidden') return '';
+    const c = clapper.cssContentText(el, st.content);
+    return c && st.display !== 'inline' ? ' ' + c + ' ' : c;
   };
   let s = pseudo('::before');
   const kids = el.shadowRoot ? el.shadowRoot.childNodes : (el.nodeName === 'SLOT' ? el.assignedNodes({flatten: true}) : el.childNodes);
@@ -222,12 +238,37 @@ clapper.contentText = function (el, ctx) {
     if (c.nodeType === 3) {
       s += c.nodeValue;
     } else if (c.nodeType === 1) {
-      const inner = clapper.textAlternative(c, {labelledBy: ctx.labelledBy, inside: true, referenced: false, visited: ctx.visited});
+      const inner = clapper.textAlternative(c, {labelledBy: ctx.labelledBy, inside: true, referenced: false, hiddenRef: ctx.hiddenRef, visited: ctx.visited, target: ctx.target});
       const block = c.nodeName === 'BR' || getComputedStyle(c).display !== 'inline';
       s += block ? ' ' + inner + ' ' : inner;
     }
   }
   return s + pseudo('::after');
+};
+
+// cssContentText is the text a pseudo-element's CSS content gives: its
+// strings and attr() values, or those after "/" (its alternative text,
+// content: "→" / "next") when it has one; '' for content of any other
+// kind (an image, a counter). Pure.
+clapper.cssContentText = function (el, content) {
+  if (!content || content === 'none' || content === 'normal') return '';
+  const tokens = [];
+  const re = /\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|(\/)|attr\(\s*([\w-]+)\s*\)|(\S+))/gy;
+  let m;
+  while (re.lastIndex < content.length && (m = re.exec(content))) {
+    if (m[1] !== undefined || m[2] !== undefined) {
+      const raw = m[1] !== undefined ? m[1] : m[2];
+      tokens.push({text: raw.replace(/\\([0-9a-fA-F]{1,6})\s?/g, (_, h) => String.fromCodePoint(parseInt(h, 16))).replace(/\\(.)/g, '$1')});
+    } else if (m[3]) {
+      tokens.push({slash: true});
+    } else if (m[4]) {
+      tokens.push({text: el.getAttribute(m[4]) || ''});
+    } else if (m[5]) {
+      return '';
+    }
+  }
+  const slash = tokens.findIndex((t) => t.slash);
+  return (slash >= 0 ? tokens.slice(slash + 1) : tokens).map((t) => t.text || '').join('');
 };
 
 // byRole returns the elements with the role (hidden ones left out, as
