@@ -73,7 +73,8 @@ func css(s string) spec { return spec{CSS: s} }
 // in a span of its own, a hidden element named by reference with what is
 // inside it, a pseudo-element's alternative text, an embedded combobox
 // or menu, a presentational image's title, an element that names itself
-// in its aria-labelledby.
+// in its aria-labelledby; and the roles of table headers (a row's, a
+// column's, a lone cell's none), file inputs and MathML.
 func TestAccessibleNames(t *testing.T) {
 	tab, tb, _ := fixtureTab(t, "names.html")
 	for _, c := range []struct {
@@ -90,6 +91,11 @@ func TestAccessibleNames(t *testing.T) {
 		{"checkbox", "Flash times", "flash"},
 		{"link", "Read more", "more"},
 		{"textbox", "Site Search", "search"},
+		{"rowheader", "Plan", "a header beside a data cell"},
+		{"columnheader", "Total", "a header among headers"},
+		{"button", "Choose File", "file"},
+		{"button", "Avatar", "avatar"},
+		{"math", "Euler's number", "math"},
 	} {
 		// Each name is the page's only one: one element found is #id.
 		if got := call[[]map[string]any](t, tab, tb.helpers, "find", spec{Role: c.role, Name: c.name, Exact: true}); len(got) != 1 {
@@ -98,6 +104,7 @@ func TestAccessibleNames(t *testing.T) {
 	}
 	for _, c := range []struct{ role, name string }{
 		{"textbox", "Nickname Ada"}, {"button", "Savechanges"}, {"button", "x"}, {"link", "Read ignored more"}, {"textbox", "Search"},
+		{"columnheader", "Plan"}, {"columnheader", "Alone"}, {"rowheader", "Alone"}, {"button", "ignored"},
 	} {
 		if got := call[[]map[string]any](t, tab, tb.helpers, "find", spec{Role: c.role, Name: c.name, Exact: true}); len(got) != 0 {
 			t.Errorf("role %s named exactly %q: %d elements, want none", c.role, c.name, len(got))

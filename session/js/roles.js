@@ -71,7 +71,7 @@ clapper.implicitRole = function (el) {
     case 'LI': return 'listitem';
     case 'MAIN': return 'main';
     case 'MARK': return 'mark';
-    case 'MATH': return 'math';
+    case 'MATH': case 'math': return 'math';
     case 'MENU': case 'OL': case 'UL': return 'list';
     case 'METER': return 'meter';
     case 'NAV': return 'navigation';
@@ -91,11 +91,32 @@ clapper.implicitRole = function (el) {
     case 'TBODY': case 'THEAD': case 'TFOOT': return 'rowgroup';
     case 'TD': return inside('table[role=grid],table[role=treegrid]') ? 'gridcell' : 'cell';
     case 'TEXTAREA': return 'textbox';
-    case 'TH': return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
+    case 'TH': return clapper.headerRole(el);
     case 'TIME': return 'time';
     case 'TR': return 'row';
   }
   return '';
+};
+
+// headerRole is a <th>'s role as Chromium (and Playwright) give it: its
+// scope when it has one; none when it is a table's only cell; a row
+// header beside a data cell that holds something (<tr><th>Name</th>
+// <td>Ada</td></tr>), else a column header.
+clapper.headerRole = function (th) {
+  const scope = (th.getAttribute('scope') || '').toLowerCase();
+  if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+  if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+  const next = th.nextElementSibling, prev = th.previousElementSibling;
+  const row = th.parentElement && th.parentElement.nodeName === 'TR' ? th.parentElement : null;
+  if (!next && !prev) {
+    const table = row && row.closest('table');
+    return table && table.rows.length <= 1 ? '' : 'columnheader';
+  }
+  const isTH = (e) => !!e && e.nodeName === 'TH';
+  const filledTD = (e) => !!e && e.nodeName === 'TD' && !!((e.textContent || '').trim() || e.children.length);
+  if (isTH(next) && isTH(prev)) return 'columnheader';
+  if (filledTD(next) || filledTD(prev)) return 'rowheader';
+  return 'columnheader';
 };
 
 // hiddenForAria: what assistive technology does not see (getByRole leaves
@@ -190,6 +211,9 @@ clapper.textAlternative = function (el, ctx) {
       return el.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '') || el.title || '';
     }
     if (tag === 'INPUT' && type === 'image') return labels() || el.alt || el.title || 'Submit';
+    // A file input is named by its labels, else by what its button says
+    // in Chromium; browsers ignore its title.
+    if (tag === 'INPUT' && type === 'file') return labels() || 'Choose File';
     if (['INPUT', 'TEXTAREA', 'SELECT', 'METER', 'PROGRESS', 'OUTPUT'].includes(tag) || (tag === 'BUTTON' && el.labels && el.labels.length)) {
       const l = labels();
       if (l) return l;
