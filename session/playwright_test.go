@@ -276,6 +276,11 @@ var behaviours = []behaviour{
 	{name: "text with exact matches the whole text only", page: "targets.html", steps: `
   - click: {text: Save, exact: true}
     timeout: 3s`, fails: "no element matches"},
+	{name: "nth counts a page's own elements before those inside its components, as Playwright does", page: "targets.html", steps: `
+  - click: {text: Twin, nth: 0}
+  - expect: {text: light twin, in: "#out"}
+  - click: {role: button, name: Twin, nth: 1}
+  - expect: {text: shadow twin, in: "#out"}`},
 	{name: "a role's name matches a substring, and exactly with exact", page: "targets.html", steps: `
   - click: {role: button, name: save as}
   - expect: {text: save as, in: "#out", exact: true}

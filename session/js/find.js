@@ -1,15 +1,16 @@
-// all returns every element under root in document order, descending into
-// open shadow roots (a component's insides are on the page a person sees).
-// An iframe holds another document: its elements are searched only when
-// a target names the frame (the session then calls these helpers in that
-// frame's document).
+// all returns every element under root, descending into open shadow
+// roots (a component's insides are on the page a person sees), in
+// Playwright's order, which decides what nth picks: a root's own elements
+// in document order, then the insides of each shadow root in it, hosts in
+// document order. An iframe holds another document: its elements are
+// searched only when a target names the frame (the session then calls
+// these helpers in that frame's document).
 clapper.all = function (root) {
   const out = [];
   const walk = (r) => {
-    for (const el of r.querySelectorAll('*')) {
-      out.push(el);
-      if (el.shadowRoot) walk(el.shadowRoot);
-    }
+    const els = r.querySelectorAll('*');
+    for (const el of els) out.push(el);
+    for (const el of els) if (el.shadowRoot) walk(el.shadowRoot);
   };
   walk(root);
   return out;
