@@ -143,6 +143,10 @@ func TestPageHelpers(t *testing.T) {
 		}{
 			{css("button.b"), 2}, // one in the light DOM, one in the shadow root
 			{css("#shadow-btn"), 1},
+			{css("my-card button"), 1}, // combinators cross into shadow roots, as Playwright's do
+			{css("my-card > button.b"), 1},
+			{css("body my-card #shadow-btn, #nothing"), 1},
+			{css("my-card + fancy-field"), 1},
 			{css("#inframe"), 0}, // another document
 			{spec{XPath: "//button[@id='plain']"}, 1},
 			{spec{XPath: "//button[@id='shadow-btn']"}, 0}, // XPath stays in the light DOM

@@ -30,7 +30,7 @@ clapper.all = function (root) {
 clapper.find = function (spec) {
   let els = [];
   if (spec.css) {
-    els = clapper.all(document).filter((e) => e.matches(spec.css));
+    els = clapper.byCSS(spec.css);
   } else if (spec.xpath) {
     const r = document.evaluate(spec.xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
     for (let i = 0; i < r.snapshotLength; i++) {
@@ -67,4 +67,77 @@ clapper.boxes = function (spec) {
     const r = e.getBoundingClientRect();
     return {x: r.x, y: r.y, w: r.width, h: r.height};
   });
+};
+
+// byCSS returns the elements a CSS selector matches, its combinators
+// crossing into open shadow roots as Playwright's do: "my-dialog button"
+// finds the button inside the component's shadow root, and ">" steps
+// from an element at the top of a shadow root to its host. Each compound
+// selector is matched by the browser; only the combinators are walked
+// here. A selector the browser cannot parse throws the browser's error.
+clapper.byCSS = function (css) {
+  document.createDocumentFragment().querySelector(css); // the browser's own check, and its error
+  const list = clapper.splitSelector(css);
+  return clapper.all(document).filter((e) => list.some((parts) => clapper.matchesPierced(e, parts, parts.length - 1)));
+};
+
+// splitSelector splits a selector list into its complex selectors, each a
+// list of [combinator, compound] from the left (the first combinator is
+// ""): "nav a.x, ul > li" gives [["", "nav"], [" ", "a.x"]] and
+// [["", "ul"], [">", "li"]]. Brackets, parentheses, quotes and escapes
+// are kept whole. Pure.
+clapper.splitSelector = function (css) {
+  const list = [];
+  let parts = [], cur = '', comb = '', depth = 0, quote = '';
+  const flush = () => { if (cur.trim()) { parts.push([parts.length ? comb || ' ' : '', cur.trim()]); comb = ''; } cur = ''; };
+  for (let i = 0; i < css.length; i++) {
+    const ch = css[i];
+    if (quote) {
+      cur += ch;
+      if (ch === '\\' && i + 1 < css.length) cur += css[++i];
+      else if (ch === quote) quote = '';
+      continue;
+    }
+    if (ch === '\\' && i + 1 < css.length) { cur += ch + css[++i]; continue; }
+    if (ch === '"' || ch === "'") { quote = ch; cur += ch; continue; }
+    if (ch === '(' || ch === '[') depth++;
+    if (ch === ')' || ch === ']') depth--;
+    if (depth > 0) { cur += ch; continue; }
+    if (ch === ',') { flush(); list.push(parts); parts = []; comb = ''; continue; }
+    if (ch === '>' || ch === '+' || ch === '~') { flush(); comb = ch; continue; }
+    if (/\s/.test(ch)) { flush(); continue; }
+    cur += ch;
+  }
+  flush();
+  list.push(parts);
+  return list.filter((p) => p.length);
+};
+
+// matchesPierced says whether el matches parts[0..i], ancestors and
+// parents taken across shadow roots (a root's host is its top elements'
+// parent), siblings within el's own tree.
+clapper.matchesPierced = function (el, parts, i) {
+  const [comb, compound] = parts[i];
+  if (!el.matches(compound)) return false;
+  if (i === 0) return true;
+  switch (comb) {
+    case '>': {
+      const p = clapper.parentOf(el);
+      return !!p && clapper.matchesPierced(p, parts, i - 1);
+    }
+    case '+': {
+      const p = el.previousElementSibling;
+      return !!p && clapper.matchesPierced(p, parts, i - 1);
+    }
+    case '~':
+      for (let p = el.previousElementSibling; p; p = p.previousElementSibling) {
+        if (clapper.matchesPierced(p, parts, i - 1)) return true;
+      }
+      return false;
+    default:
+      for (let p = clapper.parentOf(el); p; p = clapper.parentOf(p)) {
+        if (clapper.matchesPierced(p, parts, i - 1)) return true;
+      }
+      return false;
+  }
 };
