@@ -86,7 +86,7 @@ func (r *run) dragTo(ctx context.Context, tab *Tab, to scripts.Place, rec *timel
 			box := act.Box
 			rec.Region = &box
 		}
-		if err := tab.pointer.MoveToAs(ctx, act.Point.X, act.Point.Y, act.Cursor); err != nil {
+		if err := tab.pointer.MoveOnto(ctx, act.Point.X, act.Point.Y, act.Cursor, act.Box); err != nil {
 			return err
 		}
 		if i == dragFollow {

@@ -87,7 +87,7 @@ func (r *run) pointAt(ctx context.Context, tab *Tab, t scripts.Target, n needs, 
 		return err
 	}
 	tab.pace.focus(act.doc)
-	if err := tab.pointer.MoveToAs(ctx, act.Point.X, act.Point.Y, act.Cursor); err != nil {
+	if err := tab.pointer.MoveOnto(ctx, act.Point.X, act.Point.Y, act.Cursor, act.Box); err != nil {
 		return err
 	}
 	if r.o.afterResolve != nil {
@@ -141,35 +141,51 @@ type Pointer struct {
 	// placed says a pointer event was sent (the video draws the pointer
 	// from then on); shapeNavs is the tab's count of navigations when the
 	// cursor under it was last known (rereadShape).
-	placed     bool
+	placed bool
+	// over is the box of the element the pointer last arrived at (nil:
+	// not known, or no longer where it was), for the shape along the
+	// next path (shapeAlong).
+	over       *timeline.Rect
 	shapeNavs  int64
 	shapeFails int          // reads that failed since the last navigation
 	navs       func() int64 // the tab's navigations so far (nil: none counted)
 }
 
 // MoveTo travels to (x, y) along a natural path, one mouseMoved per tick,
-// paced in real time so the movement is seen as a person's.
+// paced in real time so the movement is seen as a person's; the cursor
+// keeps its shape. The path is paced by the clock: a point whose time has
+// passed while an earlier one was on its way is skipped for the latest
+// one due, so a slow page does not stretch the movement.
 func (p *Pointer) MoveTo(ctx context.Context, x, y float64) error {
-	return p.MoveToAs(ctx, x, y, p.cursor)
+	return p.moveOnto(ctx, x, y, p.cursor, nil)
 }
 
-// MoveToAs is MoveTo where the page's cursor at the destination is
-// arrive: receipts along the way keep the cursor the pointer had, and the
-// last one carries arrive. The path is paced by the clock: a point whose
-// time has passed while an earlier one was on its way is skipped for the
-// latest one due, so a slow page does not stretch the movement.
-func (p *Pointer) MoveToAs(ctx context.Context, x, y float64, arrive string) error {
+// MoveOnto is MoveTo onto an element whose box is to, where the page's
+// cursor is arrive: the cursor keeps its shape while still over the
+// element it leaves, takes the arrow between the two, and takes arrive
+// once over to (shapeAlong), as a person's cursor does going from a text
+// field to a button.
+func (p *Pointer) MoveOnto(ctx context.Context, x, y float64, arrive string, to timeline.Rect) error {
+	return p.moveOnto(ctx, x, y, arrive, &to)
+}
+
+func (p *Pointer) moveOnto(ctx context.Context, x, y float64, arrive string, to *timeline.Rect) error {
 	path := PointerPath(p.x, p.y, x, y, p.speed, paceSlot)
 	if err := p.j.ready(ctx, p.pace); err != nil {
 		return err
 	}
-	return timed(ctx, path[len(path)-1].At, func() error { return p.follow(ctx, path, arrive) })
+	return timed(ctx, path[len(path)-1].At, func() error { return p.follow(ctx, path, arrive, to) })
 }
 
-// follow sends path's moves, each at its time on ctx's clock.
-func (p *Pointer) follow(ctx context.Context, path []PathPoint, arrive string) error {
+// follow sends path's moves, each at its time on ctx's clock, each with
+// the shape the cursor has there.
+func (p *Pointer) follow(ctx context.Context, path []PathPoint, arrive string, to *timeline.Rect) error {
 	start := clockNow(ctx)
 	sent := 0
+	from, leaving := p.over, p.cursor
+	if to == nil {
+		from = nil // no box to arrive in: the shape is kept to the end
+	}
 	for i := 0; i < len(path); i++ {
 		if err := sleep(ctx, start+path[i].At-clockNow(ctx)); err != nil {
 			if sent > 0 {
@@ -178,8 +194,9 @@ func (p *Pointer) follow(ctx context.Context, path []PathPoint, arrive string) e
 			return undispatched(err)
 		}
 		i = latestDue(path, i, clockNow(ctx)-start)
+		p.cursor = shapeAlong(path[i].X, path[i].Y, i == len(path)-1, from, to, leaving, arrive)
 		if i == len(path)-1 {
-			p.cursor = arrive
+			p.over = to
 		}
 		if err := p.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, path[i].X, path[i].Y, "", 0); err != nil {
 			if sent > 0 {
@@ -190,6 +207,28 @@ func (p *Pointer) follow(ctx context.Context, path []PathPoint, arrive string) e
 		sent++
 	}
 	return nil
+}
+
+// shapeAlong is the cursor's shape at (x, y) on a path from the element
+// whose box is from (nil: not known) to the one whose box is to (nil: a
+// bare point, or a move that keeps its shape): arrive at the end and over
+// to, leaving while still over from, the arrow ("auto") between them.
+// Without a box to arrive in, the shape is leaving until the end. Pure.
+func shapeAlong(x, y float64, last bool, from, to *timeline.Rect, leaving, arrive string) string {
+	inside := func(r *timeline.Rect) bool {
+		return r != nil && x >= r.X && x <= r.X+r.W && y >= r.Y && y <= r.Y+r.H
+	}
+	switch {
+	case last:
+		return arrive
+	case to == nil:
+		return leaving
+	case inside(to):
+		return arrive
+	case inside(from):
+		return leaving
+	}
+	return "auto"
 }
 
 // latestDue is the last point from i on whose time has come at elapsed
@@ -268,6 +307,7 @@ func (p *Pointer) Wheel(ctx context.Context, dx, dy float64) error {
 	})
 	if err == nil {
 		p.placedNow()
+		p.over = nil // the page moved under the pointer
 	}
 	return err
 }
@@ -288,6 +328,7 @@ func (p *Pointer) rereadShape(ctx context.Context, d *doc) {
 	if n == p.shapeNavs {
 		return
 	}
+	p.over = nil // another page is under the pointer
 	css, err := docCall[string](ctx, d, "cursorAt", p.x, p.y)
 	if err != nil {
 		// Asked again after the next step, once: a page that cannot

@@ -1,0 +1,64 @@
+package session
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/clapper-dev/clapper/timeline"
+)
+
+// The cursor's shape along a path from a text field to a button: the
+// I-beam while over the field, the arrow between, the hand over the
+// button and at the end; a move without a box keeps its shape.
+func TestShapeAlong(t *testing.T) {
+	field := &timeline.Rect{X: 100, Y: 100, W: 200, H: 40}
+	button := &timeline.Rect{X: 500, Y: 300, W: 100, H: 40}
+	for _, c := range []struct {
+		name     string
+		x, y     float64
+		last     bool
+		from, to *timeline.Rect
+		want     string
+	}{
+		{"still over the field", 150, 120, false, field, button, "text"},
+		{"on the field's edge", 300, 140, false, field, button, "text"},
+		{"between the two", 400, 200, false, field, button, "auto"},
+		{"over the button", 510, 310, false, field, button, "pointer"},
+		{"the end, wherever it is", 0, 0, true, field, button, "pointer"},
+		{"from nothing known", 150, 120, false, nil, button, "auto"},
+		{"a bare move keeps its shape", 400, 200, false, field, nil, "text"},
+		{"a bare move's end", 400, 200, true, field, nil, "pointer"},
+		{"boxes that overlap: the destination wins", 150, 120, false, field, field, "pointer"},
+	} {
+		if got := shapeAlong(c.x, c.y, c.last, c.from, c.to, "text", "pointer"); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// Filmed: from a text field to a button far from it, the receipts carry
+// the I-beam, then the arrow, then the hand, in that order and each at
+// least once.
+func TestCursorShapeAlongThePath(t *testing.T) {
+	t.Parallel() // a window of the package's live browser
+	res := runSite(t, `  - goto: "data:text/html,<input id=f style='position:absolute;left:20px;top:20px;width:200px'><button id=b style='position:absolute;left:700px;top:450px;cursor:pointer'>Go</button>"
+  - click: "#f"
+  - click: "#b"
+`, nil)
+	if res.Failed != nil {
+		t.Fatalf("run: %+v", res.Failed)
+	}
+	var shapes []string
+	downs := 0
+	for _, r := range res.Timeline.Receipts {
+		if r.Kind == timeline.InputDown {
+			downs++
+		}
+		if downs == 1 && r.Kind == timeline.InputMove && (len(shapes) == 0 || shapes[len(shapes)-1] != r.Cursor) {
+			shapes = append(shapes, r.Cursor)
+		}
+	}
+	if want := []string{"text", "auto", "pointer"}; strings.Join(shapes, " ") != strings.Join(want, " ") {
+		t.Errorf("shapes on the way from the field to the button: %v, want %v", shapes, want)
+	}
+}
