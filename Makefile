@@ -14,7 +14,7 @@ NO_SANDBOX := $(if $(filter 0,$(shell id -u)),--no-sandbox,)
 VCS_LDFLAGS := $(shell TZ=UTC git log -1 --format='-X main.vcsRevision=%H -X main.vcsTime=%cd' --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
 	$(if $(shell git status --porcelain 2>/dev/null),-X main.vcsModified=true)
 
-.PHONY: setup tune build doctor demo test bench versus-playwright clean schema reference
+.PHONY: setup tune build doctor demo test bench versus-playwright versus-playwright-locators clean schema reference
 
 # setup installs what clapper needs on a Debian machine (Chromium and its
 # headless shell, ffmpeg, fonts: the list is .ci/debian-packages) and
@@ -63,6 +63,16 @@ PLAYWRIGHT_VERSION ?= 1.65.2
 versus-playwright: build
 	test -d .bench/playwright/node_modules/playwright-core || npm install --no-audit --no-fund --prefix .bench/playwright playwright-core@$(PLAYWRIGHT_VERSION)
 	$(BIN) bench run --capture live,studio --settled-by frame --runs 3 --playwright .bench/playwright $(NO_SANDBOX)
+
+# versus-playwright-locators compares the page helpers with Playwright's
+# locators (roles, names, text, labels, attributes, visibility) on
+# clapper's test pages and sample site, and prints each difference. The
+# pages whose text animates are left out: their words change between two
+# looks.
+LOCATOR_PAGES := $(filter-out %/live.html %/hold.html %/busy.html %/counter.html,$(wildcard session/testdata/site/*.html session/testdata/site/pw/*.html samples/site/*.html))
+versus-playwright-locators:
+	test -d .bench/playwright/node_modules/playwright-core || npm install --no-audit --no-fund --prefix .bench/playwright playwright-core@$(PLAYWRIGHT_VERSION)
+	node tools/versus-playwright-locators.cjs .bench/playwright $$(command -v chromium) $(LOCATOR_PAGES)
 
 clean:
 	rm -rf bin out
