@@ -98,6 +98,7 @@ func (r *run) choose(ctx context.Context, tab *Tab, a scripts.Select, rec *timel
 // radio button.
 func checkState(ctx context.Context, tab *Tab, t scripts.Target) (checked, radio bool, err error) {
 	var state string
+	looks := 0
 	err = poll(ctx, "read whether "+t.String()+" is checked", pollEvery, func(ctx context.Context) (bool, string, error) {
 		d, err := tab.docOf(ctx, t)
 		if err != nil {
@@ -105,6 +106,13 @@ func checkState(ctx context.Context, tab *Tab, t scripts.Target) (checked, radio
 		}
 		s, err := callOnElement[string](ctx, d, t, "checked")
 		if errors.Is(err, errGone) {
+			// From the third look on, the error says what the page has
+			// near the target (js/near.js).
+			if looks++; looks >= 3 {
+				if near, nerr := docCall[string](ctx, d, "nearMisses", specOf(t)); nerr == nil && near != "" {
+					return false, "no element matches; " + near, nil
+				}
+			}
 			return false, "no element matches", nil
 		}
 		state = s

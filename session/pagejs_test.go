@@ -112,6 +112,32 @@ func TestAccessibleNames(t *testing.T) {
 	}
 }
 
+// A target that matches nothing is told what the page has near it: a
+// name or text a few letters away, or in another case where exact asks
+// for the case, or the name on an element of another role; nothing when
+// nothing is close.
+func TestNearMisses(t *testing.T) {
+	tab, tb, _ := fixtureTab(t, "names.html")
+	for _, c := range []struct {
+		s    spec
+		want string
+	}{
+		{spec{Role: "button", Name: "Save chnges"}, `the page has a button named "Save changes"`},
+		{spec{Role: "switch", Name: "I agree"}, "a checkbox has that name, not a switch"},
+		{spec{Text: "Read mroe"}, `the page has the text "Read more"`},
+		{spec{Text: "NICKNAME", Exact: true}, `the page has the text "Nickname"`},
+		{spec{Label: "Nicknam"}, `the page has a label "Nickname"`},
+		{spec{Title: "ignore"}, `the page has the title "ignored"`},
+		{spec{Text: "Nothing like it on the page"}, ""},
+		{spec{Role: "button", Name: "Launch the rocket"}, ""},
+		{css("#nothing"), ""},
+	} {
+		if got := call[string](t, tab, tb.helpers, "nearMisses", c.s); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
+		}
+	}
+}
+
 func TestPageHelpers(t *testing.T) {
 	tab, tb, _ := fixtureTab(t, "fixture.html")
 	h := tb.helpers

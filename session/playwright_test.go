@@ -276,6 +276,9 @@ var behaviours = []behaviour{
 	{name: "text with exact matches the whole text only", page: "targets.html", steps: `
   - click: {text: Save, exact: true}
     timeout: 3s`, fails: "no element matches"},
+	{name: "a target that matches nothing says what the page has near it", page: "targets.html", steps: `
+  - click: {role: button, name: Save changez}
+    timeout: 3s`, fails: `no element matches; the page has a button named "Save changes"`},
 	{name: "nth counts a page's own elements before those inside its components, as Playwright does", page: "targets.html", steps: `
   - click: {text: Twin, nth: 0}
   - expect: {text: light twin, in: "#out"}

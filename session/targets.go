@@ -74,6 +74,9 @@ type probe struct {
 	// boxes are read and its hit tested by it, and it is revalidated by
 	// it after a hold.
 	Token int `json:"token"`
+	// Near says what the page has near a target that matches nothing
+	// (js/near.js): "" when nothing is close, or it was not looked for.
+	Near string `json:"near"`
 }
 
 // needs are the actionability checks a step makes before it acts on an
@@ -124,6 +127,8 @@ func verdict(p probe, n needs, t scripts.Target) (ok bool, failed string, final 
 	switch {
 	case p.Count > 1 && t.Nth == nil:
 		return false, "", fmt.Errorf("%w: %s matches %d elements; make it specific (exact: true, a role and name...) or add nth", ErrAmbiguous, t, p.Count)
+	case p.Count == 0 && p.Near != "":
+		return false, "failed check attached: no element matches; " + p.Near, nil
 	case p.Count == 0 || p.Box == nil:
 		return false, "failed check attached: no element matches", nil
 	case n.Visible && !p.Visible:

@@ -7,7 +7,8 @@
 // one (nth, or the only one) whether it is visible (clapper.visible),
 // shows something (see-through counts as not), is enabled, is a field
 // and editable, its CSS cursor, and its box, read on two animation
-// frames (stable when the two are the same, as Playwright judges). When
+// frames (stable when the two are the same, as Playwright judges), or,
+// when nothing matches, what the page has near the target. When
 // scroll is true a visible element is scrolled into view first, in the
 // way attempt asks: Playwright's cycle of alignments, for a target that
 // the first way left under a sticky header (0: only when needed, to the
@@ -16,6 +17,10 @@
 clapper.probe = async function (spec, nth, scroll, attempt) {
   const els = clapper.find(spec);
   const out = {count: els.length};
+  // From the third look on, a target that matches nothing says what the
+  // page has near it (js/near.js), for the error at the timeout.
+  const near = () => { if ((attempt || 0) >= 2) out.near = clapper.nearMisses(spec); };
+  if (els.length === 0) near();
   if (els.length === 0 || (nth == null && els.length > 1)) return out;
   const el = els[nth == null ? 0 : nth];
   if (!el) {
