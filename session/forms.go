@@ -98,7 +98,7 @@ func (r *run) choose(ctx context.Context, tab *Tab, a scripts.Select, rec *timel
 // radio button.
 func checkState(ctx context.Context, tab *Tab, t scripts.Target) (checked, radio bool, err error) {
 	var state string
-	looks := 0
+	looks, near := 0, ""
 	err = poll(ctx, "read whether "+t.String()+" is checked", pollEvery, func(ctx context.Context) (bool, string, error) {
 		d, err := tab.docOf(ctx, t)
 		if err != nil {
@@ -106,12 +106,16 @@ func checkState(ctx context.Context, tab *Tab, t scripts.Target) (checked, radio
 		}
 		s, err := callOnElement[string](ctx, d, t, "checked")
 		if errors.Is(err, errGone) {
-			// From the third look on, the error says what the page has
-			// near the target (js/near.js).
-			if looks++; looks >= 3 {
-				if near, nerr := docCall[string](ctx, d, "nearMisses", specOf(t)); nerr == nil && near != "" {
-					return false, "no element matches; " + near, nil
+			// The error says what the page has near the target
+			// (js/near.js), looked for on the third look, then about
+			// every second, as the probe does.
+			if looks++; looks >= 3 && (looks-3)%20 == 0 {
+				if n, nerr := docCall[string](ctx, d, "nearMisses", specOf(t)); nerr == nil {
+					near = n
 				}
+			}
+			if near != "" {
+				return false, "no element matches; " + near, nil
 			}
 			return false, "no element matches", nil
 		}

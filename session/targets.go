@@ -222,6 +222,7 @@ func retryWaits(i int) time.Duration {
 func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (Actionable, error) {
 	var act Actionable
 	attempt := 0
+	near := "" // what the page had near the target when last looked for
 	err := pollWith(ctx, t.String()+" not actionable", retryWaits, func(ctx context.Context) (bool, string, error) {
 		d, err := tab.docOf(ctx, t)
 		if err != nil {
@@ -237,6 +238,11 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 			if d, err = tab.docOf(ctx, t); err != nil {
 				return isFinal(err), "", err
 			}
+		}
+		if p.Near != "" {
+			near = p.Near
+		} else if p.Count == 0 {
+			p.Near = near
 		}
 		ok, failed, final := verdict(p, n, t)
 		if final != nil || !ok {
