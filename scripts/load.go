@@ -174,7 +174,7 @@ func (l *loader) load(path string) (*Script, error) {
 	}
 	checkTabs(d, items)
 	checkHandoffs(d, items, s.Browser)
-	checkTimeouts(d, items, s.Defaults)
+	checkTimeouts(d, items, s.Defaults, func(text string) bool { return hasSecret(text, l.secrets) })
 
 	// Secrets: flag what holds them, mask what is shown.
 	s.Secrets = sortedKeys(l.secretNames)

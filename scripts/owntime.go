@@ -52,15 +52,18 @@ func OwnTime(a Action, d Defaults) time.Duration {
 	return 0
 }
 
-// ownTimeSaid says in words what makes a step's own time, for an error.
-// Pure.
-func ownTimeSaid(a Action, d Defaults) string {
+// ownTimeSaid says in words what makes a step's own time, for an error;
+// the keys of a text holding a secret are not counted (that would tell
+// the secret's length). Pure.
+func ownTimeSaid(a Action, d Defaults, secret func(string) bool) string {
 	switch a := a.(type) {
 	case Pause:
 		return "the pause"
 	case Type:
-		n := utf8.RuneCountInString(a.Text)
-		return fmt.Sprintf("its %d keys, %v apart", n, a.KeyDelay(d))
+		if secret(a.Text) {
+			return fmt.Sprintf("its keys, %v apart", a.KeyDelay(d))
+		}
+		return fmt.Sprintf("its %d keys, %v apart", utf8.RuneCountInString(a.Text), a.KeyDelay(d))
 	case Scroll:
 		return "the scroll's duration"
 	}
@@ -69,17 +72,24 @@ func ownTimeSaid(a Action, d Defaults) string {
 
 // checkTimeouts refuses a timeout written on a step (or on the run or
 // repeat that holds it) that is not longer than what the step takes by
-// itself: a pause, the keys of a typing step, a scroll. That step could
-// never pass. A handoff's own timeout is a longest wait, not a length, so
-// a shorter step timeout only shortens it.
-func checkTimeouts(d *decoder, items []item, df Defaults) {
+// itself: a pause, the keys of a typing step, a scroll by an amount. That
+// step could never pass. A handoff's own timeout is a longest wait, not a
+// length, so a shorter step timeout only shortens it; a scroll to an
+// element, a point or an edge may have nothing to scroll. secret says
+// whether a text holds a secret's value.
+func checkTimeouts(d *decoder, items []item, df Defaults, secret func(string) bool) {
 	for _, it := range items {
 		st := it.step
 		if st.Timeout <= 0 {
 			continue
 		}
-		if _, ok := st.Action.(Handoff); ok {
+		switch a := st.Action.(type) {
+		case Handoff:
 			continue
+		case Scroll:
+			if a.By == nil {
+				continue
+			}
 		}
 		own := OwnTime(st.Action, df)
 		if own <= 0 || st.Timeout > own {
@@ -89,7 +99,11 @@ func checkTimeouts(d *decoder, items []item, df Defaults) {
 		if it.outerTimeout {
 			what = fmt.Sprintf("the %s at %s, which it applies to,", st.Kind, st.Pos)
 		}
-		d.errorf(it.timeoutAt, "timeout %v is not longer than the %v %s takes by itself (%s), so the step could never pass: make it longer, or leave it out (the default timeout counts from the end of the step's own time)",
-			st.Timeout, own, what, ownTimeSaid(st.Action, df))
+		took := own.String()
+		if a, ok := st.Action.(Type); ok && secret(a.Text) {
+			took = "time" // its length would tell the secret's
+		}
+		d.errorf(it.timeoutAt, "timeout %v is not longer than the %s %s takes by itself (%s), so the step could never pass: make it longer, or leave it out (the default timeout counts from the end of the step's own time)",
+			st.Timeout, took, what, ownTimeSaid(st.Action, df, secret))
 	}
 }

@@ -55,6 +55,7 @@ func TestTimeoutShorterThanTheStepRefused(t *testing.T) {
 		{"from a repeat", "  - repeat:\n      times: 2\n      steps:\n        - pause: 3s\n    timeout: 1s\n",
 			"s.yaml:6:11, which it applies to, takes by itself (the pause)", 7, 14},
 		{"longer", "  - pause: 2s\n    timeout: 3s\n", "", 0, 0},
+		{"a scroll to an element, which may be in view", "  - scroll: {to: \"#end\", duration: 2s}\n    timeout: 1s\n", "", 0, 0},
 		{"the default timeout", "defaults: {timeout: 1s}\nsteps:\n  - pause: 2s\n", "", 0, 0},
 		{"a handoff's own wait", "browser: {headless: false}\nsteps:\n  - handoff: {until: {visible: \"#done\"}, timeout: 10m}\n    timeout: 1m\n", "", 0, 0},
 	} {
@@ -83,5 +84,15 @@ func TestTimeoutShorterThanTheStepRefused(t *testing.T) {
 				t.Errorf("at %d:%d, want %d:%d (the timeout's value)", e.Pos.Line, e.Pos.Col, c.line, c.col)
 			}
 		})
+	}
+}
+
+// The refusal of a typing step that holds a secret does not count its
+// keys: that would tell the secret's length.
+func TestTimeoutRefusalKeepsASecretsLength(t *testing.T) {
+	dir := writeScript(t, map[string]string{"s.yaml": "secrets: [PW]\nsteps:\n  - type: {into: \"#p\", text: \"${PW}\", delay: 1s}\n    timeout: 2s\n"})
+	_, err := Load(filepath.Join(dir, "s.yaml"), LoadOptions{LookupEnv: fakeEnv(map[string]string{"PW": "hunter2hunter2"})})
+	if err == nil || !strings.Contains(err.Error(), "(its keys, 1s apart)") || strings.Contains(err.Error(), "14 keys") || strings.Contains(err.Error(), "13s") {
+		t.Errorf("err = %v, want the refusal without the number of keys", err)
 	}
 }

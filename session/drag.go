@@ -86,7 +86,9 @@ func (r *run) dragTo(ctx context.Context, tab *Tab, to scripts.Place, rec *timel
 			box := act.Box
 			rec.Region = &box
 		}
-		if err := tab.pointer.MoveOnto(ctx, act.Point.X, act.Point.Y, act.Cursor, act.Box); err != nil {
+		// With the button held the cursor keeps the shape it had (a grab)
+		// all the way, and takes the target's only at the end.
+		if err := tab.pointer.moveOnto(ctx, act.Point.X, act.Point.Y, act.Cursor, nil); err != nil {
 			return err
 		}
 		if i == dragFollow {

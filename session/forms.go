@@ -107,9 +107,8 @@ func checkState(ctx context.Context, tab *Tab, t scripts.Target) (checked, radio
 		s, err := callOnElement[string](ctx, d, t, "checked")
 		if errors.Is(err, errGone) {
 			// The error says what the page has near the target
-			// (js/near.js), looked for on the third look, then about
-			// every second, as the probe does.
-			if looks++; looks >= 3 && (looks-3)%20 == 0 {
+			// (js/near.js), looked for on the looks the probe looks on.
+			if looks++; nearLook(looks - 1) {
 				if n, nerr := docCall[string](ctx, d, "nearMisses", specOf(t)); nerr == nil {
 					near = n
 				}

@@ -96,6 +96,8 @@ func TestAccessibleNames(t *testing.T) {
 		{"button", "Choose File", "file"},
 		{"button", "Avatar", "avatar"},
 		{"math", "Euler's number", "math"},
+		{"button", "Favourite item two", "imaged"}, // an image's alternative text
+		{"group", "Shipping", "shipping"},          // a hidden legend still names its fieldset
 	} {
 		// Each name is the page's only one: one element found is #id.
 		if got := call[[]map[string]any](t, tab, tb.helpers, "find", spec{Role: c.role, Name: c.name, Exact: true}); len(got) != 1 {
@@ -173,6 +175,9 @@ func TestPageHelpers(t *testing.T) {
 			{css("my-card > button.b"), 1},
 			{css("body my-card #shadow-btn, #nothing"), 1},
 			{css("my-card + fancy-field"), 1},
+			{css("my-card /* the component */ button"), 1},
+			{css(`#\70 lain`), 1}, // an escape ended by its space: #plain
+			{css("#shadow-btn, #plain, my-card button"), 2},
 			{css("#inframe"), 0}, // another document
 			{spec{XPath: "//button[@id='plain']"}, 1},
 			{spec{XPath: "//button[@id='shadow-btn']"}, 0}, // XPath stays in the light DOM

@@ -75,8 +75,8 @@ type probe struct {
 	// it after a hold.
 	Token int `json:"token"`
 	// Near says what the page has near a target that matches nothing
-	// (js/near.js): "" when nothing is close, or it was not looked for.
-	Near string `json:"near"`
+	// (js/near.js): "" when nothing is close, nil when not looked for.
+	Near *string `json:"near"`
 }
 
 // needs are the actionability checks a step makes before it acts on an
@@ -119,16 +119,30 @@ var (
 // ErrAmbiguous is wrapped by errors for targets matching several elements.
 var ErrAmbiguous = errors.New("ambiguous target")
 
+// nearLook says whether look n (0 the first) looks for what the page has
+// near a target that matches nothing, as clapper.nearLook does: the
+// 3rd, 13th, 63rd and 313th looks, about 0.1, 0.6, 3.1 and 15.6 s into a
+// wait. Pure.
+func nearLook(n int) bool {
+	for k, step := 2, 10; k <= n; k, step = k+step, step*5 {
+		if k == n {
+			return true
+		}
+	}
+	return false
+}
+
 // verdict decides from a probe whether the target is in the states n
-// asks for (the point and the hit are judged after). It returns final
+// asks for (the point and the hit are judged after); near is what the
+// page has near a target that matches nothing (js/near.js). It returns final
 // with an error for a failure no waiting mends (ambiguity), and otherwise
 // what failed, as "failed check NAME: why". Pure.
-func verdict(p probe, n needs, t scripts.Target) (ok bool, failed string, final error) {
+func verdict(p probe, n needs, t scripts.Target, near string) (ok bool, failed string, final error) {
 	switch {
 	case p.Count > 1 && t.Nth == nil:
 		return false, "", fmt.Errorf("%w: %s matches %d elements; make it specific (exact: true, a role and name...) or add nth", ErrAmbiguous, t, p.Count)
-	case p.Count == 0 && p.Near != "":
-		return false, "failed check attached: no element matches; " + p.Near, nil
+	case p.Count == 0 && near != "":
+		return false, "failed check attached: no element matches; " + near, nil
 	case p.Count == 0 || p.Box == nil:
 		return false, "failed check attached: no element matches", nil
 	case n.Visible && !p.Visible:
@@ -239,12 +253,10 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 				return isFinal(err), "", err
 			}
 		}
-		if p.Near != "" {
-			near = p.Near
-		} else if p.Count == 0 {
-			p.Near = near
+		if p.Near != nil {
+			near = *p.Near // the latest answer stands until the next
 		}
-		ok, failed, final := verdict(p, n, t)
+		ok, failed, final := verdict(p, n, t, near)
 		if final != nil || !ok {
 			return final != nil, failed, final
 		}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand"
 	"strings"
@@ -36,21 +37,27 @@ func TestVerdictExhaustive(t *testing.T) {
 			case n.Editable && p.Field && !p.Editable:
 				want = "failed check editable"
 			}
-			ok, failed, final := verdict(p, n, one)
+			ok, failed, final := verdict(p, n, one, "")
 			if final != nil || ok != (want == "") || !strings.HasPrefix(failed, want) || (want == "") != (failed == "") {
 				t.Errorf("probe %+v, needs %+v: %v %q %v, want %q", p, n, ok, failed, final, want)
 			}
 		}
 	}
-	if ok, failed, _ := verdict(probe{Count: 0}, forUpload, one); ok || !strings.HasPrefix(failed, "failed check attached") {
+	if ok, failed, _ := verdict(probe{Count: 0}, forUpload, one, ""); ok || !strings.HasPrefix(failed, "failed check attached") {
 		t.Errorf("nothing matches: %v %q", ok, failed)
 	}
-	_, _, final := verdict(probe{Count: 3}, forLook, one)
+	if _, failed, _ := verdict(probe{Count: 0}, forPointer, one, `the page has a button named "Save"`); failed != `failed check attached: no element matches; the page has a button named "Save"` {
+		t.Errorf("nothing matches, something near: %q", failed)
+	}
+	if _, failed, _ := verdict(probe{Count: 1, Box: box}, forPointer, one, "stale"); strings.Contains(failed, "stale") {
+		t.Errorf("a match is not told what is near: %q", failed)
+	}
+	_, _, final := verdict(probe{Count: 3}, forLook, one, "")
 	if !errors.Is(final, ErrAmbiguous) || !strings.Contains(final.Error(), "matches 3 elements") {
 		t.Errorf("three matches without nth: %v", final)
 	}
 	picked := scripts.Target{CSS: "#a", Nth: &nth}
-	if ok, _, final := verdict(probe{Count: 3, Box: box, Visible: true, Stable: true, Enabled: true}, forPointer, picked); !ok || final != nil {
+	if ok, _, final := verdict(probe{Count: 3, Box: box, Visible: true, Stable: true, Enabled: true}, forPointer, picked, ""); !ok || final != nil {
 		t.Errorf("three matches with nth: %v %v", ok, final)
 	}
 }
@@ -129,5 +136,19 @@ func TestRetryWaits(t *testing.T) {
 		if got := retryWaits(i).Milliseconds(); got != int64(w) {
 			t.Errorf("wait %d: %d ms, want %d", i, got, w)
 		}
+	}
+}
+
+// What is near a target that matches nothing is looked for on the 3rd,
+// 13th, 63rd and 313th looks only.
+func TestNearLook(t *testing.T) {
+	var got []int
+	for n := 0; n < 2000; n++ {
+		if nearLook(n) {
+			got = append(got, n)
+		}
+	}
+	if want := []int{2, 12, 62, 312, 1562}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("looks %v, want %v", got, want)
 	}
 }

@@ -18,10 +18,11 @@ clapper.probe = async function (spec, nth, scroll, attempt) {
   const els = clapper.find(spec);
   const out = {count: els.length};
   // A target that matches nothing says what the page has near it
-  // (js/near.js), for the error at the timeout: on the third look, then
-  // every twentieth (about a second apart), so that waiting for an
-  // element to come does not keep the page's main thread busy.
-  const near = () => { const a = attempt || 0; if (a >= 2 && (a - 2) % 20 === 0) out.near = clapper.nearMisses(spec); };
+  // (js/near.js), for the error at the timeout: looked for on the third
+  // look, then ever further apart (clapper.nearLook), so that waiting
+  // for an element to come does not keep the page's main thread busy.
+  // near is '' when nothing was close, absent when not looked for.
+  const near = () => { if (clapper.nearLook(attempt || 0)) out.near = clapper.nearMisses(spec); };
   if (els.length === 0) near();
   if (els.length === 0 || (nth == null && els.length > 1)) return out;
   const el = els[nth == null ? 0 : nth];

@@ -18,7 +18,7 @@ clapper.all = function (root) {
 
 // find resolves a target spec ({css}, {xpath}, {text}, {role, name},
 // {label}, {placeholder}, {alt}, {title} or {testid}, with exact and
-// visible) to the elements it matches, in document order, by Playwright's
+// visible) to the elements it matches, in clapper.all's order, by Playwright's
 // rules: text, a role's name, a label, a placeholder, alt text and a
 // title match a case-insensitive substring (white space folded in text,
 // names and labels, not in attributes) unless exact
@@ -75,10 +75,16 @@ clapper.boxes = function (spec) {
 // from an element at the top of a shadow root to its host. Each compound
 // selector is matched by the browser; only the combinators are walked
 // here. A selector the browser cannot parse throws the browser's error.
+// A selector with :scope keeps the browser's own meaning, in one tree.
+// Combinators inside :is(), :where(), :not() and :has() stay in one tree.
 clapper.byCSS = function (css) {
   document.createDocumentFragment().querySelector(css); // the browser's own check, and its error
+  if (/:scope\b/i.test(css)) return clapper.all(document).filter((e) => e.matches(css));
   const list = clapper.splitSelector(css);
-  return clapper.all(document).filter((e) => list.some((parts) => clapper.matchesPierced(e, parts, parts.length - 1)));
+  // For each complex selector, part -> element -> whether it matches
+  // there: each element is judged once per part.
+  const memos = list.map(() => new Map());
+  return clapper.all(document).filter((e) => list.some((parts, j) => clapper.matchesPierced(e, parts, parts.length - 1, memos[j])));
 };
 
 // splitSelector splits a selector list into its complex selectors, each a
@@ -98,7 +104,20 @@ clapper.splitSelector = function (css) {
       else if (ch === quote) quote = '';
       continue;
     }
-    if (ch === '\\' && i + 1 < css.length) { cur += ch + css[++i]; continue; }
+    if (ch === '/' && css[i + 1] === '*') { // a comment
+      const end = css.indexOf('*/', i + 2);
+      i = end < 0 ? css.length : end + 1;
+      continue;
+    }
+    if (ch === '\\' && i + 1 < css.length) {
+      // An escape: a character, or up to six hex digits and the one
+      // white space that may end them (#\31 23 is the id "123").
+      const hex = /^[0-9a-fA-F]{1,6}\s?/.exec(css.slice(i + 1));
+      const n = hex ? hex[0].length : 1;
+      cur += css.slice(i, i + 1 + n);
+      i += n;
+      continue;
+    }
     if (ch === '"' || ch === "'") { quote = ch; cur += ch; continue; }
     if (ch === '(' || ch === '[') depth++;
     if (ch === ')' || ch === ']') depth--;
@@ -116,27 +135,38 @@ clapper.splitSelector = function (css) {
 // matchesPierced says whether el matches parts[0..i], ancestors and
 // parents taken across shadow roots (a root's host is its top elements'
 // parent), siblings within el's own tree.
-clapper.matchesPierced = function (el, parts, i) {
+// memo keeps each (element, part) judged, so that a selector of many
+// descendant steps over a deep page is not tried again and again.
+clapper.matchesPierced = function (el, parts, i, memo) {
+  let m = memo.get(i);
+  if (!m) memo.set(i, m = new Map());
+  if (m.has(el)) return m.get(el);
+  const ok = clapper.matchesPiercedOnce(el, parts, i, memo);
+  m.set(el, ok);
+  return ok;
+};
+
+clapper.matchesPiercedOnce = function (el, parts, i, memo) {
   const [comb, compound] = parts[i];
   if (!el.matches(compound)) return false;
   if (i === 0) return true;
   switch (comb) {
     case '>': {
       const p = clapper.parentOf(el);
-      return !!p && clapper.matchesPierced(p, parts, i - 1);
+      return !!p && clapper.matchesPierced(p, parts, i - 1, memo);
     }
     case '+': {
       const p = el.previousElementSibling;
-      return !!p && clapper.matchesPierced(p, parts, i - 1);
+      return !!p && clapper.matchesPierced(p, parts, i - 1, memo);
     }
     case '~':
       for (let p = el.previousElementSibling; p; p = p.previousElementSibling) {
-        if (clapper.matchesPierced(p, parts, i - 1)) return true;
+        if (clapper.matchesPierced(p, parts, i - 1, memo)) return true;
       }
       return false;
     default:
       for (let p = clapper.parentOf(el); p; p = clapper.parentOf(p)) {
-        if (clapper.matchesPierced(p, parts, i - 1)) return true;
+        if (clapper.matchesPierced(p, parts, i - 1, memo)) return true;
       }
       return false;
   }

@@ -11,17 +11,20 @@ clapper.nearMisses = function (spec) {
     const same = clapper.byRole(spec.role, null).map((e) => clapper.accessibleName(e));
     const near = clapper.closest(spec.name, same, spec.exact);
     if (near.length) return `the page has a ${spec.role} named ${list(near)}`;
+    // Another control or heading of that name: only those (a row or a
+    // group holding it would name it too), at most 300 looked at.
     const match = clapper.textMatcher(spec.name, spec.exact);
     const word = clapper.norm(spec.name).toLowerCase().split(' ')[0];
-    let seen = 0;
+    const labelable = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'METER', 'OUTPUT', 'PROGRESS']);
+    let looked = 0;
     for (const e of clapper.all(document)) {
-      const labels = e.labels ? Array.from(e.labels).map((l) => l.textContent).join(' ') : '';
-      const said = [e.getAttribute('aria-label'), e.getAttribute('aria-labelledby') ? word : '', e.textContent, labels, e.getAttribute('title'), e.getAttribute('alt')].join(' ').toLowerCase();
-      if (!said.includes(word) || seen++ > 200) continue;
       const role = clapper.roleOf(e);
-      if (role && role !== spec.role && !clapper.noName.has(role) && !clapper.hiddenForAria(e) && match(clapper.accessibleName(e))) {
-        return `a ${role} has that name, not a ${spec.role}`;
-      }
+      if (!clapper.nearRoles.has(role) || role === spec.role) continue;
+      const labels = labelable.has(e.nodeName) && e.labels ? Array.from(e.labels).map((l) => l.textContent).join(' ') : '';
+      const said = [e.getAttribute('aria-label'), e.getAttribute('aria-labelledby') ? word : '', e.textContent, labels, e.getAttribute('title'), e.getAttribute('alt')].join(' ').toLowerCase();
+      if (!said.includes(word)) continue;
+      if (looked++ >= 300) break;
+      if (!clapper.hiddenForAria(e) && match(clapper.accessibleName(e))) return `a ${role} has that name, not a ${spec.role}`;
     }
     return '';
   }
@@ -48,6 +51,18 @@ clapper.nearMisses = function (spec) {
   const near = clapper.closest(spec.text || spec.label, cands, spec.exact);
   return near.length ? `the page has ${what} ${list(near)}` : '';
 };
+
+// nearLook says whether look number n (0 the first) looks for what is
+// near: the 3rd, 13th, 63rd and 313th looks, about 0.1, 0.6, 3.1 and
+// 15.6 s into a wait (targets.go's nearLook is the same). Pure.
+clapper.nearLook = function (n) {
+  for (let k = 2, step = 10; k <= n; k += step, step *= 5) if (k === n) return true;
+  return false;
+};
+
+// nearRoles are the roles a misnamed role target is looked for among.
+clapper.nearRoles = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'combobox', 'listbox', 'option',
+  'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'slider', 'spinbutton', 'treeitem', 'heading', 'img', 'dialog']);
 
 // closest returns up to three of cands (white space folded) that are near
 // want: equal but for case, where exact asks for the case; or a few

@@ -221,16 +221,16 @@ clapper.textAlternative = function (el, ctx) {
     }
     if (tag === 'FIELDSET') {
       const lg = Array.from(el.children).find((c) => c.nodeName === 'LEGEND');
-      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited, target: ctx.target});
+      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(lg), visited: ctx.visited, target: ctx.target});
     }
     if (tag === 'FIGURE') {
       const fc = Array.from(el.children).find((c) => c.nodeName === 'FIGCAPTION');
-      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited, target: ctx.target});
+      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(fc), visited: ctx.visited, target: ctx.target});
     }
     if (tag === 'IMG' || tag === 'AREA') return el.getAttribute('alt') || el.title || '';
     if (tag === 'TABLE') {
       const cap = el.caption;
-      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true, visited: ctx.visited, target: ctx.target});
+      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(cap), visited: ctx.visited, target: ctx.target});
     }
     if (tag === 'svg' || tag === 'SVG') {
       const t = Array.from(el.children).find((c) => c.nodeName.toLowerCase() === 'title');
@@ -278,21 +278,21 @@ clapper.cssContentText = function (el, content) {
   if (!content || content === 'none' || content === 'normal') return '';
   const tokens = [];
   const re = /\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|(\/)|attr\(\s*([\w-]+)\s*\)|(\S+))/gy;
+  const unescape = (raw) => raw.replace(/\\(?:([0-9a-fA-F]{1,6})\s?|([\s\S]))/g, (_, h, c) => (h ? String.fromCodePoint(parseInt(h, 16)) : c));
   let m;
   while (re.lastIndex < content.length && (m = re.exec(content))) {
-    if (m[1] !== undefined || m[2] !== undefined) {
-      const raw = m[1] !== undefined ? m[1] : m[2];
-      tokens.push({text: raw.replace(/\\([0-9a-fA-F]{1,6})\s?/g, (_, h) => String.fromCodePoint(parseInt(h, 16))).replace(/\\(.)/g, '$1')});
-    } else if (m[3]) {
-      tokens.push({slash: true});
-    } else if (m[4]) {
-      tokens.push({text: el.getAttribute(m[4]) || ''});
-    } else if (m[5]) {
-      return '';
-    }
+    if (m[1] !== undefined || m[2] !== undefined) tokens.push({text: unescape(m[1] !== undefined ? m[1] : m[2])});
+    else if (m[3]) tokens.push({slash: true});
+    else if (m[4]) tokens.push({text: el.getAttribute(m[4]) || ''});
+    else tokens.push({other: m[5]});
   }
+  // The alternative text after "/" when there is one, else the content;
+  // a part of another kind (an image, a counter) in what is used gives
+  // nothing.
   const slash = tokens.findIndex((t) => t.slash);
-  return (slash >= 0 ? tokens.slice(slash + 1) : tokens).map((t) => t.text || '').join('');
+  const used = slash >= 0 ? tokens.slice(slash + 1) : tokens;
+  if (used.some((t) => t.other !== undefined || t.slash)) return '';
+  return used.map((t) => t.text).join('');
 };
 
 // byRole returns the elements with the role (hidden ones left out, as
