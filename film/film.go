@@ -56,6 +56,11 @@ type Options struct {
 	View bool
 	// Shared is where the run's browser is when others share it.
 	Shared host.Shared
+	// Studio, when set, is the endpoint of a headless shell a studio run
+	// films in, in a browser context of its own, instead of launching one
+	// (session.RunOptions.Studio): a suite lends its studio scripts' runs
+	// its shells.
+	Studio string
 	// Baseline is the take the run's take is compared with afterwards.
 	Baseline Baseline
 	// UI shows progress and results (nil: NewUI(false, os.Stdout, os.Stderr)).
@@ -211,7 +216,7 @@ func Film(ctx context.Context, o Options) (*Result, error) {
 	res, runErr := session.Run(ctx, s, session.RunOptions{
 		TakeDir: takeDir, NoSandbox: o.NoSandbox, Chromium: o.Chromium, Tool: o.Tool, Revision: o.Revision,
 		Progress: ui.Step, Logf: ui.Logf, Attach: attach, Leases: leased, Handoff: ui.Handoff,
-		Filming: &choice, Capture: o.Tuning,
+		Filming: &choice, Capture: o.Tuning, Studio: o.Studio,
 	})
 	ui.DoneSteps()
 	if o.OnCaptured != nil {

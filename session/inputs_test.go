@@ -33,7 +33,7 @@ func TestInputsSampleFilmed(t *testing.T) {
 	s.Browser.Capture = scripts.CaptureStudio
 	dir := t.TempDir()
 	takeDir := filepath.Join(dir, "take")
-	res, err := Run(context.Background(), s, RunOptions{TakeDir: takeDir, studioAttach: studioEndpoint(t)})
+	res, err := Run(context.Background(), s, RunOptions{TakeDir: takeDir, Studio: studioEndpoint(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func (p *packageBrowser) endpoint(t *testing.T) string {
 }
 
 // live is a Chromium for live runs; studio a headless shell with the
-// studio flags at scale 1, for studio runs (RunOptions.studioAttach),
+// studio flags at scale 1, for studio runs (RunOptions.Studio),
 // which open their own begin-frame tabs there.
 var (
 	live = packageBrowser{name: "live", need: "chromium", launch: func() (*Browser, error) {
@@ -68,7 +68,7 @@ var (
 		if err != nil {
 			return nil, err
 		}
-		return Launch(context.Background(), LaunchOptions{Path: shell, Headless: true, NoSandbox: testenv.NoSandbox(), Studio: true, Scale: 1, Width: 1280, Height: 720})
+		return Launch(context.Background(), StudioLaunch(shell, testenv.NoSandbox(), 1))
 	}}
 )
 

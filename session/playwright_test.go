@@ -416,7 +416,7 @@ func runBehaviours(dir string, bs []behaviour, capture, attach, studio string) (
 	o := RunOptions{TakeDir: filepath.Join(dir, "take"),
 		Attach: attach, Capture: recorder.Options{EveryNthFrame: 4, Quality: 30, MaxWidth: 320, MaxHeight: 180}}
 	if capture == scripts.CaptureStudio {
-		o.studioAttach = studio
+		o.Studio = studio
 	}
 	res, err := Run(context.Background(), s, o)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/chromedp/cdproto/cdp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +51,13 @@ type RunOptions struct {
 	// Leases, when set, makes the run lease the tabs it drives in an
 	// attached browser others share (shared.go).
 	Leases *LeaseOptions
+	// Studio, when set, is the endpoint of a headless shell launched with
+	// StudioLaunch at the script's scale: a studio run opens its
+	// begin-frame tabs there, in a browser context of its own (cookies,
+	// storage and cache of its own, gone when the run ends), instead of
+	// launching a shell. Runs take turns on one (a suite's workers each
+	// hold one); a live run ignores it.
+	Studio string
 	// Tool is the version string recorded in the timeline; Revision is
 	// the tool's VCS revision, recorded in the take's manifest.
 	Tool     string
@@ -75,12 +83,6 @@ type RunOptions struct {
 	// leasing it: the gap in which another run could look at the tab
 	// (tests).
 	afterOpenPage func(id string)
-	// studioAttach, when set, is the endpoint of a headless shell
-	// launched with the studio flags at the script's scale, which a
-	// studio run attaches to instead of launching its own: the package's
-	// tests share one, as they share a live browser. The run opens its
-	// own begin-frame tabs there and closes them.
-	studioAttach string
 }
 
 // Progress reports a run's advance.
@@ -144,6 +146,9 @@ type run struct {
 	logf func(string, ...any)
 	// shared holds the run's tab leases when the browser is shared.
 	shared *sharedTabs
+	// studioContext is the run's browser context in a shell it attached
+	// to (RunOptions.Studio); "" in a shell of its own.
+	studioContext cdp.BrowserContextID
 	// chromium is the browser's product string, for the manifest.
 	chromium string
 	// pages records what the tabs' pages say.
@@ -288,8 +293,11 @@ func Run(ctx context.Context, s *scripts.Script, o RunOptions) (res *Result, err
 func (r *run) start(ctx context.Context, log *timeline.FrameLog) error {
 	b := r.s.Browser
 	var err error
-	if r.virt != nil && r.o.studioAttach != "" {
-		r.browser, err = Attach(ctx, r.o.studioAttach)
+	if r.virt != nil && r.o.Studio != "" {
+		r.browser, err = Attach(ctx, r.o.Studio)
+		if err == nil {
+			r.studioContext, err = r.browser.newBrowserContext(ctx)
+		}
 	} else if endpoint := r.o.Attach; endpoint != "" || b.Attach != "" {
 		if endpoint == "" {
 			endpoint = b.Attach

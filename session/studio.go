@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -159,16 +160,40 @@ func studioArgs(scale float64) []string {
 	return args
 }
 
+// StudioLaunch is how to launch a headless shell (path) that studio runs
+// at device scale scale attach to (RunOptions.Studio): the studio flags,
+// headless, 1280x720 windows (each tab is sized as its script says).
+func StudioLaunch(path string, noSandbox bool, scale float64) LaunchOptions {
+	return LaunchOptions{Path: path, Headless: true, NoSandbox: noSandbox, Studio: true, Scale: scale, Width: 1280, Height: 720}
+}
+
+// checkScale refuses a tab of a shell launched at another device scale
+// than the script's: its pictures would have the wrong size.
+func checkScale(tab context.Context, scale float64) error {
+	dpr, err := EvalNumber(tab, "devicePixelRatio")
+	if err != nil {
+		return fmt.Errorf("open tab: read its device scale: %w", err)
+	}
+	if scale <= 0 {
+		scale = 1
+	}
+	if dpr != scale {
+		return fmt.Errorf("the studio browser draws at device scale %s, the script asks for %s: launch one at the script's scale", strconv.FormatFloat(dpr, 'f', -1, 64), strconv.FormatFloat(scale, 'f', -1, 64))
+	}
+	return nil
+}
+
 // NewStudioTab opens a tab whose frames are made only when asked
-// (Target.createTarget with enableBeginFrameControl), bounded by ctx and
-// browserCallLimit like NewTab. Cancelling the returned func closes it.
-func (b *Browser) NewStudioTab(ctx context.Context, width, height int) (context.Context, context.CancelFunc, error) {
+// (Target.createTarget with enableBeginFrameControl), in browser context
+// bc ("" for the default one), bounded by ctx and browserCallLimit like
+// NewTab. Cancelling the returned func closes it.
+func (b *Browser) NewStudioTab(ctx context.Context, width, height int, bc cdp.BrowserContextID) (context.Context, context.CancelFunc, error) {
 	cctx, cancel := context.WithTimeout(b.ctx, browserCallLimit)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 	yes := true
 	res, err := chromedp.CallBrowser(cctx, target.CreateTarget, target.CreateTargetParams{
-		URL: "about:blank", EnableBeginFrameControl: &yes, Width: int64(width), Height: int64(height),
+		URL: "about:blank", EnableBeginFrameControl: &yes, Width: int64(width), Height: int64(height), BrowserContextID: bc,
 	})
 	if err != nil {
 		if b.ctx.Err() == nil && cctx.Err() == nil {
@@ -270,9 +295,15 @@ func (r *run) openTarget(ctx context.Context) (context.Context, context.CancelFu
 	if r.virt == nil {
 		return r.browser.NewTab(ctx)
 	}
-	tctx, cancel, err := r.browser.NewStudioTab(ctx, r.s.Browser.Width, r.s.Browser.Height)
+	tctx, cancel, err := r.browser.NewStudioTab(ctx, r.s.Browser.Width, r.s.Browser.Height, r.studioContext)
 	if err != nil {
 		return nil, nil, err
+	}
+	if r.o.Studio != "" {
+		if err := checkScale(tctx, r.s.Browser.Scale); err != nil {
+			cancel()
+			return nil, nil, err
+		}
 	}
 	// Whichever tab is filmed, this one is sent frames and virtual time
 	// too, so it takes input and keeps time while it is not shot.

@@ -3,8 +3,11 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +48,7 @@ func studioScript(t *testing.T, steps string) *scripts.Script {
 func studioRun(t *testing.T, s *scripts.Script, o RunOptions) (*Result, *timeline.Take, []timeline.Frame) {
 	t.Helper()
 	if s.Browser.Scale == 1 {
-		o.studioAttach = studioEndpoint(t)
+		o.Studio = studioEndpoint(t)
 	}
 	return studioRunOwn(t, s, o)
 }
@@ -420,6 +423,39 @@ func TestStudioScale2(t *testing.T) {
 	}
 	if v := tk.Timeline.Viewport; v.Width != 1280 || v.Scale != 2 {
 		t.Errorf("viewport %+v", v)
+	}
+}
+
+// TestStudioSharedShell: studio runs that take turns on one headless
+// shell (RunOptions.Studio) each get a browser context of their own: a
+// cookie the first sets is not there for the second, though both pages
+// are on the same host. A script at another device scale than the shell's
+// is refused, not filmed at the wrong size.
+func TestStudioSharedShell(t *testing.T) {
+	// One host for both runs (a served folder's host is new each run).
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, "<!doctype html><title>one host</title><h1>One host</h1>")
+	}))
+	defer srv.Close()
+	steps := `  - goto: ` + srv.URL + `/
+  - expect: {js: "!document.cookie.includes('seen=1')"}
+  - eval: "document.cookie = 'seen=1; max-age=3600'"
+  - expect: {js: "document.cookie.includes('seen=1')"}
+`
+	for i := range 2 {
+		res, _, frames := studioRun(t, studioScript(t, steps), RunOptions{})
+		if res.Failed != nil {
+			t.Fatalf("run %d in the shared shell: %v", i+1, res.Failed)
+		}
+		if len(frames) == 0 {
+			t.Fatalf("run %d: no frames", i+1)
+		}
+	}
+	s := studioScript(t, "  - goto: ${serve.url}/second.html\n")
+	s.Browser.Scale = 2
+	_, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Studio: studioEndpoint(t)})
+	if err == nil || !strings.Contains(err.Error(), "device scale 1, the script asks for 2") {
+		t.Fatalf("a scale-2 script in a scale-1 shell: err %v, want it refused", err)
 	}
 }
 

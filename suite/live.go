@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -27,19 +28,36 @@ type liveBrowser struct {
 	dir       string // the lease store's folder, the suite's own
 }
 
-// shares says whether script s, run with o, films live in a browser the
-// suite may share: it names no browser of its own (attach, claim, a
-// Chromium, flags, a window to show) and is filmed live, not in studio
-// (each studio run needs a headless shell with begin-frame control).
-func shares(s *scripts.Script, o film.Options) bool {
+// lends says which browser the suite lends script s, run with o: none
+// when it names a browser of its own (attach, claim, a Chromium, flags, a
+// window to show) or its capture cannot be chosen; else the live browser
+// the suite's live scripts share, or one of its studio shells at the
+// script's device scale.
+func lends(s *scripts.Script, o film.Options) lent {
 	b := s.Browser
 	if o.Shared.Browser != "" || o.Headed || o.Chromium != "" || b.Attach != "" || b.Claim != "" || b.Close != nil ||
 		b.Chromium != "" || len(b.Args) > 0 || !b.Headless {
-		return false
+		return lent{}
 	}
 	shell, shellErr := session.FindShell(o.Shell)
 	c, err := session.ChooseCapture(session.AskOf(s, session.CaptureAsk{Flag: o.Capture, Video: !o.NoVideo && len(s.Output.Video) > 0}), shell, shellErr)
-	return err == nil && c.Mode == scripts.CaptureLive
+	switch {
+	case err != nil:
+		return lent{}
+	case c.Mode == scripts.CaptureLive:
+		return lent{live: true}
+	default:
+		return lent{scale: cmp.Or(b.Scale, 1), noSandbox: o.NoSandbox || b.NoSandbox}
+	}
+}
+
+// lent is the browser a suite lends a script's runs: the live browser
+// (live), a studio shell at device scale scale (scale > 0, launched
+// without the sandbox when noSandbox), or none.
+type lent struct {
+	live      bool
+	scale     float64
+	noSandbox bool
 }
 
 // shared returns how a run attaches to the suite's browser, launching it
@@ -70,6 +88,18 @@ func (l *liveBrowser) shared(ctx context.Context, label string) (host.Shared, er
 		l.b = b
 	}
 	return host.Shared{Browser: l.b.Endpoint(), StateDir: l.dir, LeaseTTL: leases.DefaultTTL, Label: label, Isolate: true}, nil
+}
+
+// browsers are what a suite lends its scripts' runs: the live browser and
+// the studio shells.
+type browsers struct {
+	live   *liveBrowser
+	studio *studioShells
+}
+
+func (b *browsers) close() {
+	b.live.close()
+	b.studio.close()
 }
 
 // close closes the browser and removes the lease store.

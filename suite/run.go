@@ -108,8 +108,8 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		sum.Shard = &sh
 	}
 	started := time.Now()
-	live := &liveBrowser{noSandbox: o.Film.NoSandbox}
-	defer live.close()
+	lend := &browsers{live: &liveBrowser{noSandbox: o.Film.NoSandbox}, studio: newStudioShells(o.Film.Shell, workers)}
+	defer lend.close()
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 1; w <= workers; w++ {
@@ -117,7 +117,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		go func() { // owned by Run, which waits for it
 			defer wg.Done()
 			for i := range next {
-				sum.Scripts[i] = filmOne(ctx, o, live, w, plan[i], out)
+				sum.Scripts[i] = filmOne(ctx, o, lend, w, plan[i], out)
 			}
 		}()
 	}
@@ -152,9 +152,8 @@ type Listed struct {
 	Script string `json:"script"`
 	Dir    string `json:"dir"`
 	Name   string `json:"name"`
-	// shares says the script films live in the browser the suite's live
-	// scripts share (shares).
-	shares bool
+	// lent is the browser the suite lends the script's runs (lends).
+	lent lent
 }
 
 // List expands the scripts and folders given, loads every script (one
@@ -174,7 +173,7 @@ func List(o Options) ([]Listed, error) {
 	// stops the suite here, with every error said.
 	included := map[string]bool{}
 	names := map[string]string{}
-	sharing := map[string]bool{}
+	lending := map[string]lent{}
 	bad := 0
 	for _, p := range all {
 		s, err := scripts.Load(p, scripts.LoadOptions{Env: o.Film.Env, LookupEnv: os.LookupEnv, Headed: o.Film.Headed})
@@ -183,7 +182,7 @@ func List(o Options) ([]Listed, error) {
 			bad++
 			continue
 		}
-		names[p], sharing[p] = s.Name, shares(s, o.Film)
+		names[p], lending[p] = s.Name, lends(s, o.Film)
 		for _, st := range s.Steps {
 			if st.Pos.File != "" && st.Pos.File != p {
 				if abs, err := filepath.Abs(st.Pos.File); err == nil {
@@ -208,7 +207,7 @@ func List(o Options) ([]Listed, error) {
 	plan := Plan(all, o.Shard, keyOf, durations)
 	out := make([]Listed, len(plan))
 	for i, p := range plan {
-		out[i] = Listed{Script: p, Dir: keyOf(p), Name: names[p], shares: sharing[p]}
+		out[i] = Listed{Script: p, Dir: keyOf(p), Name: names[p], lent: lending[p]}
 	}
 	return out, nil
 }
@@ -235,7 +234,7 @@ func Publish(sum *Summary, out, junit string) error {
 }
 
 // filmOne films one script, again on failure up to o.Retries times.
-func filmOne(ctx context.Context, o Options, live *liveBrowser, w int, l Listed, out string) Entry {
+func filmOne(ctx context.Context, o Options, lend *browsers, w int, l Listed, out string) Entry {
 	script, key := l.Script, l.Dir
 	var attempts []Attempt
 	var e Entry
@@ -248,7 +247,7 @@ func filmOne(ctx context.Context, o Options, live *liveBrowser, w int, l Listed,
 		if o.Display != nil {
 			o.Display.Started(w, script, attempt)
 		}
-		e = filmAttempt(ctx, o, live, w, l, out, dir)
+		e = filmAttempt(ctx, o, lend, w, l, out, dir)
 		attempts = append(attempts, Attempt{Dir: dir, Status: e.Status, Error: e.Error})
 		if e.Status != Failed || ctx.Err() != nil {
 			break
@@ -352,7 +351,7 @@ func prune(out string, e *Entry) {
 // and returns what the attempt left as an entry (its paths relative to
 // out; filmOne adds the script's own fields). A panic in the run fails
 // this script, not the suite.
-func filmAttempt(ctx context.Context, o Options, live *liveBrowser, w int, l Listed, out, rel string) (e Entry) {
+func filmAttempt(ctx context.Context, o Options, lend *browsers, w int, l Listed, out, rel string) (e Entry) {
 	script, key := l.Script, l.Dir
 	dir := filepath.Join(out, filepath.FromSlash(rel))
 	e.Log = path.Join(rel, LogFile)
@@ -368,12 +367,20 @@ func filmAttempt(ctx context.Context, o Options, live *liveBrowser, w int, l Lis
 	defer logf.Close()
 	fo := o.Film
 	fo.Script, fo.Out, fo.View, fo.JUnit = script, dir, true, ""
-	if l.shares {
-		if fo.Shared, err = live.shared(ctx, fmt.Sprintf("%s (worker %d)", l.Name, w)); err != nil {
-			fmt.Fprintln(logf, err)
-			e.Status, e.Exit, e.Error = Broken, exit.Failed, err.Error()
-			return e
+	switch {
+	case l.lent.live:
+		fo.Shared, err = lend.live.shared(ctx, fmt.Sprintf("%s (worker %d)", l.Name, w))
+	case l.lent.scale > 0:
+		var b shell
+		if b, err = lend.studio.borrow(ctx, l.lent); err == nil {
+			defer lend.studio.giveBack(b, l.lent)
+			fo.Studio = b.Endpoint()
 		}
+	}
+	if err != nil {
+		fmt.Fprintln(logf, err)
+		e.Status, e.Exit, e.Error = Broken, exit.Failed, err.Error()
+		return e
 	}
 	if o.Baselines != "" {
 		fo.Baseline = film.Baseline{Path: BaselineOf(o.Baselines, key), Update: o.Update, Diff: o.Diff}

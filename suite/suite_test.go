@@ -518,3 +518,42 @@ func TestSuiteLiveScriptsShareOneBrowserApart(t *testing.T) {
 		}
 	}
 }
+
+// A suite's studio scripts take turns on one headless shell of the
+// suite's, each in a browser context of its own: the second finds none of
+// the first's cookies or storage, and each take says its run attached.
+func TestSuiteStudioScriptsShareOneShellApart(t *testing.T) {
+	testenv.Need(t, "chromium-headless-shell")
+	url, _ := suiteSite(t)
+	dir := t.TempDir()
+	for name, steps := range map[string]string{
+		"a-leave": "  - goto: ${URL}/page/a\n  - eval: \"document.cookie = 'who=a; path=/'; localStorage.setItem('who', 'a')\"\n  - expect: {js: \"document.cookie.includes('who=a')\"}\n",
+		"b-find":  "  - goto: ${URL}/page/b\n  - expect: {js: \"document.cookie === '' && localStorage.length === 0\"}\n    timeout: 1s\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte("name: "+name+"\nbrowser: {viewport: {width: 640, height: 360}}\nsteps:\n"+steps), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	fo := filmOptions(url)
+	fo.Capture = "studio"
+	sum, err := Run(context.Background(), Options{Args: []string{dir}, Out: out, Workers: 1, Film: fo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Totals.Line() != "2 passed, 0 failed (2 scripts)" {
+		t.Errorf("totals %q: %+v", sum.Totals.Line(), sum.Scripts)
+	}
+	for _, e := range sum.Scripts {
+		tk, err := timeline.Open(filepath.Join(out, e.Take))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := tk.Timeline.Capture; c.Mode != timeline.CaptureStudio {
+			t.Errorf("%s: filmed %q, want studio", e.Script, c.Mode)
+		}
+		if c := tk.Timeline.Cleanup; c == nil || c.Process != "not-owned" {
+			t.Errorf("%s: cleanup %+v: want the run attached to the suite's shell", e.Script, c)
+		}
+	}
+}

@@ -277,7 +277,7 @@ func launch(ctx context.Context, o CaptureOptions, w, h int, scale float64, stud
 	}
 	var closeTab func()
 	if studio {
-		tab, closeTab, err = b.NewStudioTab(ctx, w, h)
+		tab, closeTab, err = b.NewStudioTab(ctx, w, h, "")
 	} else {
 		tab, closeTab, err = b.NewTab(ctx)
 	}
