@@ -62,3 +62,31 @@ func TestCursorShapeAlongThePath(t *testing.T) {
 		t.Errorf("shapes on the way from the field to the button: %v, want %v", shapes, want)
 	}
 }
+
+// TestCursorShapeAfterAScroll: a target scrolled into view moves the page
+// under the pointer, so the shape of what it was over is not kept on the
+// way: the field it clicked has gone up out of view, and the cursor leaves
+// empty space with the arrow.
+func TestCursorShapeAfterAScroll(t *testing.T) {
+	t.Parallel() // a window of the package's live browser
+	res := runSite(t, `  - goto: "data:text/html,<input id=f style='position:absolute;left:20px;top:20px;width:200px'><div style='height:3000px'></div><button id=b style='position:absolute;left:700px;top:2400px;cursor:pointer'>Go</button>"
+  - click: "#f"
+  - click: "#b"
+`, nil)
+	if res.Failed != nil {
+		t.Fatalf("run: %+v", res.Failed)
+	}
+	var shapes []string
+	downs := 0
+	for _, r := range res.Timeline.Receipts {
+		if r.Kind == timeline.InputDown {
+			downs++
+		}
+		if downs == 1 && r.Kind == timeline.InputMove && (len(shapes) == 0 || shapes[len(shapes)-1] != r.Cursor) {
+			shapes = append(shapes, r.Cursor)
+		}
+	}
+	if want := []string{"auto", "pointer"}; strings.Join(shapes, " ") != strings.Join(want, " ") {
+		t.Errorf("shapes on the way to a button scrolled into view: %v, want %v", shapes, want)
+	}
+}

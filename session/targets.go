@@ -77,6 +77,9 @@ type probe struct {
 	// Near says what the page has near a target that matches nothing
 	// (js/near.js): "" when nothing is close, nil when not looked for.
 	Near *string `json:"near"`
+	// Scrolled says the probe scrolled the element into view: the page
+	// moved under the pointer.
+	Scrolled bool `json:"scrolled"`
 }
 
 // needs are the actionability checks a step makes before it acts on an
@@ -168,6 +171,9 @@ type Actionable struct {
 	// Token names the element observed, for revalidate, in doc.
 	Token int
 	doc   *doc
+	// Scrolled says a look scrolled the element into view: what was
+	// under the pointer before has moved.
+	Scrolled bool
 }
 
 // clickablePoint is where Playwright aims at an element: the middle of the
@@ -237,6 +243,7 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 	var act Actionable
 	attempt := 0
 	near := "" // what the page had near the target when last looked for
+	scrolled := false
 	err := pollWith(ctx, t.String()+" not actionable", retryWaits, func(ctx context.Context) (bool, string, error) {
 		d, err := tab.docOf(ctx, t)
 		if err != nil {
@@ -256,11 +263,12 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 		if p.Near != nil {
 			near = *p.Near // the latest answer stands until the next
 		}
+		scrolled = scrolled || p.Scrolled
 		ok, failed, final := verdict(p, n, t, near)
 		if final != nil || !ok {
 			return final != nil, failed, final
 		}
-		a := Actionable{Box: d.toTab(*p.Box), Cursor: p.Cursor, Token: p.Token, doc: d}
+		a := Actionable{Box: d.toTab(*p.Box), Cursor: p.Cursor, Token: p.Token, doc: d, Scrolled: scrolled}
 		a.Point = point{X: a.Box.X + a.Box.W/2, Y: a.Box.Y + a.Box.H/2}
 		if !n.Hit {
 			act = a

@@ -36,7 +36,14 @@ clapper.probe = async function (spec, nth, scroll, attempt) {
   out.field = clapper.isField(clapper.retarget(el, 'follow-label'));
   out.editable = out.field && clapper.editable(el);
   out.cursor = getComputedStyle(el).cursor;
-  if (scroll && out.visible) clapper.scrollTo(el, attempt || 0);
+  if (scroll && out.visible) {
+    // Whether the page moved under the pointer: the box it left was
+    // read before.
+    const before = el.getBoundingClientRect();
+    clapper.scrollTo(el, attempt || 0);
+    const after = el.getBoundingClientRect();
+    out.scrolled = before.x !== after.x || before.y !== after.y;
+  }
   const steady = clapper.retarget(el, 'no-follow-label');
   const box = () => {
     const r = steady.getBoundingClientRect();
