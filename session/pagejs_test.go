@@ -98,6 +98,7 @@ func TestAccessibleNames(t *testing.T) {
 		{"math", "Euler's number", "math"},
 		{"button", "Favourite item two", "imaged"}, // an image's alternative text
 		{"group", "Shipping", "shipping"},          // a hidden legend still names its fieldset
+		{"button", "Deletethe draft", "owner"},     // what it owns follows its content, as in Playwright (no space: both inline)
 	} {
 		// Each name is the page's only one: one element found is #id.
 		if got := call[[]map[string]any](t, tab, tb.helpers, "find", spec{Role: c.role, Name: c.name, Exact: true}); len(got) != 1 {

@@ -257,7 +257,14 @@ clapper.contentText = function (el, ctx) {
     return c && st.display !== 'inline' ? ' ' + c + ' ' : c;
   };
   let s = pseudo('::before');
-  const kids = el.shadowRoot ? el.shadowRoot.childNodes : (el.nodeName === 'SLOT' ? el.assignedNodes({flatten: true}) : el.childNodes);
+  const kids = [...(el.shadowRoot ? el.shadowRoot.childNodes : (el.nodeName === 'SLOT' ? el.assignedNodes({flatten: true}) : el.childNodes))];
+  // Then the elements it owns (aria-owns), as Playwright reads them: each
+  // id's first element in its tree, once, unless a slot shows it.
+  const root = el.getRootNode();
+  for (const id of (el.getAttribute('aria-owns') || '').split(/\s+/).filter(Boolean)) {
+    const owned = root.querySelector ? root.querySelector('#' + CSS.escape(id)) : null;
+    if (owned && !owned.assignedSlot && !kids.includes(owned)) kids.push(owned);
+  }
   for (const c of kids) {
     if (c.nodeType === 3) {
       s += c.nodeValue;
