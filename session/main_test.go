@@ -68,7 +68,7 @@ var (
 		if err != nil {
 			return nil, err
 		}
-		return Launch(context.Background(), StudioLaunch(shell, testenv.NoSandbox(), 1))
+		return Launch(context.Background(), StudioLaunch(shell, testenv.NoSandbox(), 1, 1280, 720))
 	}}
 )
 

@@ -152,6 +152,16 @@ func (b *Browser) onBrowser(ctx context.Context, fn func(context.Context) error)
 	return err
 }
 
+// Answers says whether the browser answers a browser-level call
+// (Browser.getVersion) before ctx ends: a browser whose process lives but
+// that stopped answering, or whose connection dropped, does not.
+func (b *Browser) Answers(ctx context.Context) bool {
+	return b.onBrowser(ctx, func(c context.Context) error {
+		_, err := chromedp.CallBrowser(c, browser.GetVersion, cdp.Empty{})
+		return err
+	}) == nil
+}
+
 // AttachTab drives the existing tab id: its context's cancellation
 // detaches and leaves the tab open (closing is the lease's decision).
 // Attaching is bounded like NewTab.

@@ -87,9 +87,6 @@ func (r *run) pointAt(ctx context.Context, tab *Tab, t scripts.Target, n needs, 
 		return err
 	}
 	tab.pace.focus(act.doc)
-	if act.Scrolled {
-		tab.pointer.over = nil // the page moved under the pointer
-	}
 	if err := tab.pointer.MoveOnto(ctx, act.Point.X, act.Point.Y, act.Cursor, act.Box); err != nil {
 		return err
 	}

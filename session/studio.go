@@ -161,16 +161,20 @@ func studioArgs(scale float64) []string {
 }
 
 // StudioLaunch is how to launch a headless shell (path) that studio runs
-// at device scale scale attach to (RunOptions.Studio): the studio flags,
-// headless, 1280x720 windows (each tab is sized as its script says).
-func StudioLaunch(path string, noSandbox bool, scale float64) LaunchOptions {
-	return LaunchOptions{Path: path, Headless: true, NoSandbox: noSandbox, Studio: true, Scale: scale, Width: 1280, Height: 720}
+// at device scale scale and viewport width x height attach to
+// (RunOptions.Studio): as such a run launches its own, so that the page
+// sees the same window and screen.
+func StudioLaunch(path string, noSandbox bool, scale float64, width, height int) LaunchOptions {
+	return LaunchOptions{Path: path, Headless: true, NoSandbox: noSandbox, Studio: true, Scale: scale, Width: width, Height: height}
 }
 
 // checkScale refuses a tab of a shell launched at another device scale
 // than the script's: its pictures would have the wrong size.
-func checkScale(tab context.Context, scale float64) error {
-	dpr, err := EvalNumber(tab, "devicePixelRatio")
+func checkScale(ctx, tab context.Context, scale float64) error {
+	c, cancel := context.WithTimeout(tab, browserCallLimit)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	dpr, err := EvalNumber(c, "devicePixelRatio")
 	if err != nil {
 		return fmt.Errorf("open tab: read its device scale: %w", err)
 	}
@@ -300,7 +304,7 @@ func (r *run) openTarget(ctx context.Context) (context.Context, context.CancelFu
 		return nil, nil, err
 	}
 	if r.o.Studio != "" {
-		if err := checkScale(tctx, r.s.Browser.Scale); err != nil {
+		if err := checkScale(ctx, tctx, r.s.Browser.Scale); err != nil {
 			cancel()
 			return nil, nil, err
 		}

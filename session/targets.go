@@ -78,7 +78,8 @@ type probe struct {
 	// (js/near.js): "" when nothing is close, nil when not looked for.
 	Near *string `json:"near"`
 	// Scrolled says the probe scrolled the element into view: the page
-	// moved under the pointer.
+	// moved under the pointer (its document, or, read in Go, the
+	// documents its frames are in).
 	Scrolled bool `json:"scrolled"`
 }
 
@@ -171,9 +172,6 @@ type Actionable struct {
 	// Token names the element observed, for revalidate, in doc.
 	Token int
 	doc   *doc
-	// Scrolled says a look scrolled the element into view: what was
-	// under the pointer before has moved.
-	Scrolled bool
 }
 
 // clickablePoint is where Playwright aims at an element: the middle of the
@@ -243,7 +241,6 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 	var act Actionable
 	attempt := 0
 	near := "" // what the page had near the target when last looked for
-	scrolled := false
 	err := pollWith(ctx, t.String()+" not actionable", retryWaits, func(ctx context.Context) (bool, string, error) {
 		d, err := tab.docOf(ctx, t)
 		if err != nil {
@@ -256,19 +253,25 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 		}
 		if len(t.Frames) > 0 && n.Scroll {
 			// Scrolling moved the iframes: where they are is read again.
+			was := d.origin
 			if d, err = tab.docOf(ctx, t); err != nil {
 				return isFinal(err), "", err
 			}
+			p.Scrolled = p.Scrolled || d.origin != was
+		}
+		if p.Scrolled && tab.pointer != nil {
+			// The page moved under the pointer: what it was over is not
+			// there any more, whichever step acts next.
+			tab.pointer.over = nil
 		}
 		if p.Near != nil {
 			near = *p.Near // the latest answer stands until the next
 		}
-		scrolled = scrolled || p.Scrolled
 		ok, failed, final := verdict(p, n, t, near)
 		if final != nil || !ok {
 			return final != nil, failed, final
 		}
-		a := Actionable{Box: d.toTab(*p.Box), Cursor: p.Cursor, Token: p.Token, doc: d, Scrolled: scrolled}
+		a := Actionable{Box: d.toTab(*p.Box), Cursor: p.Cursor, Token: p.Token, doc: d}
 		a.Point = point{X: a.Box.X + a.Box.W/2, Y: a.Box.Y + a.Box.H/2}
 		if !n.Hit {
 			act = a

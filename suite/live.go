@@ -47,17 +47,19 @@ func lends(s *scripts.Script, o film.Options) lent {
 	case c.Mode == scripts.CaptureLive:
 		return lent{live: true}
 	default:
-		return lent{scale: cmp.Or(b.Scale, 1), noSandbox: o.NoSandbox || b.NoSandbox}
+		return lent{scale: cmp.Or(b.Scale, 1), width: b.Width, height: b.Height, noSandbox: o.NoSandbox || b.NoSandbox}
 	}
 }
 
 // lent is the browser a suite lends a script's runs: the live browser
-// (live), a studio shell at device scale scale (scale > 0, launched
-// without the sandbox when noSandbox), or none.
+// (live), a studio shell launched as the script's run would launch its
+// own (scale > 0: its device scale, its viewport as the window, without
+// the sandbox when noSandbox), or none.
 type lent struct {
-	live      bool
-	scale     float64
-	noSandbox bool
+	live          bool
+	scale         float64
+	width, height int
+	noSandbox     bool
 }
 
 // shared returns how a run attaches to the suite's browser, launching it

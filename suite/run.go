@@ -59,6 +59,10 @@ type Options struct {
 	// Errors is where the scripts that do not load are said (nil:
 	// standard error).
 	Errors io.Writer
+
+	// launchShell, when set, launches the studio shells the suite lends
+	// (tests count them).
+	launchShell func(ctx context.Context, kind lent) (shell, error)
 }
 
 func (o Options) errors() io.Writer {
@@ -108,7 +112,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		sum.Shard = &sh
 	}
 	started := time.Now()
-	lend := &browsers{live: &liveBrowser{noSandbox: o.Film.NoSandbox}, studio: newStudioShells(o.Film.Shell, workers)}
+	lend := &browsers{live: &liveBrowser{noSandbox: o.Film.NoSandbox}, studio: newStudioShells(o.Film.Shell, workers, o.launchShell)}
 	defer lend.close()
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -373,13 +377,23 @@ func filmAttempt(ctx context.Context, o Options, lend *browsers, w int, l Listed
 	case l.lent.scale > 0:
 		var b shell
 		if b, err = lend.studio.borrow(ctx, l.lent); err == nil {
-			defer lend.studio.giveBack(b, l.lent)
+			defer func() {
+				if why := lend.studio.giveBack(b, l.lent); why != "" {
+					fmt.Fprintln(logf, why)
+				}
+			}()
 			fo.Studio = b.Endpoint()
 		}
 	}
 	if err != nil {
+		// As the run would have failed launching it: root without
+		// --no-sandbox is a usage error, Ctrl-C an interruption.
+		if errors.Is(err, session.ErrRootNeedsNoSandbox) {
+			err = exit.Usagef("%w", err)
+		}
 		fmt.Fprintln(logf, err)
-		e.Status, e.Exit, e.Error = Broken, exit.Failed, err.Error()
+		e.Status, e.Exit = outcome(ctx, err)
+		e.Error = err.Error()
 		return e
 	}
 	if o.Baselines != "" {

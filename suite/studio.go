@@ -3,29 +3,32 @@ package suite
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/clapper-dev/clapper/session"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
 // studioShells are the headless shells a suite lends its studio scripts'
-// runs. A run borrows one launched as its script asks (device scale,
-// sandbox), films in a browser context of its own there (cookies,
-// storage and cache of its own, gone when the run ends), and gives it
-// back; the worker's next studio script films in the same shell. So a
-// suite launches a shell per worker, not per script, and a launch costs
-// about as much as a short script. No two runs film in one shell at once:
-// each has a worker's turn of it. A shell that died is dropped when given
-// back (its crash fails the script filming in it, not the next); there
-// are never more shells than workers: a launch closes an idle shell of
-// another kind first.
+// runs. A run borrows an idle shell launched as its own would be (device
+// scale, viewport, sandbox), or launches one; it films there in a browser
+// context of its own (cookies, storage and cache of its own, gone when
+// the run ends), and gives the shell back for the next studio script of
+// that kind. So a suite launches about a shell a worker, not one a
+// script, and a launch costs about as much as a short script. No two runs
+// film in one shell at once. A shell given back that no longer answers
+// (it died, or hangs) is closed, not lent again: its failure fails the
+// script filming in it, not the next. There are never more shells than
+// workers, but for a moment while one launches: an idle shell of another
+// kind is closed first.
 type studioShells struct {
 	workers int
 	mu      sync.Mutex
 	idle    []lentShell
 	busy    int
-	// launch launches a shell as kind asks (tests give their own).
+	// launch launches a shell as kind asks (Options.launchShell).
 	launch func(ctx context.Context, kind lent) (shell, error)
 }
 
@@ -33,6 +36,8 @@ type studioShells struct {
 type shell interface {
 	Endpoint() string
 	Exited() <-chan struct{}
+	Answers(ctx context.Context) bool
+	StderrTail() string
 	Close() timeline.Cleanup
 }
 
@@ -42,16 +47,22 @@ type lentShell struct {
 	kind lent
 }
 
+// answerWithin bounds the check of a shell given back.
+const answerWithin = 5 * time.Second
+
 // newStudioShells lends at most workers shells of the headless shell at
-// path ("" to search, as a run does).
-func newStudioShells(path string, workers int) *studioShells {
-	return &studioShells{workers: workers, launch: func(ctx context.Context, kind lent) (shell, error) {
-		found, err := session.FindShell(path)
-		if err != nil {
-			return nil, err
+// path ("" to search, as a run does), launched by launch when set.
+func newStudioShells(path string, workers int, launch func(ctx context.Context, kind lent) (shell, error)) *studioShells {
+	if launch == nil {
+		launch = func(ctx context.Context, kind lent) (shell, error) {
+			found, err := session.FindShell(path)
+			if err != nil {
+				return nil, err
+			}
+			return session.Launch(ctx, session.StudioLaunch(found, kind.noSandbox, kind.scale, kind.width, kind.height))
 		}
-		return session.Launch(ctx, session.StudioLaunch(found, kind.noSandbox, kind.scale))
-	}}
+	}
+	return &studioShells{workers: workers, launch: launch}
 }
 
 // borrow returns an idle shell launched as kind asks, launching one when
@@ -100,30 +111,38 @@ func (p *studioShells) take(kind lent) (b shell, closing []shell) {
 	return nil, closing
 }
 
-// giveBack makes b idle again for the next run launched as kind, or
-// closes it when it has died.
-func (p *studioShells) giveBack(b shell, kind lent) {
-	if exited(b) {
+// giveBack makes b idle again for the next run launched as kind when it
+// still answers; else it closes it and says why, with what the shell last
+// printed, for the log of the run that had it.
+func (p *studioShells) giveBack(b shell, kind lent) (dropped string) {
+	ctx, cancel := context.WithTimeout(context.Background(), answerWithin)
+	ok := !exited(b) && b.Answers(ctx)
+	cancel()
+	if !ok {
 		b.Close()
-		p.mu.Lock()
-		p.busy--
-		p.mu.Unlock()
-		return
+		dropped = "the suite's studio browser stopped answering and was closed; the next studio script launches another"
+		if tail := strings.TrimSpace(b.StderrTail()); tail != "" {
+			dropped += "; its last output:\n" + tail
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.busy--
-	p.idle = append(p.idle, lentShell{b: b, kind: kind})
+	if ok {
+		p.idle = append(p.idle, lentShell{b: b, kind: kind})
+	}
+	return dropped
 }
 
 // close closes every idle shell (the suite's runs have given theirs back).
 func (p *studioShells) close() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, s := range p.idle {
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, s := range idle {
 		s.b.Close()
 	}
-	p.idle = nil
 }
 
 // exited says whether b's process has ended.

@@ -10,17 +10,21 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// fakeShell is a shell for the pool's rules: it dies when told.
+// fakeShell is a shell for the pool's rules: it dies, or hangs, when
+// told.
 type fakeShell struct {
 	n      int
 	exited chan struct{}
+	hung   bool
 	closed bool
 }
 
-func (f *fakeShell) Endpoint() string        { return fmt.Sprintf("ws://127.0.0.1:1/%d", f.n) }
-func (f *fakeShell) Exited() <-chan struct{} { return f.exited }
-func (f *fakeShell) Close() timeline.Cleanup { f.closed = true; return timeline.Cleanup{} }
-func (f *fakeShell) die()                    { close(f.exited) }
+func (f *fakeShell) Endpoint() string             { return fmt.Sprintf("ws://127.0.0.1:1/%d", f.n) }
+func (f *fakeShell) Exited() <-chan struct{}      { return f.exited }
+func (f *fakeShell) Answers(context.Context) bool { return !f.hung && !exited(f) }
+func (f *fakeShell) StderrTail() string           { return "shell says goodbye" }
+func (f *fakeShell) Close() timeline.Cleanup      { f.closed = true; return timeline.Cleanup{} }
+func (f *fakeShell) die()                         { close(f.exited) }
 
 // TestStudioShellsLend: the pool lends a shell of the kind asked, launches
 // one only when none of that kind is idle, never holds more than one a
@@ -63,12 +67,23 @@ func TestStudioShellsLend(t *testing.T) {
 	if len(*launched) != 2 || !(*launched)[0].closed || b.n != 2 {
 		t.Errorf("a scale-2 script after scale 1 in one worker: launched %d, first closed %v", len(*launched), (*launched)[0].closed)
 	}
-	// A shell that died while lent is closed, not lent again.
+	// A shell that died while lent is closed, not lent again, and the
+	// run's log is told why with what it last printed.
 	b.die()
-	p.giveBack(b, two)
-	if !b.closed || len(p.idle) != 0 || p.busy != 0 {
-		t.Errorf("a dead shell given back: closed %v, idle %d, busy %d", b.closed, len(p.idle), p.busy)
+	if why := p.giveBack(b, two); !b.closed || len(p.idle) != 0 || p.busy != 0 || !strings.Contains(why, "stopped answering") || !strings.Contains(why, "shell says goodbye") {
+		t.Errorf("a dead shell given back: closed %v, idle %d, busy %d, said %q", b.closed, len(p.idle), p.busy, why)
 	}
+	// So is one that lives but no longer answers.
+	h := borrow(p, two)
+	h.hung = true
+	if why := p.giveBack(h, two); !h.closed || len(p.idle) != 0 || why == "" {
+		t.Errorf("a hung shell given back: closed %v, idle %d, said %q", h.closed, len(p.idle), why)
+	}
+	// A healthy one given back says nothing.
+	if why := p.giveBack(borrow(p, two), two); why != "" || len(p.idle) != 1 {
+		t.Errorf("a healthy shell given back: said %q, idle %d", why, len(p.idle))
+	}
+	p.close()
 
 	// Two workers at once: two shells, each lent again after.
 	p, launched = pool(2)

@@ -537,7 +537,13 @@ func TestSuiteStudioScriptsShareOneShellApart(t *testing.T) {
 	out := t.TempDir()
 	fo := filmOptions(url)
 	fo.Capture = "studio"
-	sum, err := Run(context.Background(), Options{Args: []string{dir}, Out: out, Workers: 1, Film: fo})
+	launches := 0
+	launch := newStudioShells("", 1, nil).launch
+	o := Options{Args: []string{dir}, Out: out, Workers: 1, Film: fo, launchShell: func(ctx context.Context, kind lent) (shell, error) {
+		launches++
+		return launch(ctx, kind)
+	}}
+	sum, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,5 +561,8 @@ func TestSuiteStudioScriptsShareOneShellApart(t *testing.T) {
 		if c := tk.Timeline.Cleanup; c == nil || c.Process != "not-owned" {
 			t.Errorf("%s: cleanup %+v: want the run attached to the suite's shell", e.Script, c)
 		}
+	}
+	if launches != 1 {
+		t.Errorf("two studio scripts in one worker launched %d shells, want 1", launches)
 	}
 }
