@@ -183,6 +183,12 @@ func TestSharedHeldTabRefused(t *testing.T) {
 	holder := writeFile(t, dir, "holder.yaml", "name: holder\nsteps:\n  - goto: \"data:text/html,<title>held page</title>\"\n  - pause: 120s\n")
 	p := h.run(t, holder, filepath.Join(dir, "holder"), "holder-run")
 	tab := h.leased(t, p, "holder-run", "held page")
+	// The refusal names the address the holder recorded, which it does
+	// as its next step begins: the page shows its title a moment before.
+	eventually(t, "the holder's lease records its page", func() bool {
+		r, ok := h.leaseOf(t, "holder-run")
+		return ok && strings.Contains(r.Lease.URL, "held page")
+	})
 
 	claimer := writeFile(t, dir, "claimer.yaml", "name: claimer\nbrowser: {attach: shared, claim: \"title:held page\"}\nsteps:\n  - eval: \"document.title = 'claimed'\"\n")
 	_, stderr, code := runCLI(t, "run", claimer, "--state-dir", h.dir, "-o", filepath.Join(dir, "claimer"), "--no-video")
