@@ -307,10 +307,15 @@ func (p *Pointer) Wheel(ctx context.Context, dx, dy float64) error {
 	})
 	if err == nil {
 		p.placedNow()
-		p.over = nil // the page moved under the pointer
+		p.pageMoved()
 	}
 	return err
 }
+
+// pageMoved forgets the element the pointer was over: the page moved
+// under it (a scroll, a new page), so the next move does not keep that
+// element's shape while it leaves (shapeAlong).
+func (p *Pointer) pageMoved() { p.over = nil }
 
 // rereadShape reads again the CSS cursor under the pointer when its tab
 // showed a new document since it was last known, and notes a change
@@ -328,7 +333,7 @@ func (p *Pointer) rereadShape(ctx context.Context, d *doc) {
 	if n == p.shapeNavs {
 		return
 	}
-	p.over = nil // another page is under the pointer
+	p.pageMoved() // another page is under the pointer
 	css, err := docCall[string](ctx, d, "cursorAt", p.x, p.y)
 	if err != nil {
 		// Asked again after the next step, once: a page that cannot

@@ -260,9 +260,7 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 			p.Scrolled = p.Scrolled || d.origin != was
 		}
 		if p.Scrolled && tab.pointer != nil {
-			// The page moved under the pointer: what it was over is not
-			// there any more, whichever step acts next.
-			tab.pointer.over = nil
+			tab.pointer.pageMoved() // whichever step acts next
 		}
 		if p.Near != nil {
 			near = *p.Near // the latest answer stands until the next

@@ -263,7 +263,7 @@ clapper.contentText = function (el, ctx) {
   const root = el.getRootNode();
   for (const id of (el.getAttribute('aria-owns') || '').split(/\s+/).filter(Boolean)) {
     const owned = root.querySelector ? root.querySelector('#' + CSS.escape(id)) : null;
-    if (owned && !owned.assignedSlot && !kids.includes(owned)) kids.push(owned);
+    if (owned && !owned.assignedSlot) kids.push(owned); // once: ctx.visited
   }
   for (const c of kids) {
     if (c.nodeType === 3) {
