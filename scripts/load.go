@@ -512,7 +512,7 @@ func checkTabs(d *decoder, items []item) {
 	// tab of its own called so anywhere: then it is always that tab.
 	ownStage := false
 	for _, it := range items {
-		if a, ok := it.step.Action.(Tab); ok && a.Op == TabOpen && a.Name == StageTab {
+		if a, ok := it.step.Action.(Tab); ok && (a.Op == TabOpen || a.Op == TabPopup) && a.Name == StageTab {
 			ownStage = true
 		}
 	}
@@ -530,7 +530,7 @@ func checkTabs(d *decoder, items []item) {
 		}
 		switch a := st.Action.(type) {
 		case Tab:
-			if a.Op != TabOpen {
+			if a.Op != TabOpen && a.Op != TabPopup {
 				a.Name = ref(a.Name)
 			}
 			st.Action = a
@@ -550,8 +550,8 @@ func checkTabs(d *decoder, items []item) {
 		switch a := st.Action.(type) {
 		case Tab:
 			switch a.Op {
-			case TabOpen:
-				if open[a.Name] {
+			case TabOpen, TabPopup:
+				if open[a.Name] && a.Name != FirstTab { // the first tab's name is refused already
 					d.errorf(it.nameAt, "tab %q is already open", a.Name)
 				}
 				open[a.Name] = true

@@ -239,14 +239,15 @@ func stepTable() []*stepSpec {
 			}},
 
 		// Tabs.
-		{name: "tab", traits: Traits{ChangesPage: true, Presentation: true}, doc: "open, switch to or close a named tab; tab: NAME switches", short: "switch",
+		{name: "tab", traits: Traits{ChangesPage: true, Presentation: true}, doc: "open, switch to or close a named tab, or name a page the current tab opened; tab: NAME switches", short: "switch",
 			fields: []field{
 				tabName("open", "open a new tab with this name and switch to it"),
+				tabName("popup", "name the page the current tab opened (a link with target=_blank, window.open) and switch to it; waits for it until the timeout"),
 				tabName("switch", "make this tab current"),
 				tabName("close", "close this tab"),
 				fStr("url", "with open: what to load"),
 			},
-			groups: []group{{exactlyOne, []string{"open", "switch", "close"}}},
+			groups: []group{{exactlyOne, []string{"open", "popup", "switch", "close"}}},
 			build:  buildTab},
 
 		// Evidence.
@@ -459,7 +460,7 @@ func buildZoom(c *bctx) Action {
 
 func buildTab(c *bctx) Action {
 	var a Tab
-	for _, op := range []string{TabOpen, TabSwitch, TabClose} {
+	for _, op := range []string{TabOpen, TabPopup, TabSwitch, TabClose} {
 		if c.has(op) {
 			a.Op, a.Name = op, c.str(op)
 			c.it.nameAt = c.pos(op)
@@ -474,6 +475,8 @@ func buildTab(c *bctx) Action {
 	switch {
 	case a.Op == TabOpen && a.Name == FirstTab:
 		c.errorf(c.pos("open"), "tab: main is the tab every run starts in; open a tab with another name")
+	case a.Op == TabPopup && a.Name == FirstTab:
+		c.errorf(c.pos("popup"), "tab: main is the tab every run starts in; name the page it opened otherwise")
 	}
 	return a
 }

@@ -305,6 +305,7 @@ type Rect struct{ X, Y, W, H float64 }
 // Tab operations.
 const (
 	TabOpen   = "open"
+	TabPopup  = "popup"
 	TabSwitch = "switch"
 	TabClose  = "close"
 )
@@ -436,11 +437,12 @@ type (
 	// Resume resumes the named tab, consuming the receipt of its hold.
 	Resume struct{ Tab string }
 
-	// Tab opens, switches to or closes a named tab. Opening a tab makes it
-	// the current tab; closing the current tab makes "main" current again.
+	// Tab opens, switches to or closes a named tab, or names a page the
+	// current tab opened (TabPopup). Opening or naming a tab makes it the
+	// current tab; closing the current tab makes "main" current again.
 	// The tab "main" exists from the start and cannot be closed.
 	Tab struct {
-		Op   string // TabOpen, TabSwitch or TabClose
+		Op   string // TabOpen, TabPopup, TabSwitch or TabClose
 		Name string
 		URL  string // Op TabOpen only; "" for about:blank
 	}

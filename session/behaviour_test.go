@@ -32,7 +32,8 @@ func runSiteTake(t *testing.T, steps string, env map[string]string) (*Result, st
 }
 
 // runSiteTakeWith is runSiteTake with the run's options (its take folder
-// and browser are set here).
+// and browser are set here: the package's live browser, or its studio
+// shell when o.Studio says so).
 func runSiteTakeWith(t *testing.T, steps string, env map[string]string, o RunOptions) (*Result, string) {
 	t.Helper()
 	testenv.Need(t, "chromium")
@@ -49,7 +50,12 @@ func runSiteTakeWith(t *testing.T, steps string, env map[string]string, o RunOpt
 	}
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	take := filepath.Join(dir, "take")
-	o.TakeDir, o.Attach = take, liveEndpoint(t)
+	o.TakeDir = take
+	if o.Studio != "" {
+		s.Browser.Capture = scripts.CaptureStudio
+	} else {
+		o.Attach = liveEndpoint(t)
+	}
 	res, err := Run(context.Background(), s, o)
 	if err != nil {
 		t.Fatal(err)

@@ -168,3 +168,14 @@ func (b *Browser) Answers(ctx context.Context) bool {
 func (b *Browser) AttachTab(ctx context.Context, id string) (context.Context, context.CancelFunc, error) {
 	return b.tabContext(ctx, "attach to tab "+id, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
 }
+
+// pageClosed says whether page id is no longer in the browser, which
+// still answers: the page was closed (by itself, as a sign-in window
+// that answered its opener does). Bounded; false when it cannot tell.
+func (b *Browser) pageClosed(ctx context.Context, id target.ID) bool {
+	err := b.onBrowser(ctx, func(c context.Context) error {
+		_, err := chromedp.CallBrowser(c, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: id})
+		return err
+	})
+	return err != nil && ctx.Err() == nil && b.Answers(ctx)
+}

@@ -156,7 +156,12 @@ type run struct {
 	pages *pageLog
 	// popups keeps the run's tabs in front of the pages they open
 	// (popups.go); stopPopups ends its listener.
-	popups     *popups
+	popups *popups
+	// adopted is set once a step named a page a tab opened (tab: {popup:
+	// NAME}); from then on the tab the steps act on is put in front of
+	// its window (inFront, toFront).
+	adopted    bool
+	inFront    *Tab
 	stopPopups context.CancelFunc
 	// dialogs answers the pages' dialogs (dialogs.go).
 	dialogs dialogs
@@ -402,7 +407,7 @@ func (r *run) finish() {
 	r.endHolds()
 	now := r.clock.Now()
 	if r.capture != nil {
-		r.keepFilmed(r.capture.Stop(context.Background()))
+		r.stopCapture()
 	}
 	if len(r.filmedResults) > 0 {
 		res := recorder.Join(r.filmedResults...)
@@ -621,6 +626,17 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 	if tab != nil {
 		rec.Tab = tab.Name
 	}
+	if _, tabStep := st.Action.(scripts.Tab); tab != nil && tab != r.current && !tabStep {
+		// A step in another tab has that tab in front for the step.
+		if err := r.toFront(ctx, tab); err != nil {
+			r.logf("%v", err) // the step says what a page behind does to it
+		}
+		defer func() {
+			if err := r.toFront(ctx, r.current); err != nil {
+				r.logf("%v", err)
+			}
+		}()
+	}
 	timeout, why := st.Timeout, fmt.Sprintf("timeout %v", st.Timeout)
 	if timeout <= 0 {
 		// A step lasts as long as it says (a pause, the keys of a typing
@@ -700,7 +716,7 @@ func (r *run) leased(tab *Tab, st scripts.Step) error {
 	case scripts.Film:
 		names = append(names, a.Tab)
 	case scripts.Tab:
-		if a.Op != scripts.TabOpen {
+		if a.Op != scripts.TabOpen && a.Op != scripts.TabPopup {
 			names = append(names, a.Name)
 		}
 	}

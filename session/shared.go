@@ -179,6 +179,21 @@ func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, co
 	if t.afterOpen != nil {
 		t.afterOpen(id)
 	}
+	return t.own(ctx, name, id, "opened")
+}
+
+// adopt makes a page one of the run's tabs opened its own (tab: {popup:
+// NAME}): recorded as clapper's, leased and attached as open does, and
+// closed when the run gives it back. A page another holder leased
+// meanwhile is theirs, and left open.
+func (t *sharedTabs) adopt(ctx context.Context, name, id string) (context.Context, context.CancelFunc, error) {
+	return t.own(ctx, name, id, "took the page its tab opened,")
+}
+
+// own records tab id as clapper's, leases it for the run and attaches to
+// it (how says how the run came by it, for the log). On a failure the
+// tab goes again, unless another holder has it.
+func (t *sharedTabs) own(ctx context.Context, name, id, how string) (context.Context, context.CancelFunc, error) {
 	st := t.o.Store
 	undo := func() {
 		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -201,7 +216,7 @@ func (t *sharedTabs) open(ctx context.Context, name string) (context.Context, co
 		return nil, nil, err
 	}
 	t.hold(name, heldTab{id: id, token: l.Token(), opened: true})
-	t.logf("opened tab %s, leased as %q", id, t.label)
+	t.logf("%s tab %s, leased as %q", how, id, t.label)
 	return t.attach(ctx, name, id)
 }
 

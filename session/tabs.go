@@ -165,10 +165,17 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 	if err != nil {
 		return nil, r.gone(err)
 	}
+	return r.setUpTab(ctx, name, tctx, cancel)
+}
+
+// setUpTab makes the tab of tctx (just opened or attached; cancel lets it
+// go) one of the run's, named name: its listeners, the script's viewport,
+// its pointer and keyboard.
+func (r *run) setUpTab(ctx context.Context, name string, tctx context.Context, cancel context.CancelFunc) (*Tab, error) {
 	w := newWorldIndex()
 	h := w.add("")
 	ev := &tabEvents{worlds: w, net: newNetActivity()}
-	err = chromedp.Listen(tctx, ev.listen)
+	err := chromedp.Listen(tctx, ev.listen)
 	if err == nil {
 		err = chromedp.Listen(tctx, r.pages.listener(name))
 	}
@@ -188,6 +195,9 @@ func (r *run) openTab(ctx context.Context, name string) (*Tab, error) {
 	}
 	ev.mu.Lock()
 	ev.mainFrame = tree.FrameTree.Frame.ID
+	if ev.url == "" { // a page that opened before the listener (a popup)
+		ev.url = tree.FrameTree.Frame.URL + tree.FrameTree.Frame.URLFragment
+	}
 	ev.mu.Unlock()
 	b := r.s.Browser
 	if err := SetViewport(c, b.Width, b.Height, b.Scale); err != nil {
@@ -260,8 +270,7 @@ func (r *run) film(tab *Tab, url string) error {
 	co.MaxWidth = bound(co.MaxWidth, int(float64(b.Width)*b.Scale))
 	co.MaxHeight = bound(co.MaxHeight, int(float64(b.Height)*b.Scale))
 	if r.capture != nil {
-		res := r.capture.Stop(context.Background())
-		r.keepFilmed(res)
+		res := r.stopCapture()
 		r.capture = nil
 		if res.Err != nil {
 			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
@@ -281,6 +290,30 @@ func (r *run) film(tab *Tab, url string) error {
 	}
 	r.capture, r.filmed = c, tab
 	return nil
+}
+
+// stopCapture stops the capture of the filmed tab and keeps its result.
+// A tab whose page closed itself (a sign-in window that answered its
+// opener) ends its film with its last frame: that is no early end.
+func (r *run) stopCapture() recorder.Result {
+	res := r.capture.Stop(context.Background())
+	if res.Err != nil && r.filmed != nil && r.pageClosed(r.filmed) {
+		r.logf("tab %s: its page was closed; its film ends with its last frame", r.filmed.Name)
+		res.Err = nil
+	}
+	r.keepFilmed(res)
+	return res
+}
+
+// pageClosed says whether tab t's page was closed, while the browser
+// goes on (bounded).
+func (r *run) pageClosed(t *Tab) bool {
+	if t.events.isClosed() {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return r.browser.pageClosed(ctx, targetOf(t.ctx))
 }
 
 // keepFilmed keeps the result of a capture that ended (stopped, or failed
@@ -324,6 +357,11 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 			return undispatched(err)
 		}
 		return nerr
+	case scripts.TabPopup:
+		if _, ok := r.tabs[a.Name]; ok {
+			return undispatched(fmt.Errorf("tab %q is already open", a.Name))
+		}
+		return r.popupStep(ctx, a.Name, rec)
 	case scripts.TabSwitch:
 		t, ok := r.tabs[a.Name]
 		if !ok {
@@ -331,7 +369,7 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 		}
 		r.current = t
 		target := r.filmAfterTabStep(rec.Index)
-		return undispatched(r.film(target, r.urlOf(ctx, target)))
+		return undispatched(r.frontAndFilm(ctx, t, target, r.urlOf(ctx, target)))
 	case scripts.TabClose:
 		t, ok := r.tabs[a.Name]
 		if !ok || a.Name == scripts.FirstTab {
@@ -347,7 +385,7 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 			r.filmPinned = nil // the video follows the steps again
 		}
 		// Film the tab to film now before this one goes away.
-		if err := r.film(r.filmTarget(), r.urlOf(ctx, r.filmTarget())); err != nil {
+		if err := r.frontAndFilm(ctx, r.current, r.filmTarget(), r.urlOf(ctx, r.filmTarget())); err != nil {
 			return undispatched(err)
 		}
 		r.popups.forget(t.ctx)
