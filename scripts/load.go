@@ -505,8 +505,8 @@ func checkTabs(d *decoder, items []item) {
 			d.errorf(at, "tab %q is not open here: it was closed at %s", name, p)
 			return
 		}
-		d.errorf(at, "tab %q was never opened before this step: open it first with tab: {open: %s, url: ...}%s",
-			name, name, didYouMean(name, names()))
+		d.errorf(at, "tab %q was never opened before this step: open it first with tab: {open: %s, url: ...}, or name the page the current tab opened with tab: {popup: %s}%s",
+			name, name, name, didYouMean(name, names()))
 	}
 	// "stage" is the first tab's other name, unless the script opens a
 	// tab of its own called so anywhere: then it is always that tab.
@@ -552,7 +552,9 @@ func checkTabs(d *decoder, items []item) {
 			switch a.Op {
 			case TabOpen, TabPopup:
 				if open[a.Name] && a.Name != FirstTab { // the first tab's name is refused already
-					d.errorf(it.nameAt, "tab %q is already open", a.Name)
+					// A page that closed itself (a sign-in window) keeps
+					// its name until the tab is closed.
+					d.errorf(it.nameAt, "tab %q is already open: give this one another name, or close that tab first (tab: {close: %s})", a.Name, a.Name)
 				}
 				open[a.Name] = true
 				delete(closedAt, a.Name)

@@ -112,6 +112,9 @@ func ChromiumArgs(o LaunchOptions, profile string) []string {
 		"--disable-background-timer-throttling",
 		"--disable-backgrounding-occluded-windows",
 		"--disable-renderer-backgrounding",
+		// A click may open several pages, as under Playwright and
+		// Puppeteer, which pass it too: a script names each.
+		"--disable-popup-blocking",
 	}
 	extra, disabled := splitDisabledFeatures(o.Args)
 	args = append(args, "--disable-features="+strings.Join(append(disabledFeatures(), disabled...), ","))

@@ -121,6 +121,9 @@ func checkState(ctx context.Context, tab *Tab, t scripts.Target) (checked, radio
 		state = s
 		return err == nil || isException(err), "", err
 	})
+	if looks > 2 {
+		freshNear(ctx, tab, t, err, "no element matches")
+	}
 	switch {
 	case err != nil:
 		return false, false, err

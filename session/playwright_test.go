@@ -279,6 +279,10 @@ var behaviours = []behaviour{
 	{name: "a target that matches nothing says what the page has near it", page: "targets.html", steps: `
   - click: {role: button, name: Save changez}
     timeout: 3s`, fails: `no element matches; the page has a button named "Save changes"`},
+	{name: "the near-miss says what the page has when the wait ends, not at its last look", page: "targets.html", steps: `
+  - eval: "setTimeout(() => { document.getElementById('save').textContent = 'Save chunges' }, 1500)"
+  - click: {role: button, name: Save changez}
+    timeout: 2500ms`, fails: `no element matches; the page has a button named "Save chunges"`},
 	{name: "nth counts a page's own elements before those inside its components, as Playwright does", page: "targets.html", steps: `
   - click: {text: Twin, nth: 0}
   - expect: {text: light twin, in: "#out"}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/timeline"
@@ -88,6 +89,119 @@ func checkPopupTake(t *testing.T, res *Result, take string) {
 	}
 }
 
+// popupEdgeSteps name two pages one click opened, oldest first; look for
+// a page from a tab that opened none while another tab opened one, and
+// from a tab whose pages all have names; pass over a page that closed
+// itself before a step named it; and give a sign-in window's name back
+// by closing its tab, to sign in again.
+const popupEdgeSteps = `  - goto: ${serve.url}/opener.html
+  - click: "#two"
+  - tab: {popup: one}
+  - expect: {url: "*n=1"}
+  - tab: {popup: three}
+    timeout: 500ms
+    optional: true
+  - tab: stage
+  - tab: {popup: two}
+  - expect: {url: "*n=2"}
+  - tab: stage
+  - tab: {popup: more}
+    timeout: 500ms
+    optional: true
+  - click: "#bye"
+  - wait: {text: it closed}
+  - tab: {popup: bye}
+    timeout: 500ms
+    optional: true
+  - click: "#signin"
+  - tab: {popup: signin}
+  - click: {text: Continue}
+  - tab: stage
+  - tab: {close: signin}
+  - click: "#signin"
+  - tab: {popup: signin}
+  - expect: {title: Sign in to Acme}
+  - type: {into: "#user", text: bob}
+  - click: {text: Continue}
+  - tab: stage
+  - expect: {text: signed in as bob, in: "#status"}
+  - click: "#count"
+  - expect: {text: clicked 1, in: "#count"}
+`
+
+func TestPopupTabsEdges(t *testing.T) {
+	for _, studio := range []bool{false, true} {
+		o := RunOptions{}
+		if studio {
+			testenv.Need(t, shellName)
+			o.Studio = studioEndpoint(t)
+		}
+		res, _ := runSiteTakeWith(t, popupEdgeSteps, nil, o)
+		mustPass(t, res)
+		for i, want := range map[int]string{
+			4:  "the tab has opened no page; tab main opened one: name it from there (tab: main, then tab: {popup: NAME})",
+			9:  "every page it opened has a name already (one, two)",
+			12: "the page it opened (http",
+		} {
+			st := res.Timeline.Steps[i]
+			if st.Outcome == timeline.OutcomeOK || !strings.Contains(st.Error, want) {
+				t.Errorf("studio %v: step %d: %s %q, want the error to say %q", studio, i, st.Outcome, st.Error, want)
+			}
+		}
+		if st := res.Timeline.Steps[12]; !strings.Contains(st.Error, "/bye.html) closed before a step named it") {
+			t.Errorf("studio %v: the page that closed itself: %q", studio, st.Error)
+		}
+	}
+}
+
+// A film pinned to the opener while the steps act in the page it opened
+// films a page behind another, which paints nothing: its last frame
+// stands, and the take ends with the steps, not after a screenshot that
+// could never come.
+func TestPopupFilmPinnedBehind(t *testing.T) {
+	res, take := runSiteTake(t, `  - goto: ${serve.url}/opener.html
+  - film: stage
+  - click: "#link"
+  - tab: {popup: second}
+  - click: {text: Twice}
+`, nil)
+	mustPass(t, res)
+	tk, err := timeline.Open(take)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := tk.Timeline.Steps[len(tk.Timeline.Steps)-1]
+	// Without the rule the take ran on for the screenshot's 10 s limit:
+	// a video ending in a 10-s still.
+	if tail := (tk.Timeline.End - last.End).Duration(); tail > 3*time.Second {
+		t.Errorf("the take ends %v after its last step", tail)
+	}
+	for _, b := range tk.Timeline.Boundaries {
+		if b.Tab != "" && b.Tab != "main" {
+			t.Errorf("the film left main for %s", b.Tab)
+		}
+	}
+}
+
+// noPage says why a popup step found no page to name.
+func TestNoPage(t *testing.T) {
+	for _, c := range []struct {
+		named, closed, others []string
+		want                  string
+	}{
+		{nil, nil, nil, "the tab has opened no page"},
+		{[]string{"a", "b"}, nil, nil, "every page it opened has a name already (a, b)"},
+		{[]string{"a"}, []string{"http://x/bye.html"}, nil, "the page it opened (http://x/bye.html) closed before a step named it"},
+		{nil, []string{""}, nil, "the page it opened closed before a step named it"},
+		{nil, nil, []string{"docs", "help"}, "the tab has opened no page; tabs docs, help opened some: name one from there (tab: docs, then tab: {popup: NAME})"},
+		{nil, nil, []string{"docs"}, "the tab has opened no page; tab docs opened one: name it from there (tab: docs, then tab: {popup: NAME})"},
+	} {
+		if got := noPage(c.named, c.closed, c.others); got != c.want {
+			t.Errorf("noPage(%v, %v, %v) = %q, want %q", c.named, c.closed, c.others, got, c.want)
+		}
+	}
+}
+
 // A popup step with no page to name waits until its timeout and says so.
 func TestPopupTabNoPage(t *testing.T) {
 	res := runSite(t, `  - goto: ${serve.url}/opener.html
@@ -114,7 +228,8 @@ func TestPopupTabsStudio(t *testing.T) {
 
 // In a shared browser, a page the run's tab opened and a step named is
 // the run's as a tab it opened is: recorded, leased while the run acts in
-// it, and closed when the run gives it back.
+// it, and closed when the run gives it back; one that closed itself
+// leaves no record behind.
 func TestSharedRunLeasesThePageItsTabOpened(t *testing.T) {
 	b, st := sharedBrowser(t)
 	s := loadScript(t, `name: shared popup
@@ -124,6 +239,11 @@ steps:
   - tab: {popup: pop}
   - expect: {title: pop}
   - eval: "document.title = 'done'"
+  - tab: stage
+  - click: button
+  - tab: {popup: gone}
+  - eval: "window.close()"
+  - tab: stage
 `)
 	seen := map[string]bool{}
 	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(t.TempDir(), "take"), Attach: b.Endpoint(),
@@ -139,11 +259,18 @@ steps:
 	if err != nil || res.Failed != nil {
 		t.Fatalf("run: %v %v", err, res.Failed)
 	}
-	if len(seen) != 2 {
-		t.Errorf("leased and recorded tabs seen during the run: %v, want main and pop", seen)
+	if len(seen) != 3 {
+		t.Errorf("leased and recorded tabs seen during the run: %v, want main, pop and gone", seen)
 	}
 	if rows, _ := st.List(); len(rows) != 0 {
 		t.Errorf("leases left: %+v", rows)
+	}
+	// The records went with the leases, that of the page that closed
+	// itself too.
+	for id := range seen {
+		if st.Opened(id, b.ID()) {
+			t.Errorf("tab %s is still recorded as clapper's", id)
+		}
 	}
 	for id := range seen {
 		waitFor(t, "tab "+id+" closed", func() bool { _, open := pageByID(t, b, id); return !open })

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/chromedp/cdproto/target"
@@ -17,10 +19,11 @@ import (
 // live (Chromium's new headless mode), the page behind is then hidden: it
 // paints no frames, so the video stops, and it runs no animation frames,
 // so the next step's checks wait for nothing until their timeout.
-// Playwright's pages go on working whatever opens; here the run's tab is
-// brought back to the front, and the page it opened loads behind it (a
-// script cannot address it yet). The headless shell of studio capture
-// shows every tab at once, and the same call changes nothing there.
+// Playwright's pages go on working whatever opens; here the tab the run
+// keeps in front is brought back, and the page opened loads behind it
+// until a step names it (tab: {popup: NAME}). The headless shell of
+// studio capture shows every tab at once, and the same call changes
+// nothing there.
 
 // popups keeps a run's tabs in front of the pages they open. The
 // browser's listener calls seen; the run adds and forgets its tabs.
@@ -32,16 +35,29 @@ type popups struct {
 	mu     sync.Mutex
 	tabs   map[target.ID]string // the run's tabs, by target, with their names
 	opened []openedPage         // the pages they opened, in the order seen
-	wg     sync.WaitGroup       // the activations under way
+	// front is the tab the run keeps in front once a step named a page
+	// (toFront): a page opened later gives the front back to it, not to
+	// its opener ("" before: the opener).
+	front target.ID
+	wg    sync.WaitGroup // the activations under way
+	// act makes one activation at a time, each reading front as it
+	// begins: the last one leaves the tab the run wants in front.
+	act sync.Mutex
 }
 
-// openedPage is a page one of the run's tabs opened.
+// openedPage is a page one of the run's tabs opened (or a page one of
+// those opened: root is then the run's tab at the start of the chain).
 type openedPage struct {
-	id, opener target.ID
-	url        string
-	// taken is set once a step named the page (take); settled is closed
-	// once its opener was brought back to the front (or that failed).
-	taken   bool
+	id, opener, root target.ID
+	// url is the page's address once its first navigation committed
+	// ("" before: the page shows the empty document a new page starts
+	// with); gone says it closed.
+	url  string
+	gone bool
+	// name is the step's name for it once a step named it (take);
+	// settled is closed once the front was given back after it opened
+	// (or that failed).
+	name    string
 	settled chan struct{}
 }
 
@@ -87,57 +103,123 @@ func targetOf(ctx context.Context) target.ID {
 	return ""
 }
 
-// seen is the browser's listener: it must not block, so the opener is
-// brought to the front on a goroutine of its own (bounded: activate).
+// seen is the browser's listener: it keeps the pages the run's tabs
+// opened, their addresses and whether they closed. It must not block.
 func (p *popups) seen(ev any) {
-	e, ok := ev.(*target.EventTargetCreated)
-	if !ok || e.TargetInfo == nil || e.TargetInfo.Type != "page" || e.TargetInfo.OpenerID == "" {
+	switch e := ev.(type) {
+	case *target.EventTargetCreated:
+		if e.TargetInfo != nil && e.TargetInfo.Type == "page" && e.TargetInfo.OpenerID != "" {
+			p.created(e.TargetInfo)
+		}
+	case *target.EventTargetInfoChanged:
+		if e.TargetInfo != nil && e.TargetInfo.URL != "" {
+			p.update(e.TargetInfo.TargetID, func(o *openedPage) { o.url = e.TargetInfo.URL })
+		}
+	case *target.EventTargetDestroyed:
+		p.update(e.TargetID, func(o *openedPage) { o.gone = true })
+	}
+}
+
+// update changes the page id, when it is one the run's tabs opened.
+func (p *popups) update(id target.ID, change func(*openedPage)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.opened {
+		if p.opened[i].id == id {
+			change(&p.opened[i])
+		}
+	}
+}
+
+// created keeps a page opened by one of the run's tabs, or by a page one
+// of them opened, and gives the front back on a goroutine of its own
+// (bounded: activate): Chromium put the new page in front of its opener.
+func (p *popups) created(info *target.Info) {
+	p.mu.Lock()
+	root := info.OpenerID
+	name, ours := p.tabs[root]
+	if !ours {
+		for _, o := range p.opened {
+			if o.id == info.OpenerID {
+				root, name, ours = o.root, p.tabs[o.root], true
+			}
+		}
+	}
+	if !ours {
+		p.mu.Unlock()
 		return
 	}
 	settled := make(chan struct{})
-	p.mu.Lock()
-	name, ours := p.tabs[e.TargetInfo.OpenerID]
-	if ours {
-		p.opened = append(p.opened, openedPage{id: e.TargetInfo.TargetID, opener: e.TargetInfo.OpenerID, url: e.TargetInfo.URL, settled: settled})
-		p.wg.Add(1)
-	}
+	p.opened = append(p.opened, openedPage{id: info.TargetID, opener: info.OpenerID, root: root, url: info.URL, settled: settled})
+	p.wg.Add(1)
 	p.mu.Unlock()
-	if !ours {
-		return
-	}
-	opener, what := e.TargetInfo.OpenerID, "another tab"
-	if u := e.TargetInfo.URL; u != "" && u != "about:blank" {
+	what := "another tab"
+	if u := info.URL; u != "" && u != "about:blank" {
 		what += " (" + p.mask(u) + ")"
 	}
 	go func() { // ends with the call (activate is bounded)
 		defer p.wg.Done()
 		defer close(settled)
-		if err := p.b.activate(string(opener)); err != nil {
-			p.logf("tab %s: its page opened %s, and the tab could not be brought back to the front: %v", name, what, err)
+		p.act.Lock()
+		defer p.act.Unlock()
+		p.mu.Lock()
+		to := p.front
+		if to == "" {
+			to = root
+		}
+		front := p.tabs[to]
+		p.mu.Unlock()
+		if err := p.b.activate(string(to)); err != nil {
+			p.logf("tab %s: its page opened %s, and tab %s could not be brought back to the front: %v", name, what, front, err)
 			return
 		}
-		p.logf("tab %s: its page opened %s, which stays behind it until a step names it (tab: {popup: NAME}): the steps and the film stay on %s", name, what, name)
+		p.logf("tab %s: its page opened %s, which stays behind tab %s until a step names it (tab: {popup: NAME}): the steps and the film stay where they were", name, what, front)
 	}()
 }
 
+// toFront puts the run's tab id in front of its window and keeps it
+// there: a page opened later gives the front back to it.
+func (p *popups) toFront(id target.ID) error {
+	p.act.Lock()
+	defer p.act.Unlock()
+	if err := p.b.activate(string(id)); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.front = id
+	p.mu.Unlock()
+	return nil
+}
+
 // take waits, polling on ctx's clock (a step's deadline, virtual in
-// studio), for the first page opener opened that no step named yet, and
-// names it: it returns the page once its opener is back in front (so the
-// page can be put in front of it). The page may have opened before the
-// step began (the click that opened it came first), as Playwright's
-// popup event is awaited around the click.
-func (p *popups) take(ctx context.Context, opener target.ID) (target.ID, error) {
+// studio), for the first page opener opened that no step named yet and
+// that is still open, and names it: it returns the page once the front
+// was given back after it opened (so the page can be put in front of
+// its opener). The page may have opened before the step began (the
+// click that opened it came first); the oldest page not named is taken.
+func (p *popups) take(ctx context.Context, opener target.ID, name string) (target.ID, error) {
 	var pg openedPage
 	err := poll(ctx, "wait for a page the tab opens", pollEvery, func(context.Context) (bool, string, error) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
+		var named, closed, others []string
 		for i := range p.opened {
-			if o := &p.opened[i]; o.opener == opener && !o.taken {
-				o.taken, pg = true, *o
+			o := &p.opened[i]
+			switch {
+			case o.opener != opener:
+				if n, ok := p.tabs[o.opener]; ok && o.name == "" && !o.gone && !slices.Contains(others, n) {
+					others = append(others, n)
+				}
+			case o.name != "":
+				named = append(named, o.name)
+			case o.gone:
+				closed = append(closed, p.mask(o.url))
+			default:
+				o.name, pg = name, *o
 				return true, "", nil
 			}
 		}
-		return false, "the tab has opened no page", nil
+		return false, noPage(named, closed, others), nil
 	})
 	if err != nil {
 		return "", err
@@ -145,24 +227,74 @@ func (p *popups) take(ctx context.Context, opener target.ID) (target.ID, error) 
 	select {
 	case <-pg.settled:
 	case <-ctx.Done():
+		p.untake(pg.id)
 		return "", context.Cause(ctx)
 	}
 	return pg.id, nil
 }
 
+// noPage says why no page the tab opened can be named: none opened, each
+// has a name, one closed itself first; others are the tabs that opened a
+// page no step named. Pure.
+func noPage(named, closed, others []string) string {
+	var why string
+	switch {
+	case len(closed) > 0:
+		why = "the page it opened"
+		if closed[len(closed)-1] != "" {
+			why += " (" + closed[len(closed)-1] + ")"
+		}
+		why += " closed before a step named it"
+	case len(named) > 0:
+		why = "every page it opened has a name already (" + strings.Join(named, ", ") + ")"
+	default:
+		why = "the tab has opened no page"
+	}
+	switch len(others) {
+	case 0:
+	case 1:
+		why += fmt.Sprintf("; tab %s opened one: name it from there (tab: %s, then tab: {popup: NAME})", others[0], others[0])
+	default:
+		why += fmt.Sprintf("; tabs %s opened some: name one from there (tab: %s, then tab: {popup: NAME})", strings.Join(others, ", "), others[0])
+	}
+	return why
+}
+
+// untake gives back the name of a page a step could not make a tab of,
+// for a retry or a later step.
+func (p *popups) untake(id target.ID) {
+	p.update(id, func(o *openedPage) { o.name = "" })
+}
+
+// committed says whether the first navigation of page id committed, and
+// at which address.
+func (p *popups) committed(id target.ID) (url string, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, o := range p.opened {
+		if o.id == id {
+			return o.url, o.url != ""
+		}
+	}
+	return "", false
+}
+
 // wait waits for the activations under way.
 func (p *popups) wait() { p.wg.Wait() }
 
-// closeOpened closes the pages the run's tabs opened, in a browser the
-// run does not own (an owned one goes with them): the run leaves a
-// shared browser as it found it. Best effort: a page closed already is
-// gone anyway.
-func (p *popups) closeOpened(ctx context.Context) {
+// closeOpened closes the pages the run's tabs opened and no step named
+// (a named page goes with its tab), in a browser the run does not own
+// (an owned one goes with them), but for those another holder leases
+// (othersLease): the run leaves a shared browser as it found it. Best
+// effort: a page closed already is gone anyway.
+func (p *popups) closeOpened(ctx context.Context, othersLease func(id string) bool) {
 	p.mu.Lock()
-	opened := p.opened
+	opened := slices.Clone(p.opened)
 	p.mu.Unlock()
 	for _, o := range opened {
-		_ = p.b.ClosePage(ctx, string(o.id))
+		if o.name == "" && !o.gone && (othersLease == nil || !othersLease(string(o.id))) {
+			_ = p.b.ClosePage(ctx, string(o.id))
+		}
 	}
 }
 
@@ -173,7 +305,7 @@ func (p *popups) closeOpened(ctx context.Context) {
 // opened at an address is.
 func (r *run) popupStep(ctx context.Context, name string, rec *timeline.Step) error {
 	opener := r.current
-	id, err := r.popups.take(ctx, targetOf(opener.ctx))
+	id, err := r.popups.take(ctx, targetOf(opener.ctx), name)
 	if err != nil {
 		var wt *WaitTimeout
 		if errors.As(err, &wt) {
@@ -183,19 +315,31 @@ func (r *run) popupStep(ctx context.Context, name string, rec *timeline.Step) er
 	}
 	tctx, cancel, err := r.attachPopup(ctx, name, id)
 	if err != nil {
+		r.popups.untake(id)
 		return undispatched(r.gone(fmt.Errorf("take the page tab %s opened: %w", opener.Name, err)))
 	}
 	t, err := r.setUpTab(ctx, name, tctx, cancel)
 	if err != nil {
+		r.popups.untake(id)
 		return undispatched(err)
 	}
 	r.adopted = true
 	r.current = t
 	c, stop := onTab(ctx, t.ctx) // the step runs in the opener
 	lerr := poll(c, "wait for the page of tab "+name+" to load", pollEvery, func(ctx context.Context) (bool, string, error) {
+		// A new page shows an empty document (about:blank, loaded) until
+		// the address it was opened at answers: its first navigation
+		// commits (as Playwright's popup event waits for), then loads.
+		url, ok := r.popups.committed(id)
+		if !ok {
+			return false, "its address has not answered", nil
+		}
 		d, err := callHelper[docState](ctx, t.helpers, "doc")
 		if err != nil {
 			return false, "", err
+		}
+		if d.URL == "about:blank" && url != "about:blank" {
+			return false, "its address has not answered", nil
 		}
 		return d.Ready == "complete", "the document is " + d.Ready, nil
 	})
@@ -247,7 +391,7 @@ func (r *run) attachPopup(ctx context.Context, name string, id target.ID) (conte
 func (r *run) frontAndFilm(ctx context.Context, t, target *Tab, url string) error {
 	if r.adopted && r.capture != nil && r.filmed != target && r.inFront != t {
 		res := r.stopCapture()
-		r.capture = nil
+		r.capture, r.filmed = nil, nil // the next film starts one, whichever tab
 		if res.Err != nil {
 			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
 		}
@@ -265,10 +409,10 @@ func (r *run) frontAndFilm(ctx context.Context, t, target *Tab, url string) erro
 // until then. The tab steps call it, and a step run in another tab than
 // the current one, for that step.
 func (r *run) toFront(ctx context.Context, t *Tab) error {
-	if !r.adopted || t == nil || r.inFront == t {
+	if !r.adopted || t == nil || r.inFront == t || t.events.isClosed() {
 		return nil
 	}
-	if err := r.browser.activate(string(targetOf(t.ctx))); err != nil {
+	if err := r.popups.toFront(targetOf(t.ctx)); err != nil {
 		return fmt.Errorf("bring tab %s to the front: %w", t.Name, err)
 	}
 	r.inFront = t

@@ -434,7 +434,11 @@ func (r *run) finish() {
 		r.popups.wait()
 		if r.browser != nil && !r.browser.owned {
 			c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			r.popups.closeOpened(c)
+			var othersLease func(string) bool
+			if r.shared != nil {
+				othersLease = r.shared.o.Store.Leased // a page no step named has no lease of the run
+			}
+			r.popups.closeOpened(c, othersLease)
 			cancel()
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/leases"
@@ -342,14 +343,20 @@ func (t *sharedTabs) release(name string) {
 	}
 }
 
-// closeTab closes a tab of the shared browser, bounded.
+// closeTab closes a tab of the shared browser, bounded. A tab that is
+// gone already (a page that closed itself) counts as closed, so its
+// record goes with its lease.
 func (t *sharedTabs) closeTab(id string) error {
 	if t.closePage != nil {
 		return t.closePage(id)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return t.b.ClosePage(ctx, id)
+	err := t.b.ClosePage(ctx, id)
+	if err != nil && t.b.pageClosed(ctx, target.ID(id)) {
+		return nil
+	}
+	return err
 }
 
 // use is the lease check before every step on a tab: the run must still

@@ -263,7 +263,9 @@ func (r *run) film(tab *Tab, url string) error {
 	co.Dir, co.Log, co.Clock, co.Tab, co.InitialURL = r.o.TakeDir, r.log, r.clock, tab.Name, url
 	co.Mask = r.s.Mask // addresses are masked where the boundaries are recorded
 	co.Journal = r.jr
-	co.Held = func() bool { return r.refusal(tab, false) != nil } // held or fenced: no screenshot
+	// Held or fenced, or behind another page: no screenshot (one would
+	// wait for the resume, or for a page that paints nothing).
+	co.Held = func() bool { return r.refusal(tab, false) != nil || r.behind(tab) }
 	co.RestartPaused = tab.frozen.Load
 	// The frames are at most the viewport's device pixels, or less when
 	// the caller bounds them (a run about input, not footage).
@@ -271,7 +273,7 @@ func (r *run) film(tab *Tab, url string) error {
 	co.MaxHeight = bound(co.MaxHeight, int(float64(b.Height)*b.Scale))
 	if r.capture != nil {
 		res := r.stopCapture()
-		r.capture = nil
+		r.capture, r.filmed = nil, nil // a start that fails below leaves none
 		if res.Err != nil {
 			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
 		}
@@ -290,6 +292,20 @@ func (r *run) film(tab *Tab, url string) error {
 	}
 	r.capture, r.filmed = c, tab
 	return nil
+}
+
+// behind says whether tab is filmed from behind another page of its
+// window (a film pinned to the opener of the page the steps act in): it
+// paints nothing, so its last frame stands. Asked only once a step named
+// a page a tab opened (before, every tab is in front of its window).
+func (r *run) behind(tab *Tab) bool {
+	if !r.adopted || r.inFront == tab || tab.events.isClosed() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(tab.ctx, 2*time.Second)
+	defer cancel()
+	d, err := callHelper[docState](ctx, tab.helpers, "doc")
+	return err == nil && d.Hidden
 }
 
 // stopCapture stops the capture of the filmed tab and keeps its result.
@@ -436,8 +452,9 @@ func (r *run) urlOf(ctx context.Context, t *Tab) string {
 
 // docState is clapper.doc's answer.
 type docState struct {
-	URL   string `json:"url"`
-	Ready string `json:"ready"`
+	URL    string `json:"url"`
+	Ready  string `json:"ready"`
+	Hidden bool   `json:"hidden"`
 }
 
 // bound is n, or the caller's bound when one is set and smaller. Pure.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/dom"
@@ -289,7 +290,36 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 		act = a
 		return true, "", nil
 	})
+	if attempt > 2 {
+		freshNear(ctx, tab, t, err, "failed check attached: no element matches")
+	}
 	return act, err
+}
+
+// freshNear says, in the timeout err of a wait for target t that last
+// saw "<nothing> [; near]", what the page has near t now: the looks for it
+// thin out (nearLook), so the last answer can be seconds old when the
+// wait ends. A short look of its own, past the step's deadline; on a
+// failure the last answer stands.
+func freshNear(ctx context.Context, tab *Tab, t scripts.Target, err error, nothing string) {
+	var wt *WaitTimeout
+	if !errors.As(err, &wt) || (wt.Seen != nothing && !strings.HasPrefix(wt.Seen, nothing+"; ")) {
+		return
+	}
+	actx, cancel := afterwards(ctx)
+	defer cancel()
+	d, derr := tab.docOf(actx, t)
+	if derr != nil {
+		return
+	}
+	near, nerr := docCall[string](actx, d, "nearMisses", specOf(t))
+	switch {
+	case nerr != nil:
+	case near == "":
+		wt.Seen = nothing
+	default:
+		wt.Seen = nothing + "; " + near
+	}
 }
 
 // aim chooses the point of the element to aim at, in the tab's viewport:

@@ -104,7 +104,8 @@ clapper.hasText = function (s) {
   return clapper.norm(document.body ? document.body.innerText : '').includes(clapper.norm(s));
 };
 
-// doc is the current document's address and load state.
+// doc is the current document's address, load state, and whether it is
+// hidden (behind another page in its window: it paints nothing).
 clapper.doc = function () {
-  return {url: location.href, ready: document.readyState};
+  return {url: location.href, ready: document.readyState, hidden: document.visibilityState === 'hidden'};
 };
