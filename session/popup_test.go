@@ -93,7 +93,10 @@ func checkPopupTake(t *testing.T, res *Result, take string) {
 // a page from a tab that opened none while another tab opened one, and
 // from a tab whose pages all have names; pass over a page that closed
 // itself before a step named it; and give a sign-in window's name back
-// by closing its tab, to sign in again.
+// by closing its tab, to sign in again; and act in a named page after
+// its opener, in a step of its own, opened another page a moment later
+// (the named page stays in front: filmed live, a page behind would never
+// be ready).
 const popupEdgeSteps = `  - goto: ${serve.url}/opener.html
   - click: "#two"
   - tab: {popup: one}
@@ -127,6 +130,11 @@ const popupEdgeSteps = `  - goto: ${serve.url}/opener.html
   - expect: {text: signed in as bob, in: "#status"}
   - click: "#count"
   - expect: {text: clicked 1, in: "#count"}
+  - tab: one
+  - click: "#later"
+    tab: stage
+  - pause: 800ms
+  - click: {text: Twice}
 `
 
 func TestPopupTabsEdges(t *testing.T) {
