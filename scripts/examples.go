@@ -100,6 +100,8 @@ var stepExamples = map[string]string{
 - click: {text: Pricing}                        # one step in another tab
   tab: docs
 - tab: {close: docs}
+- click: {text: Sign in with Acme}              # the page opens a window
+- tab: {popup: signin}                          # the steps go on in it
 `,
 	"expect": `- expect: {visible: "#welcome"}
 - expect: {text: Saved, in: "#status"}
