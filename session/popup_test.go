@@ -191,6 +191,43 @@ func TestPopupFilmPinnedBehind(t *testing.T) {
 	}
 }
 
+// A film pinned to the opener once the film followed the steps into the
+// page it opened (in front of it) starts with a picture of the opener,
+// and the steps go on in front.
+func TestPopupFilmBehindFromItsStart(t *testing.T) {
+	res, take := runSiteTake(t, `  - goto: ${serve.url}/opener.html
+  - click: "#link"
+  - tab: {popup: second}
+  - click: {text: Twice}
+  - film: stage
+  - click: {text: Twice}
+`, nil)
+	mustPass(t, res)
+	tk, err := timeline.Open(take)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last document is main's, from the film step.
+	b := tk.Timeline.Boundaries[len(tk.Timeline.Boundaries)-1]
+	if b.Tab != "main" {
+		t.Fatalf("the last boundary names %q, want main", b.Tab)
+	}
+	n := 0
+	for fr, err := range tk.Frames() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fr.Document == b.Document && fr.Seeded {
+			n++
+		}
+	}
+	// Every film starts with a screenshot of its page (the picture of a
+	// page behind is taken in front).
+	if n == 0 {
+		t.Errorf("main's film after the film step did not start with its screenshot")
+	}
+}
+
 // noPage says why a popup step found no page to name.
 func TestNoPage(t *testing.T) {
 	for _, c := range []struct {

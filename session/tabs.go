@@ -282,6 +282,19 @@ func (r *run) film(tab *Tab, url string) error {
 		// Numbering on from the last capture kept.
 		co.FirstSeq, co.FirstDocument = r.filmedResults[n-1].NextSeq, r.filmedResults[n-1].NextDocument
 	}
+	if was := r.inFront; was != nil && r.behind(tab) {
+		// A page behind another paints nothing, and its film would start
+		// without a picture: it comes to the front for its first one, then
+		// the tab the steps act on goes back in front.
+		if err := r.toFront(context.Background(), tab); err != nil {
+			r.logf("%v", err)
+		}
+		defer func() {
+			if err := r.toFront(context.Background(), was); err != nil {
+				r.logf("%v", err)
+			}
+		}()
+	}
 	c, err := r.startCapture(tab.ctx, co)
 	if err != nil {
 		var se *recorder.StartError
