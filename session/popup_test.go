@@ -228,6 +228,22 @@ func TestPopupFilmBehindFromItsStart(t *testing.T) {
 	}
 }
 
+// A page opened from inside a cross-site iframe (its own process, its
+// own target) is the tab's as one its page opened, as Playwright's popup
+// event fires for the pages any frame of the page opens.
+func TestPopupFromAFrame(t *testing.T) {
+	res := runSite(t, `  - goto: ${serve.url}/framed-opener.html
+  - click: {css: "#link", frame: "#x"}
+  - tab: {popup: second}
+  - expect: {url: "*from=opener"}
+  - click: {text: Twice}
+  - tab: stage
+  - click: {css: "#count", frame: "#x"}
+  - expect: {text: clicked 1, in: {css: "#count", frame: "#x"}}
+`, nil)
+	mustPass(t, res)
+}
+
 // noPage says why a popup step found no page to name.
 func TestNoPage(t *testing.T) {
 	for _, c := range []struct {
