@@ -244,21 +244,47 @@ func TestPopupFromAFrame(t *testing.T) {
 	mustPass(t, res)
 }
 
-// noPage says why a popup step found no page to name.
+// A tab with a window of its own whose page opens another gets its
+// window's front back, whichever page a step named in another window.
+func TestPopupFrontIsPerWindow(t *testing.T) {
+	res := runSite(t, `  - goto: ${serve.url}/opener.html
+  - click: "#link"
+  - tab: {popup: p}
+  - tab: {open: side, url: "${serve.url}/opener.html"}
+  - click: "#link"
+  - click: "#count"
+  - expect: {text: clicked 1, in: "#count"}
+  - tab: p
+  - click: {text: Twice}
+`, nil)
+	mustPass(t, res)
+}
+
+// noPage says why a popup step found no page to name, and closedWhy how
+// a page went.
 func TestNoPage(t *testing.T) {
+	const bye = "the page it opened (http://x/bye.html) closed before a step named it: name a page that closes itself in the step right after the one that opens it"
 	for _, c := range []struct {
 		named, closed, others []string
 		want                  string
 	}{
 		{nil, nil, nil, "the tab has opened no page"},
-		{[]string{"a", "b"}, nil, nil, "every page it opened has a name already (a, b)"},
-		{[]string{"a"}, []string{"http://x/bye.html"}, nil, "the page it opened (http://x/bye.html) closed before a step named it"},
-		{nil, []string{""}, nil, "the page it opened closed before a step named it"},
+		{[]string{"a", "b"}, nil, nil, "every page it opened has a name already (a, b): switch to one with tab: NAME"},
+		{[]string{"a"}, []string{bye}, nil, bye},
 		{nil, nil, []string{"docs", "help"}, "the tab has opened no page; tabs docs, help opened some: name one from there (tab: docs, then tab: {popup: NAME})"},
 		{nil, nil, []string{"docs"}, "the tab has opened no page; tab docs opened one: name it from there (tab: docs, then tab: {popup: NAME})"},
 	} {
 		if got := noPage(c.named, c.closed, c.others); got != c.want {
 			t.Errorf("noPage(%v, %v, %v) = %q, want %q", c.named, c.closed, c.others, got, c.want)
+		}
+	}
+	for _, c := range []struct{ url, failed, want string }{
+		{"http://x/bye.html", "", bye},
+		{"", "", "the page it opened closed before a step named it: name a page that closes itself in the step right after the one that opens it"},
+		{"http://x/a.html", "open tab: no target", "the page it opened (http://x/a.html) could not be made a tab, and was closed: open tab: no target"},
+	} {
+		if got := closedWhy(c.url, c.failed); got != c.want {
+			t.Errorf("closedWhy(%q, %q) = %q, want %q", c.url, c.failed, got, c.want)
 		}
 	}
 }

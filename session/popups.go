@@ -35,10 +35,12 @@ type popups struct {
 	mu     sync.Mutex
 	tabs   map[target.ID]string // the run's tabs, by target, with their names
 	opened []openedPage         // the pages they opened, in the order seen
-	// front is the tab the run keeps in front once a step named a page
-	// (toFront): a page opened later gives the front back to it, not to
-	// its opener ("" before: the opener).
-	front target.ID
+	// front is, for each of the run's tabs that has a window of its own
+	// (the root of a chain of pages opened), the tab the run keeps in
+	// front of that window once a step named a page (toFront): a page
+	// opened later in the window gives the front back to it, not to its
+	// opener (none: to the root).
+	front map[target.ID]target.ID
 	wg    sync.WaitGroup // the activations under way
 	// act makes one activation at a time, each reading front as it
 	// begins: the last one leaves the tab the run wants in front.
@@ -54,6 +56,9 @@ type openedPage struct {
 	// with); gone says it closed.
 	url  string
 	gone bool
+	// failed says why clapper could not make a tab of it (and closed
+	// it), "" when it closed by itself.
+	failed string
 	// name is the step's name for it once a step named it (take);
 	// settled is closed once the front was given back after it opened
 	// (or that failed).
@@ -62,7 +67,7 @@ type openedPage struct {
 }
 
 func newPopups(b *Browser, logf func(string, ...any), mask func(string) string) *popups {
-	return &popups{b: b, logf: logf, mask: mask, tabs: map[target.ID]string{}}
+	return &popups{b: b, logf: logf, mask: mask, tabs: map[target.ID]string{}, front: map[target.ID]target.ID{}}
 }
 
 // listen subscribes to the browser's targets: a page opened by one of the
@@ -131,23 +136,32 @@ func (p *popups) update(id target.ID, change func(*openedPage)) {
 	}
 }
 
-// created keeps a page opened by one of the run's tabs, or by a page one
-// of them opened, and gives the front back on a goroutine of its own
-// (bounded: activate): Chromium put the new page in front of its opener.
-func (p *popups) created(info *target.Info) {
-	p.mu.Lock()
-	root := info.OpenerID
-	name, ours := p.tabs[root]
-	if !ours {
-		for _, o := range p.opened {
-			if o.id == info.OpenerID {
-				root, name, ours = o.root, p.tabs[o.root], true
-			}
+// rootOf is the run's tab at the start of the chain of pages that led to
+// id (id itself when no page of the chain opened it), and whether a page
+// of the chain opened it. The caller holds mu.
+func (p *popups) rootOf(id target.ID) (target.ID, bool) {
+	for _, o := range p.opened {
+		if o.id == id {
+			return o.root, true
 		}
 	}
-	if !ours {
+	return id, false
+}
+
+// created keeps a page opened by one of the run's tabs, or by a page one
+// of them opened, and gives the front of its window back on a goroutine
+// of its own (bounded: activate): Chromium put the new page in front of
+// its opener.
+func (p *popups) created(info *target.Info) {
+	p.mu.Lock()
+	name, tab := p.tabs[info.OpenerID]
+	root, chained := p.rootOf(info.OpenerID)
+	if !tab && !chained {
 		p.mu.Unlock()
 		return
+	}
+	if !tab {
+		name = p.tabs[root]
 	}
 	settled := make(chan struct{})
 	p.opened = append(p.opened, openedPage{id: info.TargetID, opener: info.OpenerID, root: root, url: info.URL, settled: settled})
@@ -163,7 +177,7 @@ func (p *popups) created(info *target.Info) {
 		p.act.Lock()
 		defer p.act.Unlock()
 		p.mu.Lock()
-		to := p.front
+		to := p.front[root]
 		if to == "" {
 			to = root
 		}
@@ -178,7 +192,7 @@ func (p *popups) created(info *target.Info) {
 }
 
 // toFront puts the run's tab id in front of its window and keeps it
-// there: a page opened later gives the front back to it.
+// there: a page opened later in the window gives the front back to it.
 func (p *popups) toFront(id target.ID) error {
 	p.act.Lock()
 	defer p.act.Unlock()
@@ -186,7 +200,8 @@ func (p *popups) toFront(id target.ID) error {
 		return err
 	}
 	p.mu.Lock()
-	p.front = id
+	root, _ := p.rootOf(id)
+	p.front[root] = id
 	p.mu.Unlock()
 	return nil
 }
@@ -213,7 +228,7 @@ func (p *popups) take(ctx context.Context, opener target.ID, name string) (targe
 			case o.name != "":
 				named = append(named, o.name)
 			case o.gone:
-				closed = append(closed, p.mask(o.url))
+				closed = append(closed, closedWhy(p.mask(o.url), o.failed))
 			default:
 				o.name, pg = name, *o
 				return true, "", nil
@@ -228,25 +243,21 @@ func (p *popups) take(ctx context.Context, opener target.ID, name string) (targe
 	case <-pg.settled:
 	case <-ctx.Done():
 		p.untake(pg.id)
-		return "", context.Cause(ctx)
+		return "", &WaitTimeout{What: "wait for a page the tab opens", Seen: "the page opened, and its opener was not back in front yet", Cause: context.Cause(ctx)}
 	}
 	return pg.id, nil
 }
 
-// noPage says why no page the tab opened can be named: none opened, each
-// has a name, one closed itself first; others are the tabs that opened a
-// page no step named. Pure.
+// noPage says why no page the tab opened can be named, and what to do:
+// none opened, each has a name, one closed (closed says how, closedWhy);
+// others are the tabs that opened a page no step named. Pure.
 func noPage(named, closed, others []string) string {
 	var why string
 	switch {
 	case len(closed) > 0:
-		why = "the page it opened"
-		if closed[len(closed)-1] != "" {
-			why += " (" + closed[len(closed)-1] + ")"
-		}
-		why += " closed before a step named it"
+		why = closed[len(closed)-1]
 	case len(named) > 0:
-		why = "every page it opened has a name already (" + strings.Join(named, ", ") + ")"
+		why = "every page it opened has a name already (" + strings.Join(named, ", ") + "): switch to one with tab: NAME"
 	default:
 		why = "the tab has opened no page"
 	}
@@ -260,10 +271,30 @@ func noPage(named, closed, others []string) string {
 	return why
 }
 
-// untake gives back the name of a page a step could not make a tab of,
-// for a retry or a later step.
+// closedWhy says how the page at url (masked, "" when it never had one)
+// went: closed by itself before a step named it, or closed by clapper
+// when it failed to make a tab of it (failed). Pure.
+func closedWhy(url, failed string) string {
+	what := "the page it opened"
+	if url != "" {
+		what += " (" + url + ")"
+	}
+	if failed != "" {
+		return what + " could not be made a tab, and was closed: " + failed
+	}
+	return what + " closed before a step named it: name a page that closes itself in the step right after the one that opens it"
+}
+
+// untake gives back the name of a page a step took but did not attach
+// to, for a retry or a later step.
 func (p *popups) untake(id target.ID) {
 	p.update(id, func(o *openedPage) { o.name = "" })
+}
+
+// failed gives back the name of a page a step could not make a tab of:
+// clapper closed it, and says why when a step looks for a page again.
+func (p *popups) failed(id target.ID, err error) {
+	p.update(id, func(o *openedPage) { o.name, o.gone, o.failed = "", true, err.Error() })
 }
 
 // committed says whether the first navigation of page id committed, and
@@ -315,12 +346,12 @@ func (r *run) popupStep(ctx context.Context, name string, rec *timeline.Step) er
 	}
 	tctx, cancel, err := r.attachPopup(ctx, name, id)
 	if err != nil {
-		r.popups.untake(id)
+		r.popups.failed(id, err) // the attach closed it
 		return undispatched(r.gone(fmt.Errorf("take the page tab %s opened: %w", opener.Name, err)))
 	}
 	t, err := r.setUpTab(ctx, name, tctx, cancel)
 	if err != nil {
-		r.popups.untake(id)
+		r.popups.failed(id, err) // cancel closed it
 		return undispatched(err)
 	}
 	r.adopted = true
@@ -390,10 +421,11 @@ func (r *run) attachPopup(ctx context.Context, name string, id target.ID) (conte
 // page behind paints nothing, and a screenshot of it waits in vain).
 func (r *run) frontAndFilm(ctx context.Context, t, target *Tab, url string) error {
 	if r.adopted && r.capture != nil && r.filmed != target && r.inFront != t {
+		was := r.filmed
 		res := r.stopCapture()
 		r.capture, r.filmed = nil, nil // the next film starts one, whichever tab
 		if res.Err != nil {
-			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
+			return fmt.Errorf("capture of tab %q ended early: %w", was.Name, res.Err)
 		}
 	}
 	if err := r.toFront(ctx, t); err != nil {

@@ -272,25 +272,30 @@ func (r *run) film(tab *Tab, url string) error {
 	co.MaxWidth = bound(co.MaxWidth, int(float64(b.Width)*b.Scale))
 	co.MaxHeight = bound(co.MaxHeight, int(float64(b.Height)*b.Scale))
 	if r.capture != nil {
+		was := r.filmed
 		res := r.stopCapture()
 		r.capture, r.filmed = nil, nil // a start that fails below leaves none
 		if res.Err != nil {
-			return fmt.Errorf("capture of tab %q ended early: %w", r.filmed.Name, res.Err)
+			return fmt.Errorf("capture of tab %q ended early: %w", was.Name, res.Err)
 		}
 	}
 	if n := len(r.filmedResults); n > 0 {
 		// Numbering on from the last capture kept.
 		co.FirstSeq, co.FirstDocument = r.filmedResults[n-1].NextSeq, r.filmedResults[n-1].NextDocument
 	}
-	if was := r.inFront; was != nil && r.behind(tab) {
+	if r.behind(tab) {
 		// A page behind another paints nothing, and its film would start
 		// without a picture: it comes to the front for its first one, then
 		// the tab the steps act on goes back in front.
+		back := r.inFront
+		if back == nil {
+			back = r.current
+		}
 		if err := r.toFront(context.Background(), tab); err != nil {
 			r.logf("%v", err)
 		}
 		defer func() {
-			if err := r.toFront(context.Background(), was); err != nil {
+			if err := r.toFront(context.Background(), back); err != nil {
 				r.logf("%v", err)
 			}
 		}()
@@ -312,8 +317,8 @@ func (r *run) film(tab *Tab, url string) error {
 // paints nothing, so its last frame stands. Asked only once a step named
 // a page a tab opened (before, every tab is in front of its window).
 func (r *run) behind(tab *Tab) bool {
-	if !r.adopted || r.inFront == tab || tab.events.isClosed() {
-		return false
+	if !r.adopted || r.inFront == tab || tab.events.isClosed() || r.refusal(tab, false) != nil {
+		return false // a held page is not asked: it answers after its resume
 	}
 	ctx, cancel := context.WithTimeout(tab.ctx, 2*time.Second)
 	defer cancel()
