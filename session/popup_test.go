@@ -138,27 +138,29 @@ const popupEdgeSteps = `  - goto: ${serve.url}/opener.html
 `
 
 func TestPopupTabsEdges(t *testing.T) {
+	// Live and studio side by side (the package's two browsers): most of
+	// each is the pages' and the pointer's pacing.
 	for _, studio := range []bool{false, true} {
-		o := RunOptions{}
-		if studio {
-			testenv.Need(t, shellName)
-			o.Studio = studioEndpoint(t)
-		}
-		res, _ := runSiteTakeWith(t, popupEdgeSteps, nil, o)
-		mustPass(t, res)
-		for i, want := range map[int]string{
-			4:  "the tab has opened no page; tab main opened one: name it from there (tab: main, then tab: {popup: NAME})",
-			9:  "every page it opened has a name already (one, two)",
-			12: "the page it opened (http",
-		} {
-			st := res.Timeline.Steps[i]
-			if st.Outcome == timeline.OutcomeOK || !strings.Contains(st.Error, want) {
-				t.Errorf("studio %v: step %d: %s %q, want the error to say %q", studio, i, st.Outcome, st.Error, want)
+		t.Run(map[bool]string{false: "live", true: "studio"}[studio], func(t *testing.T) {
+			t.Parallel()
+			o := RunOptions{}
+			if studio {
+				testenv.Need(t, shellName)
+				o.Studio = studioEndpoint(t)
 			}
-		}
-		if st := res.Timeline.Steps[12]; !strings.Contains(st.Error, "/bye.html) closed before a step named it") {
-			t.Errorf("studio %v: the page that closed itself: %q", studio, st.Error)
-		}
+			res, _ := runSiteTakeWith(t, popupEdgeSteps, nil, o)
+			mustPass(t, res)
+			for i, want := range map[int]string{
+				4:  "the tab has opened no page; tab main opened one: name it from there (tab: main, then tab: {popup: NAME})",
+				9:  "every page it opened has a name already (one, two)",
+				12: "/bye.html) closed before a step named it",
+			} {
+				st := res.Timeline.Steps[i]
+				if st.Outcome == timeline.OutcomeOK || !strings.Contains(st.Error, want) {
+					t.Errorf("step %d: %s %q, want the error to say %q", i, st.Outcome, st.Error, want)
+				}
+			}
+		})
 	}
 }
 
