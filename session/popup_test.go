@@ -164,22 +164,30 @@ func TestPopupTabsEdges(t *testing.T) {
 	}
 }
 
-// A film pinned to the opener while the steps act in the page it opened
-// films a page behind another, which paints nothing: its last frame
-// stands, and the take ends with the steps, not after a screenshot that
-// could never come.
-func TestPopupFilmPinnedBehind(t *testing.T) {
-	res, take := runSiteTake(t, `  - goto: ${serve.url}/opener.html
-  - film: stage
-  - click: "#link"
-  - tab: {popup: second}
-  - click: {text: Twice}
-`, nil)
+// passedTake runs steps on the test site, requires them to pass and
+// opens their take.
+func passedTake(t *testing.T, steps string) *timeline.Take {
+	t.Helper()
+	res, take := runSiteTake(t, steps, nil)
 	mustPass(t, res)
 	tk, err := timeline.Open(take)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tk
+}
+
+// A film pinned to the opener while the steps act in the page it opened
+// films a page behind another, which paints nothing: its last frame
+// stands, and the take ends with the steps, not after a screenshot that
+// could never come.
+func TestPopupFilmPinnedBehind(t *testing.T) {
+	tk := passedTake(t, `  - goto: ${serve.url}/opener.html
+  - film: stage
+  - click: "#link"
+  - tab: {popup: second}
+  - click: {text: Twice}
+`)
 	last := tk.Timeline.Steps[len(tk.Timeline.Steps)-1]
 	// Without the rule the take ran on for the screenshot's 10 s limit:
 	// a video ending in a 10-s still.
@@ -197,18 +205,13 @@ func TestPopupFilmPinnedBehind(t *testing.T) {
 // page it opened (in front of it) starts with a picture of the opener,
 // and the steps go on in front.
 func TestPopupFilmBehindFromItsStart(t *testing.T) {
-	res, take := runSiteTake(t, `  - goto: ${serve.url}/opener.html
+	tk := passedTake(t, `  - goto: ${serve.url}/opener.html
   - click: "#link"
   - tab: {popup: second}
   - click: {text: Twice}
   - film: stage
   - click: {text: Twice}
-`, nil)
-	mustPass(t, res)
-	tk, err := timeline.Open(take)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	// The last document is main's, from the film step.
 	b := tk.Timeline.Boundaries[len(tk.Timeline.Boundaries)-1]
 	if b.Tab != "main" {
