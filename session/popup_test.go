@@ -268,7 +268,7 @@ func TestPopupFrontIsPerWindow(t *testing.T) {
 // noPage says why a popup step found no page to name, and closedWhy how
 // a page went.
 func TestNoPage(t *testing.T) {
-	const bye = "the page it opened (http://x/bye.html) closed before a step named it: name a page that closes itself in the step right after the one that opens it"
+	const bye = "the page it opened (http://x/bye.html) closed before a step named it (a page that closes itself is named in the step right after the one that opens it)"
 	for _, c := range []struct {
 		named, closed, others []string
 		want                  string
@@ -285,8 +285,8 @@ func TestNoPage(t *testing.T) {
 	}
 	for _, c := range []struct{ url, failed, want string }{
 		{"http://x/bye.html", "", bye},
-		{"", "", "the page it opened closed before a step named it: name a page that closes itself in the step right after the one that opens it"},
-		{"http://x/a.html", "open tab: no target", "the page it opened (http://x/a.html) could not be made a tab, and was closed: open tab: no target"},
+		{"", "", "the page it opened closed before a step named it (a page that closes itself is named in the step right after the one that opens it)"},
+		{"http://x/a.html", "open tab: no target", "the page it opened (http://x/a.html) could not be made a tab: open tab: no target"},
 	} {
 		if got := closedWhy(c.url, c.failed); got != c.want {
 			t.Errorf("closedWhy(%q, %q) = %q, want %q", c.url, c.failed, got, c.want)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -35,12 +36,10 @@ type popups struct {
 	mu     sync.Mutex
 	tabs   map[target.ID]string // the run's tabs, by target, with their names
 	opened []openedPage         // the pages they opened, in the order seen
-	// front is, for each of the run's tabs that has a window of its own
-	// (the root of a chain of pages opened), the tab the run keeps in
-	// front of that window once a step named a page (toFront): a page
-	// opened later in the window gives the front back to it, not to its
-	// opener (none: to the root).
-	front map[target.ID]target.ID
+	// front is, for each window, the tab the run keeps in front of it
+	// once a step named a page (toFront): a page opened later in that
+	// window gives the front back to it, not to its opener.
+	front map[browser.WindowID]target.ID
 	wg    sync.WaitGroup // the activations under way
 	// act makes one activation at a time, each reading front as it
 	// begins: the last one leaves the tab the run wants in front.
@@ -67,7 +66,7 @@ type openedPage struct {
 }
 
 func newPopups(b *Browser, logf func(string, ...any), mask func(string) string) *popups {
-	return &popups{b: b, logf: logf, mask: mask, tabs: map[target.ID]string{}, front: map[target.ID]target.ID{}}
+	return &popups{b: b, logf: logf, mask: mask, tabs: map[target.ID]string{}, front: map[browser.WindowID]target.ID{}}
 }
 
 // listen subscribes to the browser's targets: a page opened by one of the
@@ -96,6 +95,11 @@ func (p *popups) forget(tab context.Context) {
 	if id := targetOf(tab); p != nil && id != "" {
 		p.mu.Lock()
 		delete(p.tabs, id)
+		for w, f := range p.front {
+			if f == id {
+				delete(p.front, w)
+			}
+		}
 		p.mu.Unlock()
 	}
 }
@@ -148,10 +152,24 @@ func (p *popups) rootOf(id target.ID) (target.ID, bool) {
 	return id, false
 }
 
+// alive says whether id is one of the run's tabs and its page is open.
+// The caller holds mu.
+func (p *popups) alive(id target.ID) bool {
+	if _, ok := p.tabs[id]; !ok {
+		return false
+	}
+	for _, o := range p.opened {
+		if o.id == id && o.gone {
+			return false
+		}
+	}
+	return true
+}
+
 // created keeps a page opened by one of the run's tabs, or by a page one
 // of them opened, and gives the front of its window back on a goroutine
-// of its own (bounded: activate): Chromium put the new page in front of
-// its opener.
+// of its own (bounded: the browser calls are): Chromium put the new page
+// in front of its opener.
 func (p *popups) created(info *target.Info) {
 	p.mu.Lock()
 	name, tab := p.tabs[info.OpenerID]
@@ -167,20 +185,21 @@ func (p *popups) created(info *target.Info) {
 	p.opened = append(p.opened, openedPage{id: info.TargetID, opener: info.OpenerID, root: root, url: info.URL, settled: settled})
 	p.wg.Add(1)
 	p.mu.Unlock()
-	what := "another tab"
+	what := "another page"
 	if u := info.URL; u != "" && u != "about:blank" {
 		what += " (" + p.mask(u) + ")"
 	}
-	go func() { // ends with the call (activate is bounded)
+	go func() { // ends with the calls (each bounded)
 		defer p.wg.Done()
 		defer close(settled)
 		p.act.Lock()
 		defer p.act.Unlock()
-		p.mu.Lock()
-		to := p.front[root]
+		to := p.frontOf(info.TargetID, root)
 		if to == "" {
-			to = root
+			p.logf("tab %s: its page opened %s in a window of its own, beside it until a step names it (tab: {popup: NAME})", name, what)
+			return
 		}
+		p.mu.Lock()
 		front := p.tabs[to]
 		p.mu.Unlock()
 		if err := p.b.activate(string(to)); err != nil {
@@ -191,6 +210,32 @@ func (p *popups) created(info *target.Info) {
 	}()
 }
 
+// frontOf is the tab to put back in front of the window page opened in
+// (root is the run's tab at the start of the page's chain): the tab the
+// run keeps in front of that window, else root when it is in that
+// window; "" when no tab of the run shares the page's window (a window
+// of its own). A browser with no windows to ask (the headless shell,
+// where every page paints) gets root.
+func (p *popups) frontOf(page, root target.ID) target.ID {
+	ctx := context.Background() // the calls are bounded
+	w, err := p.b.windowOf(ctx, string(page))
+	if err != nil {
+		return root
+	}
+	p.mu.Lock()
+	f := p.front[w]
+	ok := p.alive(f)
+	rootAlive := p.alive(root)
+	p.mu.Unlock()
+	if f != "" && ok {
+		return f
+	}
+	if rw, err := p.b.windowOf(ctx, string(root)); rootAlive && err == nil && rw == w {
+		return root
+	}
+	return ""
+}
+
 // toFront puts the run's tab id in front of its window and keeps it
 // there: a page opened later in the window gives the front back to it.
 func (p *popups) toFront(id target.ID) error {
@@ -199,10 +244,11 @@ func (p *popups) toFront(id target.ID) error {
 	if err := p.b.activate(string(id)); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	root, _ := p.rootOf(id)
-	p.front[root] = id
-	p.mu.Unlock()
+	if w, err := p.b.windowOf(context.Background(), string(id)); err == nil {
+		p.mu.Lock()
+		p.front[w] = id
+		p.mu.Unlock()
+	}
 	return nil
 }
 
@@ -272,17 +318,17 @@ func noPage(named, closed, others []string) string {
 }
 
 // closedWhy says how the page at url (masked, "" when it never had one)
-// went: closed by itself before a step named it, or closed by clapper
-// when it failed to make a tab of it (failed). Pure.
+// went: closed by itself before a step named it, or not made a tab
+// (failed says why). Pure.
 func closedWhy(url, failed string) string {
 	what := "the page it opened"
 	if url != "" {
 		what += " (" + url + ")"
 	}
 	if failed != "" {
-		return what + " could not be made a tab, and was closed: " + failed
+		return what + " could not be made a tab: " + failed
 	}
-	return what + " closed before a step named it: name a page that closes itself in the step right after the one that opens it"
+	return what + " closed before a step named it (a page that closes itself is named in the step right after the one that opens it)"
 }
 
 // untake gives back the name of a page a step took but did not attach
@@ -291,8 +337,9 @@ func (p *popups) untake(id target.ID) {
 	p.update(id, func(o *openedPage) { o.name = "" })
 }
 
-// failed gives back the name of a page a step could not make a tab of:
-// clapper closed it, and says why when a step looks for a page again.
+// failed marks a page a step could not make a tab of (the attach closed
+// it, or another holder leased it first), and says why when a step looks
+// for a page again.
 func (p *popups) failed(id target.ID, err error) {
 	p.update(id, func(o *openedPage) { o.name, o.gone, o.failed = "", true, err.Error() })
 }
@@ -346,7 +393,7 @@ func (r *run) popupStep(ctx context.Context, name string, rec *timeline.Step) er
 	}
 	tctx, cancel, err := r.attachPopup(ctx, name, id)
 	if err != nil {
-		r.popups.failed(id, err) // the attach closed it
+		r.popups.failed(id, err) // closed by the attach, or another holder's
 		return undispatched(r.gone(fmt.Errorf("take the page tab %s opened: %w", opener.Name, err)))
 	}
 	t, err := r.setUpTab(ctx, name, tctx, cancel)
