@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/target"
@@ -55,8 +56,9 @@ type openedPage struct {
 	// with); gone says it closed.
 	url  string
 	gone bool
-	// failed says why clapper could not make a tab of it (and closed
-	// it), "" when it closed by itself.
+	// failed says why clapper could not make a tab of it (the attach
+	// closed it, or another holder leased it first), "" when it closed
+	// by itself.
 	failed string
 	// name is the step's name for it once a step named it (take);
 	// settled is closed once the front was given back after it opened
@@ -194,7 +196,7 @@ func (p *popups) created(info *target.Info) {
 		defer close(settled)
 		p.act.Lock()
 		defer p.act.Unlock()
-		to := p.frontOf(info.TargetID, root)
+		to := p.frontOf(info.TargetID, info.OpenerID, root)
 		if to == "" {
 			p.logf("tab %s: its page opened %s in a window of its own, beside it until a step names it (tab: {popup: NAME})", name, what)
 			return
@@ -211,27 +213,38 @@ func (p *popups) created(info *target.Info) {
 }
 
 // frontOf is the tab to put back in front of the window page opened in
-// (root is the run's tab at the start of the page's chain): the tab the
-// run keeps in front of that window, else root when it is in that
-// window; "" when no tab of the run shares the page's window (a window
-// of its own). A browser with no windows to ask (the headless shell,
-// where every page paints) gets root.
-func (p *popups) frontOf(page, root target.ID) target.ID {
-	ctx := context.Background() // the calls are bounded
+// (opener opened it; root is the run's tab at the start of its chain):
+// the tab the run keeps in front of that window, else the opener or root
+// when one of them is in that window; "" when no tab of the run shares
+// the page's window (a window of its own, as every page has in the
+// headless shell, where every page paints). A page Chromium cannot yet
+// place is taken to be in its opener's window (a new tab is); when
+// neither can be placed, root is.
+func (p *popups) frontOf(page, opener, root target.ID) target.ID {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	w, err := p.b.windowOf(ctx, string(page))
 	if err != nil {
-		return root
+		if w, err = p.b.windowOf(ctx, string(opener)); err != nil {
+			return root
+		}
 	}
 	p.mu.Lock()
 	f := p.front[w]
-	ok := p.alive(f)
-	rootAlive := p.alive(root)
-	p.mu.Unlock()
-	if f != "" && ok {
-		return f
+	var near []target.ID // the run's tabs that may share the window
+	for _, id := range []target.ID{f, opener, root} {
+		if id != "" && p.alive(id) && !slices.Contains(near, id) {
+			near = append(near, id)
+		}
 	}
-	if rw, err := p.b.windowOf(ctx, string(root)); rootAlive && err == nil && rw == w {
-		return root
+	p.mu.Unlock()
+	for _, id := range near {
+		if id == f {
+			return f
+		}
+		if iw, err := p.b.windowOf(ctx, string(id)); err == nil && iw == w {
+			return id
+		}
 	}
 	return ""
 }
@@ -244,7 +257,9 @@ func (p *popups) toFront(id target.ID) error {
 	if err := p.b.activate(string(id)); err != nil {
 		return err
 	}
-	if w, err := p.b.windowOf(context.Background(), string(id)); err == nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if w, err := p.b.windowOf(ctx, string(id)); err == nil {
 		p.mu.Lock()
 		p.front[w] = id
 		p.mu.Unlock()
