@@ -53,11 +53,17 @@ func PrintSummary(out io.Writer, s timeline.Summary) {
 			fmt.Fprintln(w)
 		}
 	}
+	// A take of several tabs says which tab each step ran in and each
+	// document was filmed in.
+	several := severalTabs(s)
 	fmt.Fprintf(w, "\nsteps:\n")
 	for _, st := range s.Steps {
 		label := ""
+		if several && st.Tab != "" {
+			label = "  in " + st.Tab
+		}
 		if st.Label != "" {
-			label = " · " + st.Label
+			label += " · " + st.Label
 		}
 		fmt.Fprintf(w, "  %3d  line %-4d %-10s %-12s %7.2fs → %7.2fs%s\n", st.Index+1, st.Line, st.Kind, st.Outcome, float64(st.StartMs)/1000, float64(st.EndMs)/1000, label)
 		if st.Error != "" {
@@ -72,6 +78,9 @@ func PrintSummary(out io.Writer, s timeline.Summary) {
 		u := "(address longer than 8192 characters)"
 		if b.URL != nil {
 			u = *b.URL
+		}
+		if several && b.Tab != "" {
+			u = "[" + b.Tab + "] " + u
 		}
 		fmt.Fprintf(w, "  %2d  at %7.2fs after frame %d  %s\n", b.Document, float64(b.AtMs)/1000, b.LastSeq, u)
 	}
@@ -105,6 +114,27 @@ func PrintSummary(out io.Writer, s timeline.Summary) {
 	if c := s.Cleanup; c != nil {
 		fmt.Fprintf(w, "\ncleanup: connection %s, process %s, profile %s\n", c.Connection, c.Process, c.Profile)
 	}
+}
+
+// severalTabs says whether the take's steps ran in, or its documents
+// were filmed in, more than one tab. Pure.
+func severalTabs(s timeline.Summary) bool {
+	first := ""
+	for _, st := range s.Steps {
+		if st.Tab != "" && first != "" && st.Tab != first {
+			return true
+		} else if first == "" {
+			first = st.Tab
+		}
+	}
+	for _, b := range s.Boundaries {
+		if b.Tab != "" && first != "" && b.Tab != first {
+			return true
+		} else if first == "" {
+			first = b.Tab
+		}
+	}
+	return false
 }
 
 // printPage prints what the pages said, errors first: the console errors,

@@ -56,6 +56,8 @@ type BoundarySummary struct {
 	URL      *string `json:"url"`
 	AtMs     int64   `json:"at_ms"`
 	LastSeq  int64   `json:"last_seq"`
+	// Tab names the tab the document was filmed in.
+	Tab string `json:"tab,omitempty"`
 }
 
 // StepSummary is one step.
@@ -71,6 +73,8 @@ type StepSummary struct {
 	Error   string  `json:"error,omitempty"`
 	// Late says why the step's timed parts ran late, when they did.
 	Late *Late `json:"late,omitempty"`
+	// Tab names the tab the step ran in.
+	Tab string `json:"tab,omitempty"`
 }
 
 // HoldSummary is one hold.
@@ -100,11 +104,11 @@ func Summarize(t *Timeline) Summary {
 		s.Frames.PerSecond = float64(a.Received) / d
 	}
 	for _, b := range t.Boundaries {
-		s.Boundaries = append(s.Boundaries, BoundarySummary{Document: b.Document, URL: b.URL, AtMs: (b.At - t.Start).Millis(), LastSeq: b.LastSeq})
+		s.Boundaries = append(s.Boundaries, BoundarySummary{Document: b.Document, URL: b.URL, AtMs: (b.At - t.Start).Millis(), LastSeq: b.LastSeq, Tab: b.Tab})
 	}
 	for _, st := range t.Steps {
 		s.Steps = append(s.Steps, StepSummary{Index: st.Index, Line: st.Line, Col: st.Col, Kind: st.Kind, Label: st.Label,
-			Outcome: st.Outcome, StartMs: (st.Start - t.Start).Millis(), EndMs: (st.End - t.Start).Millis(), Error: st.Error, Late: st.Late})
+			Outcome: st.Outcome, StartMs: (st.Start - t.Start).Millis(), EndMs: (st.End - t.Start).Millis(), Error: st.Error, Late: st.Late, Tab: st.Tab})
 	}
 	for _, r := range t.Receipts {
 		s.ByKind[r.Kind]++
