@@ -437,14 +437,7 @@ func (r *run) popupStep(ctx context.Context, name string, rec *timeline.Step) er
 		return d.Ready == "complete", "the document is " + d.Ready, nil
 	})
 	stop()
-	target := r.filmTarget()
-	if lerr == nil {
-		target = r.filmAfterTabStep(rec.Index)
-	}
-	uctx, done := afterwards(ctx) // the address is read even when the load timed out
-	url := r.urlOf(uctx, target)
-	done()
-	if err := r.frontAndFilm(ctx, t, target, url); err != nil && lerr == nil {
+	if err := r.filmNewTab(ctx, t, lerr == nil, rec.Index); err != nil && lerr == nil {
 		return undispatched(err)
 	}
 	if lerr != nil {
@@ -482,12 +475,9 @@ func (r *run) attachPopup(ctx context.Context, name string, id target.ID) (conte
 // front: the film of a tab about to go behind another stops first (a
 // page behind paints nothing, and a screenshot of it waits in vain).
 func (r *run) frontAndFilm(ctx context.Context, t, target *Tab, url string) error {
-	if r.adopted && r.capture != nil && r.filmed != target && r.inFront != t {
-		was := r.filmed
-		res := r.stopCapture()
-		r.capture, r.filmed = nil, nil // the next film starts one, whichever tab
-		if res.Err != nil {
-			return fmt.Errorf("capture of tab %q ended early: %w", was.Name, res.Err)
+	if r.adopted && r.filmed != target && r.inFront != t {
+		if err := r.endFilm(); err != nil {
+			return err
 		}
 	}
 	if err := r.toFront(ctx, t); err != nil {

@@ -271,13 +271,8 @@ func (r *run) film(tab *Tab, url string) error {
 	// the caller bounds them (a run about input, not footage).
 	co.MaxWidth = bound(co.MaxWidth, int(float64(b.Width)*b.Scale))
 	co.MaxHeight = bound(co.MaxHeight, int(float64(b.Height)*b.Scale))
-	if r.capture != nil {
-		was := r.filmed
-		res := r.stopCapture()
-		r.capture, r.filmed = nil, nil // a start that fails below leaves none
-		if res.Err != nil {
-			return fmt.Errorf("capture of tab %q ended early: %w", was.Name, res.Err)
-		}
+	if err := r.endFilm(); err != nil {
+		return err
 	}
 	if n := len(r.filmedResults); n > 0 {
 		// Numbering on from the last capture kept.
@@ -324,6 +319,38 @@ func (r *run) behind(tab *Tab) bool {
 	defer cancel()
 	d, err := callHelper[docState](ctx, tab.helpers, "doc")
 	return err == nil && d.Hidden
+}
+
+// endFilm stops the film under way, if any: the next film starts one,
+// whichever tab (a start that fails leaves none). A capture that ended
+// early says so.
+func (r *run) endFilm() error {
+	if r.capture == nil {
+		return nil
+	}
+	was := r.filmed
+	res := r.stopCapture()
+	r.capture, r.filmed = nil, nil
+	if res.Err != nil {
+		return fmt.Errorf("capture of tab %q ended early: %w", was.Name, res.Err)
+	}
+	return nil
+}
+
+// filmNewTab films after a tab step opened tab t or named it (a page a
+// tab opened), once its page loaded: the tab the next step pins the film
+// to, else the tab to film (t, unless the film is pinned). A page that
+// did not load is filmed all the same, for the evidence, and its address
+// read.
+func (r *run) filmNewTab(ctx context.Context, t *Tab, loaded bool, step int) error {
+	target := r.filmTarget()
+	if loaded {
+		target = r.filmAfterTabStep(step)
+	}
+	uctx, done := afterwards(ctx)
+	url := r.urlOf(uctx, target)
+	done()
+	return r.frontAndFilm(ctx, t, target, url)
 }
 
 // stopCapture stops the capture of the filmed tab and keeps its result.
@@ -379,15 +406,7 @@ func (r *run) tabStep(ctx context.Context, a scripts.Tab, rec *timeline.Step) er
 			nerr = navErr(c, chromedp.Do(c, chromedp.Navigate(a.URL)))
 			stop()
 		}
-		target := r.filmTarget()
-		if nerr == nil {
-			// A tab that failed to load is filmed, for the evidence.
-			target = r.filmAfterTabStep(rec.Index)
-		}
-		uctx, cancel := afterwards(ctx) // the address is read even when the load timed out
-		url := r.urlOf(uctx, target)
-		cancel()
-		if err := r.film(target, url); err != nil && nerr == nil {
+		if err := r.filmNewTab(ctx, t, nerr == nil, rec.Index); err != nil && nerr == nil {
 			return undispatched(err)
 		}
 		return nerr
