@@ -422,7 +422,15 @@ func TestSuiteBaselines(t *testing.T) {
 	}
 	got := verdicts(second)
 	if got["a"] != Passed || got["b"] != Failed {
-		t.Fatalf("verdicts %v: %+v", got, second.Scripts)
+		// What each comparison found, for a take that differs when it
+		// should not (seen once under a full suite's load).
+		var found []string
+		for _, e := range second.Scripts {
+			if e.Diff != nil {
+				found = append(found, fmt.Sprintf("%s: %d findings: %s", filepath.Base(e.Dir), e.Diff.Findings, strings.Join(e.Diff.Lines, "; ")))
+			}
+		}
+		t.Fatalf("verdicts %v:\n%s\n%+v", got, strings.Join(found, "\n"), second.Scripts)
 	}
 	for _, e := range second.Scripts {
 		switch d := e.Diff; {
