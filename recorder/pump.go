@@ -89,6 +89,7 @@ type pump struct {
 	seenDisturb int64       // VirtualTime.Disturb's count when last looked at
 
 	frames, repeats, forced atomic.Int64
+	shotOnce                bool // the first frame was made
 }
 
 // StartStudio begins a studio capture of the tab of ctx, which must have
@@ -290,6 +291,10 @@ func (p *pump) frameShot(at, next timeline.Time) bool {
 		bf.Screenshot, bf.NoDisplayUpdates = shot, &yes
 		res, err = beginFrame(c.ctx, bf)
 	}
+	if err == nil && !p.shotOnce && len(res.ScreenshotData) == 0 {
+		res, err = p.firstPicture(bf, shot)
+	}
+	p.shotOnce = true
 	if err != nil {
 		p.fail(fmt.Errorf("begin frame: %w", err))
 		return false
@@ -302,6 +307,67 @@ func (p *pump) frameShot(at, next timeline.Time) bool {
 	}
 	return p.interval(at, next)
 }
+
+// firstPicture asks again for the frame of bf, the capture's first,
+// whose begin-frame came without a picture: a tab whose renderer has not
+// drawn yet (just opened, on a busy machine) answers its first
+// begin-frames with none. Without it, the steps began on an empty
+// capture, and the first picture stored was of whatever the page showed a
+// frame or more later (the document a goto had committed meanwhile): the
+// take had no picture of its start, and two takes of one script differed
+// there. The frame is asked for again, drawing, at the same time (the
+// page's clock stands meanwhile), until its picture comes
+// (untilPicture).
+func (p *pump) firstPicture(bf headlessexperimental.BeginFrameParams, shot *headlessexperimental.ScreenshotParams) (headlessexperimental.BeginFrameResult, error) {
+	bf.Screenshot = shot
+	ask := func() (headlessexperimental.BeginFrameResult, error) { return beginFrame(p.c.ctx, bf) }
+	wait := func(d time.Duration) error {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-p.quit:
+			return errStopped
+		case <-p.c.ctx.Done():
+			return p.c.ctx.Err()
+		}
+	}
+	res, err := untilPicture(ask, wait, firstPictureWait)
+	if errors.Is(err, errStopped) {
+		err = nil // the capture ends with the frame as it came
+	}
+	return res, err
+}
+
+// errStopped is untilPicture's wait told the pump is stopping.
+var errStopped = errors.New("the capture is stopping")
+
+// untilPicture asks for a frame's picture until one comes: first after
+// 2 ms, then after twice as long each time, at most 50 ms apart, until
+// the waits add up to limit (the answer then stands as it came), ask
+// fails or wait does (told to stop). Pure but for ask and wait.
+func untilPicture(ask func() (headlessexperimental.BeginFrameResult, error), wait func(time.Duration) error, limit time.Duration) (headlessexperimental.BeginFrameResult, error) {
+	var res headlessexperimental.BeginFrameResult
+	waited := time.Duration(0)
+	for d := 2 * time.Millisecond; waited < limit; d = min(2*d, 50*time.Millisecond) {
+		d = min(d, limit-waited)
+		if err := wait(d); err != nil {
+			return res, err
+		}
+		waited += d
+		var err error
+		if res, err = ask(); err != nil || len(res.ScreenshotData) > 0 {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// firstPictureWait bounds how long a capture's first frame waits for its
+// picture (firstPicture). On a busy two-core machine the first ask again
+// has always brought it; the bound is for a renderer that never draws.
+const firstPictureWait = 5 * time.Second
 
 // frameCast makes the frame at take time at without a screenshot: when it
 // drew something, its picture comes from the screencast (studiocast.go).

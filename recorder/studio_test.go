@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/headlessexperimental"
+
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -339,5 +341,61 @@ func TestBusyFramesServed(t *testing.T) {
 	defer v.mu.Unlock()
 	if len(v.needs) != 0 || v.busy != 0 || v.framing != 0 {
 		t.Errorf("left: needs %v, busy %d, framing %d", v.needs, v.busy, v.framing)
+	}
+}
+
+// A capture's first frame, asked for again until its picture comes: the
+// waits grow from 2 ms to at most 50 ms and add up to the limit at most;
+// the first picture, a failed ask or a stop ends the asking at once.
+func TestUntilPicture(t *testing.T) {
+	stop := errors.New("stop")
+	fail := errors.New("the browser is gone")
+	for _, c := range []struct {
+		name    string
+		empties int   // asks answered with no picture before one with
+		failAt  int   // the ask that fails (0: none)
+		stopAt  int   // the wait told to stop (0: none)
+		limit   time.Duration
+		asks    int
+		waited  time.Duration
+		picture bool
+		err     error
+	}{
+		{name: "the next ask brings it", empties: 0, limit: time.Second, asks: 1, waited: 2 * time.Millisecond, picture: true},
+		{name: "after five empty answers", empties: 5, limit: time.Second, asks: 6, waited: (2 + 4 + 8 + 16 + 32 + 50) * time.Millisecond, picture: true},
+		{name: "never: the waits add up to the limit", empties: 1 << 30, limit: 200 * time.Millisecond, asks: 8, waited: 200 * time.Millisecond},
+		{name: "never, a limit below the first wait", empties: 1 << 30, limit: time.Millisecond, asks: 1, waited: time.Millisecond},
+		{name: "the ask fails", empties: 1 << 30, failAt: 3, limit: time.Second, asks: 3, waited: 14 * time.Millisecond, err: fail},
+		{name: "told to stop", empties: 1 << 30, stopAt: 2, limit: time.Second, asks: 1, waited: 2 * time.Millisecond, err: stop},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			asks, waits := 0, 0
+			var waited time.Duration
+			ask := func() (headlessexperimental.BeginFrameResult, error) {
+				asks++
+				if asks == c.failAt {
+					return headlessexperimental.BeginFrameResult{}, fail
+				}
+				if asks > c.empties {
+					return headlessexperimental.BeginFrameResult{HasDamage: true, ScreenshotData: []byte{0xff, 0xd8}}, nil
+				}
+				return headlessexperimental.BeginFrameResult{}, nil
+			}
+			wait := func(d time.Duration) error {
+				waits++
+				if waits == c.stopAt {
+					return stop
+				}
+				if d <= 0 || d > 50*time.Millisecond {
+					t.Errorf("wait %d: %v", waits, d)
+				}
+				waited += d
+				return nil
+			}
+			res, err := untilPicture(ask, wait, c.limit)
+			if !errors.Is(err, c.err) || asks != c.asks || waited != c.waited || (len(res.ScreenshotData) > 0) != c.picture {
+				t.Errorf("err %v, %d asks, waited %v, picture %v; want %v, %d, %v, %v", err, asks, waited, len(res.ScreenshotData) > 0, c.err, c.asks, c.waited, c.picture)
+			}
+		})
 	}
 }

@@ -411,6 +411,19 @@ func TestSuiteBaselines(t *testing.T) {
 		if _, err := os.Stat(BaselineOf(base, e.Dir)); err != nil {
 			t.Errorf("no baseline for %s: %v", e.Script, err)
 		}
+		// Each take starts with a picture of its tab before the goto (on a
+		// busy machine, a studio tab's first begin-frame can come without
+		// one: the take then started on the new document).
+		tk, err := timeline.Open(filepath.Join(out, "1", e.Take))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for fr, err := range tk.Frames() {
+			if err != nil || fr.Source != 0 || fr.Document != 0 {
+				t.Errorf("%s: the first frame is at %v of document %d (%v), not the take's start", e.Script, fr.Source, fr.Document, err)
+			}
+			break
+		}
 	}
 	changed.Store(true)
 	// The second suite renders its videos and keeps those of the failed
