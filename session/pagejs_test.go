@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -64,6 +65,15 @@ func call[T any](t *testing.T, ctx context.Context, h *helpers, name string, arg
 }
 
 func css(s string) spec { return spec{CSS: s} }
+
+// asJSON is v as JSON, object keys sorted, nothing escaped for HTML.
+func asJSON(v any) string {
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v)
+	return strings.TrimSpace(b.String())
+}
 
 // Each page helper against the fixture page: hidden, opacity 0 (on the
 // element and on an ancestor), visibility hidden, zero size, covered by
@@ -164,6 +174,37 @@ func TestPageHelpers(t *testing.T) {
 		}
 	})
 
+	// The pure parts of CSS matching: how a selector list splits into
+	// complex selectors (a relative one of :has() keeps its leading
+	// combinator), and which functional pseudo-classes of a compound
+	// clapper matches itself.
+	t.Run("css parts", func(t *testing.T) {
+		for _, c := range []struct{ css, want string }{
+			{"nav a.x, ul > li", `[[["","nav"],[" ","a.x"]],[["","ul"],[">","li"]]]`},
+			{"> p", `[[[">","p"]]]`},
+			{"+ a b", `[[["+","a"],[" ","b"]]]`},
+			{`a[title="x, y > z"] ~ b`, `[[["","a[title=\"x, y > z\"]"],["~","b"]]]`},
+			{":is(a b) c", `[[["",":is(a b)"],[" ","c"]]]`},
+		} {
+			if got := asJSON(call[any](t, tab, h, "splitSelector", c.css)); got != c.want {
+				t.Errorf("splitSelector(%q) = %s, want %s", c.css, got, c.want)
+			}
+		}
+		for _, c := range []struct{ compound, want string }{
+			{"button.x:is(my-card *):hover", `{"css":"button.x:hover","fns":[{"list":[[["","my-card"],[" ","*"]]],"name":"is"}]}`},
+			{"a:is(.b, .c):not(.d)", `{"css":"a:is(.b, .c):not(.d)","fns":[]}`},
+			{":has(.x)", `{"css":"","fns":[{"list":[[["",".x"]]],"name":"has"}]}`},
+			{":not(:has(> b))", `{"css":"","fns":[{"list":[[["",":has(> b)"]]],"name":"not"}]}`},
+			{":WHERE(a > b)", `{"css":"","fns":[{"list":[[["","a"],[">","b"]]],"name":"where"}]}`},
+			{`[data-x=":is(a b)"]:is(a)`, `{"css":"[data-x=\":is(a b)\"]:is(a)","fns":[]}`},
+			{`a:not([title="a) b"])`, `{"css":"a:not([title=\"a) b\"])","fns":[]}`},
+		} {
+			if got := asJSON(call[any](t, tab, h, "splitCompound", c.compound)); got != c.want {
+				t.Errorf("splitCompound(%q) = %s, want %s", c.compound, got, c.want)
+			}
+		}
+	})
+
 	t.Run("find", func(t *testing.T) {
 		count := func(s spec) int { return len(call[[]map[string]any](t, tab, h, "find", s)) }
 		for _, c := range []struct {
@@ -179,6 +220,22 @@ func TestPageHelpers(t *testing.T) {
 			{css("my-card /* the component */ button"), 1},
 			{css(`#\70 lain`), 1}, // an escape ended by its space: #plain
 			{css("#shadow-btn, #plain, my-card button"), 2},
+			// Inside :is(), :where(), :not() and :has() too, as in Playwright.
+			{css("button:is(my-card *)"), 1},
+			{css(":is(my-card button)"), 1},
+			{css(":where(body my-card) button"), 1},
+			{css("button.b:not(my-card *)"), 1},
+			{css("button.b:not(#nothing)"), 2},
+			{css("my-card:has(button)"), 1},
+			{css("my-card:has(> #shadow-btn)"), 1},
+			{css("body > :has(#shadow-btn)"), 1},
+			{css("#greeting ~ :has(#shadow-btn)"), 1},
+			{css(":has(+ fancy-field):has(button)"), 1},
+			{css("#plain:has(+ button)"), 1},
+			{css("body:has(p button)"), 0}, // no p above the component's button
+			{css(":is(#nothing x, my-card button), #plain"), 2},
+			{css("button:is(my-card *, :nonsense)"), 1}, // a forgiving list
+			{css(`button:is(my-card *):not([title="a) b"])`), 1},
 			{css("#inframe"), 0}, // another document
 			{spec{XPath: "//button[@id='plain']"}, 1},
 			{spec{XPath: "//button[@id='shadow-btn']"}, 0}, // XPath stays in the light DOM

@@ -72,30 +72,37 @@ clapper.boxes = function (spec) {
 // byCSS returns the elements a CSS selector matches, its combinators
 // crossing into open shadow roots as Playwright's do: "my-dialog button"
 // finds the button inside the component's shadow root, and ">" steps
-// from an element at the top of a shadow root to its host. Each compound
-// selector is matched by the browser; only the combinators are walked
-// here. A selector the browser cannot parse throws the browser's error.
+// from an element at the top of a shadow root to its host. So do those
+// inside :is(), :where(), :not() and :has(), whose arguments clapper
+// matches itself when they cross (splitCompound): "button:is(my-card *)"
+// finds the component's button, and "my-card:has(button)" the component.
+// The rest of each compound selector is matched by the browser; only the
+// combinators are walked here. A page without open shadow roots has one
+// tree, where the browser's own query gives the same elements in the same
+// order. A selector the browser cannot parse throws the browser's error.
 // A selector with :scope keeps the browser's own meaning, in one tree.
-// Combinators inside :is(), :where(), :not() and :has() stay in one tree.
 clapper.byCSS = function (css) {
   document.createDocumentFragment().querySelector(css); // the browser's own check, and its error
-  if (/:scope\b/i.test(css)) return clapper.all(document).filter((e) => e.matches(css));
+  const els = clapper.all(document);
+  if (!els.some((e) => e.shadowRoot)) return [...document.querySelectorAll(css)];
+  if (/:scope\b/i.test(css)) return els.filter((e) => e.matches(css));
   const list = clapper.splitSelector(css);
   // For each complex selector, part -> element -> whether it matches
   // there: each element is judged once per part.
-  const memos = list.map(() => new Map());
-  return clapper.all(document).filter((e) => list.some((parts, j) => clapper.matchesPierced(e, parts, parts.length - 1, memos[j])));
+  const ctx = {memo: new Map(), compounds: new Map()};
+  return els.filter((e) => list.some((parts) => clapper.matchesPierced(e, parts, parts.length - 1, ctx)));
 };
 
 // splitSelector splits a selector list into its complex selectors, each a
 // list of [combinator, compound] from the left (the first combinator is
-// ""): "nav a.x, ul > li" gives [["", "nav"], [" ", "a.x"]] and
-// [["", "ul"], [">", "li"]]. Brackets, parentheses, quotes and escapes
-// are kept whole. Pure.
+// "", or the one a relative selector of :has() begins with): "nav a.x,
+// ul > li" gives [["", "nav"], [" ", "a.x"]] and [["", "ul"], [">",
+// "li"]], and "> p" gives [[">", "p"]]. Brackets, parentheses, quotes
+// and escapes are kept whole. Pure.
 clapper.splitSelector = function (css) {
   const list = [];
   let parts = [], cur = '', comb = '', depth = 0, quote = '';
-  const flush = () => { if (cur.trim()) { parts.push([parts.length ? comb || ' ' : '', cur.trim()]); comb = ''; } cur = ''; };
+  const flush = () => { if (cur.trim()) { parts.push([parts.length ? comb || ' ' : comb, cur.trim()]); comb = ''; } cur = ''; };
   for (let i = 0; i < css.length; i++) {
     const ch = css[i];
     if (quote) {
@@ -135,39 +142,155 @@ clapper.splitSelector = function (css) {
 // matchesPierced says whether el matches parts[0..i], ancestors and
 // parents taken across shadow roots (a root's host is its top elements'
 // parent), siblings within el's own tree.
-// memo keeps each (element, part) judged, so that a selector of many
-// descendant steps over a deep page is not tried again and again.
-clapper.matchesPierced = function (el, parts, i, memo) {
-  let m = memo.get(i);
-  if (!m) memo.set(i, m = new Map());
+// ctx.memo keeps each (parts, part, element) judged, so that a selector
+// of many descendant steps over a deep page is not tried again and again.
+clapper.matchesPierced = function (el, parts, i, ctx) {
+  let byPart = ctx.memo.get(parts);
+  if (!byPart) ctx.memo.set(parts, byPart = new Map());
+  let m = byPart.get(i);
+  if (!m) byPart.set(i, m = new Map());
   if (m.has(el)) return m.get(el);
-  const ok = clapper.matchesPiercedOnce(el, parts, i, memo);
+  const ok = clapper.matchesPiercedOnce(el, parts, i, ctx);
   m.set(el, ok);
   return ok;
 };
 
-clapper.matchesPiercedOnce = function (el, parts, i, memo) {
+clapper.matchesPiercedOnce = function (el, parts, i, ctx) {
   const [comb, compound] = parts[i];
-  if (!el.matches(compound)) return false;
+  if (!clapper.matchesCompound(el, compound, ctx)) return false;
   if (i === 0) return true;
   switch (comb) {
     case '>': {
       const p = clapper.parentOf(el);
-      return !!p && clapper.matchesPierced(p, parts, i - 1, memo);
+      return !!p && clapper.matchesPierced(p, parts, i - 1, ctx);
     }
     case '+': {
       const p = el.previousElementSibling;
-      return !!p && clapper.matchesPierced(p, parts, i - 1, memo);
+      return !!p && clapper.matchesPierced(p, parts, i - 1, ctx);
     }
     case '~':
       for (let p = el.previousElementSibling; p; p = p.previousElementSibling) {
-        if (clapper.matchesPierced(p, parts, i - 1, memo)) return true;
+        if (clapper.matchesPierced(p, parts, i - 1, ctx)) return true;
       }
       return false;
     default:
       for (let p = clapper.parentOf(el); p; p = clapper.parentOf(p)) {
-        if (clapper.matchesPierced(p, parts, i - 1, memo)) return true;
+        if (clapper.matchesPierced(p, parts, i - 1, ctx)) return true;
       }
       return false;
   }
+};
+
+// matchesCompound says whether el matches a compound selector: the
+// browser matches what stays in one tree, and clapper the :is(), :where()
+// and :not() that hold a combinator and every :has() (splitCompound),
+// across shadow roots as Playwright does. An anchor ({anchor: el}, the
+// start of a :has() argument) matches its element only.
+clapper.matchesCompound = function (el, compound, ctx) {
+  if (typeof compound !== 'string') return el === compound.anchor;
+  let c = ctx.compounds.get(compound);
+  if (!c) ctx.compounds.set(compound, c = clapper.splitCompound(compound));
+  if (c.css && !clapper.matchesOrNot(el, c.css)) return false;
+  return c.fns.every(({name, list}) => {
+    if (name === 'has') return list.some((parts) => clapper.hasPierced(el, parts, ctx));
+    const any = list.some((parts) => clapper.matchesPierced(el, parts, parts.length - 1, ctx));
+    return name === 'not' ? !any : any;
+  });
+};
+
+// matchesOrNot is el.matches(css), false where the browser cannot parse
+// css: the whole selector passed its check, so that is a part of the
+// forgiving list of an :is() or :where() ("button:is(my-card *,
+// :nonsense)"), which matches nothing.
+clapper.matchesOrNot = function (el, css) {
+  try {
+    return el.matches(css);
+  } catch (e) {
+    return false;
+  }
+};
+
+// hasPierced says whether el has what a relative selector of :has()
+// (parts, its first combinator leading from el) matches: an element
+// below el (in its shadow root too) for " " and ">", one of its later
+// siblings or an element below them for "+" and "~".
+clapper.hasPierced = function (el, parts, ctx) {
+  const anchored = [['', {anchor: el}], [parts[0][0] || ' ', parts[0][1]], ...parts.slice(1)];
+  const under = (r) => [...clapper.all(r), ...(r.shadowRoot ? clapper.all(r.shadowRoot) : [])];
+  let candidates = [];
+  if (anchored[1][0] === ' ' || anchored[1][0] === '>') {
+    candidates = under(el);
+  } else {
+    for (let s = el.nextElementSibling; s; s = s.nextElementSibling) candidates.push(s, ...under(s));
+  }
+  return candidates.some((x) => clapper.matchesPierced(x, anchored, anchored.length - 1, ctx));
+};
+
+// splitCompound splits a compound selector into what the browser matches
+// (css: "" when nothing) and the functional pseudo-classes clapper matches
+// itself (fns: {name, list}, list as splitSelector gives it): every
+// :has(), whose argument looks down into components, and the :is(),
+// :where() and :not() whose argument holds a combinator or such a :has()
+// (without one they judge el alone, and the browser's answer is the
+// same). "button.x:is(my-card *):hover" gives css "button.x:hover" and
+// one fn. Pure.
+clapper.splitCompound = function (compound) {
+  let css = '', i = 0;
+  const fns = [];
+  while (i < compound.length) {
+    const m = /^:(is|where|not|has)\(/i.exec(compound.slice(i));
+    if (m) {
+      const start = i + m[0].length;
+      const end = clapper.closingParen(compound, start);
+      const arg = compound.slice(start, end);
+      const name = m[1].toLowerCase();
+      const list = clapper.splitSelector(arg);
+      const own = name === 'has' || list.some((parts) => parts.length > 1 ||
+        parts.some(([, c]) => clapper.splitCompound(c).fns.length > 0));
+      if (own) fns.push({name, list});
+      else css += compound.slice(i, end + 1);
+      i = end + 1;
+      continue;
+    }
+    const ch = compound[i];
+    if (ch === '\\') { // an escape goes whole (its next character, at least)
+      css += compound.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (ch === '"' || ch === "'" || ch === '[' || ch === '(') {
+      const end = ch === '[' || ch === '(' ? clapper.closingParen(compound, i + 1, ch) : clapper.closingQuote(compound, i + 1, ch);
+      css += compound.slice(i, end + 1);
+      i = end + 1;
+      continue;
+    }
+    css += ch;
+    i++;
+  }
+  return {css, fns};
+};
+
+// closingParen is the index of the bracket that closes the one opened
+// just before start ("(" or "["), quotes and escapes skipped. Pure.
+clapper.closingParen = function (s, start, open = '(') {
+  const close = open === '[' ? ']' : ')';
+  let depth = 1;
+  for (let i = start; i < s.length; i++) {
+    const ch = s[i];
+    if (ch === '\\') { i++; continue; }
+    if (ch === '"' || ch === "'") { i = clapper.closingQuote(s, i + 1, ch); continue; }
+    if (ch === open) depth++;
+    else if (ch === close && --depth === 0) return i;
+  }
+  return s.length;
+};
+
+// closingQuote is the index of the quote that ends a string begun just
+// before start. Pure.
+clapper.closingQuote = function (s, start, quote) {
+  for (let i = start; i < s.length; i++) {
+    if (s[i] === '\\') i++;
+    else if (s[i] === quote) return i;
+  }
+  return s.length;
 };
