@@ -205,6 +205,26 @@ func TestPageHelpers(t *testing.T) {
 		}
 	})
 
+	// The last look of a wait for a target that matched nothing: what
+	// the page has near it, or that the target came just as the time ran
+	// out.
+	t.Run("fresh near", func(t *testing.T) {
+		for _, c := range []struct {
+			target scripts.Target
+			want   string
+		}{
+			{scripts.Target{CSS: "#plain"}, "no element matches" + cameLate},
+			{scripts.Target{CSS: "#nowhere"}, "no element matches"},
+			{scripts.Target{Role: "button", Name: "Plane", Exact: true}, `no element matches; the page has a button named "Plain"`},
+		} {
+			err := error(&WaitTimeout{What: "click", Seen: "no element matches", Cause: context.DeadlineExceeded})
+			freshNear(tab, tb, c.target, err, "no element matches")
+			if got := err.(*WaitTimeout).Seen; got != c.want {
+				t.Errorf("%v: %q, want %q", c.target, got, c.want)
+			}
+		}
+	})
+
 	t.Run("find", func(t *testing.T) {
 		count := func(s spec) int { return len(call[[]map[string]any](t, tab, h, "find", s)) }
 		for _, c := range []struct {

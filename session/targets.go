@@ -300,7 +300,8 @@ func waitActionable(ctx context.Context, tab *Tab, t scripts.Target, n needs) (A
 // saw "<nothing> [; near]", what the page has near t now: the looks for it
 // thin out (nearLook), so the last answer can be seconds old when the
 // wait ends. A short look of its own, past the step's deadline; on a
-// failure the last answer stands.
+// failure the last answer stands. A target that matches at that look
+// came late, and the error says so (cameLate).
 func freshNear(ctx context.Context, tab *Tab, t scripts.Target, err error, nothing string) {
 	var wt *WaitTimeout
 	if !errors.As(err, &wt) || (wt.Seen != nothing && !strings.HasPrefix(wt.Seen, nothing+"; ")) {
@@ -312,6 +313,12 @@ func freshNear(ctx context.Context, tab *Tab, t scripts.Target, err error, nothi
 	if derr != nil {
 		return
 	}
+	// The target may have come at the very end of the wait: then that
+	// is what the error says, not what else the page has.
+	if there, err := docCall[bool](actx, d, "state", specOf(t), nthArg(t), "attached"); err == nil && there {
+		wt.Seen = nothing + cameLate
+		return
+	}
 	near, nerr := docCall[string](actx, d, "nearMisses", specOf(t))
 	switch {
 	case nerr != nil:
@@ -321,6 +328,10 @@ func freshNear(ctx context.Context, tab *Tab, t scripts.Target, err error, nothi
 		wt.Seen = nothing + "; " + near
 	}
 }
+
+// cameLate ends what a wait for a target saw when the target matched
+// only at the last look, once its time had run out.
+const cameLate = "; one matched just after the time ran out (the page made it late: a longer timeout, or a wait for what comes before it)"
 
 // aim chooses the point of the element to aim at, in the tab's viewport:
 // the at point given, or Playwright's clickable point. why says what
