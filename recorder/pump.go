@@ -89,7 +89,6 @@ type pump struct {
 	seenDisturb int64       // VirtualTime.Disturb's count when last looked at
 
 	frames, repeats, forced atomic.Int64
-	shotOnce                bool // the first frame was made
 }
 
 // StartStudio begins a studio capture of the tab of ctx, which must have
@@ -278,6 +277,7 @@ func (p *pump) frameShot(at, next timeline.Time) bool {
 		p.moving = shootWhenMoving
 	}
 	probe := p.moving < shootWhenMoving && p.out.hasPicture()
+	first := p.frames.Load() == 0 // the capture's first frame (never a probe: no picture yet)
 	if !probe {
 		bf.Screenshot = shot
 	}
@@ -291,10 +291,9 @@ func (p *pump) frameShot(at, next timeline.Time) bool {
 		bf.Screenshot, bf.NoDisplayUpdates = shot, &yes
 		res, err = beginFrame(c.ctx, bf)
 	}
-	if err == nil && !p.shotOnce && len(res.ScreenshotData) == 0 {
+	if err == nil && first && len(res.ScreenshotData) == 0 {
 		res, err = p.firstPicture(bf, shot)
 	}
-	p.shotOnce = true
 	if err != nil {
 		p.fail(fmt.Errorf("begin frame: %w", err))
 		return false
@@ -328,6 +327,8 @@ func (p *pump) firstPicture(bf headlessexperimental.BeginFrameParams, shot *head
 		case <-t.C:
 			return nil
 		case <-p.quit:
+			return errStopped
+		case <-p.c.done:
 			return errStopped
 		case <-p.c.ctx.Done():
 			return p.c.ctx.Err()
@@ -364,9 +365,10 @@ func untilPicture(ask func() (headlessexperimental.BeginFrameResult, error), wai
 	return res, nil
 }
 
-// firstPictureWait bounds how long a capture's first frame waits for its
-// picture (firstPicture). On a busy two-core machine the first ask again
-// has always brought it; the bound is for a renderer that never draws.
+// firstPictureWait bounds the waits between a capture's first frame's
+// asks for its picture (firstPicture; each ask is bounded by callLimit).
+// On a busy two-core machine the first ask again has always brought it;
+// the bound is for a renderer that never draws.
 const firstPictureWait = 5 * time.Second
 
 // frameCast makes the frame at take time at without a screenshot: when it

@@ -352,9 +352,9 @@ func TestUntilPicture(t *testing.T) {
 	fail := errors.New("the browser is gone")
 	for _, c := range []struct {
 		name    string
-		empties int   // asks answered with no picture before one with
-		failAt  int   // the ask that fails (0: none)
-		stopAt  int   // the wait told to stop (0: none)
+		empties int // asks answered with no picture before one with
+		failAt  int // the ask that fails (0: none)
+		stopAt  int // the wait told to stop (0: none)
 		limit   time.Duration
 		asks    int
 		waited  time.Duration

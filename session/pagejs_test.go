@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,8 @@ func TestPageHelpers(t *testing.T) {
 			{"+ a b", `[[["+","a"],[" ","b"]]]`},
 			{`a[title="x, y > z"] ~ b`, `[[["","a[title=\"x, y > z\"]"],["~","b"]]]`},
 			{":is(a b) c", `[[["",":is(a b)"],[" ","c"]]]`},
+			{"a > > b, c", `[null,[["","c"]]]`}, // a combinator doubled
+			{"a, b ~", `[[["","a"]],null]`},     // or at the end
 		} {
 			if got := asJSON(call[any](t, tab, h, "splitSelector", c.css)); got != c.want {
 				t.Errorf("splitSelector(%q) = %s, want %s", c.css, got, c.want)
@@ -225,6 +228,35 @@ func TestPageHelpers(t *testing.T) {
 		}
 	})
 
+	// On the page's own elements (outside any shadow root), clapper's
+	// CSS matching gives the browser's answer, in the browser's order:
+	// the fixture has a shadow root, so clapper walks the combinators.
+	t.Run("css as the browser", func(t *testing.T) {
+		world, _, err := tb.helpers.ensure(tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sel := range []string{
+			"button", "body > *", "div button", "#cover-host > *", "label + input", "#plain ~ button.box",
+			":is(div, fieldset) button", ":is(div button, legend > button)", "button:not(div *)", ":not(:is(body *))",
+			"div:has(button)", "div:has(> button)", "fieldset:has(legend button)", "button:has(+ button)", "#plain:has(~ #disabled)",
+			":has(+ my-card)", "div:where(:has(> p), #cover-host)", "p:is(div *, > p)", ":is(div q, span >)",
+			"body > :nth-child(2 of :is(div button, button))", "input:is([type=checkbox], #name)",
+		} {
+			expr := fmt.Sprintf(`(() => { const id = (e) => e.id || e.tagName; const sel = %q;
+				const mine = clapper.byCSS(sel).filter((e) => e.getRootNode() === document).map(id).join(',');
+				const theirs = [...document.querySelectorAll(sel)].map(id).join(',');
+				return mine === theirs ? '' : 'clapper ' + mine + '; browser ' + theirs; })()`, sel)
+			got, err := chromedp.Run(tab, chromedp.Evaluate[string](expr, func(p *runtime.EvaluateParams) { p.UniqueContextID = world }))
+			if err != nil {
+				t.Fatalf("%s: %v", sel, err)
+			}
+			if got != "" {
+				t.Errorf("%s: %s", sel, got)
+			}
+		}
+	})
+
 	t.Run("find", func(t *testing.T) {
 		count := func(s spec) int { return len(call[[]map[string]any](t, tab, h, "find", s)) }
 		for _, c := range []struct {
@@ -256,6 +288,9 @@ func TestPageHelpers(t *testing.T) {
 			{css(":is(#nothing x, my-card button), #plain"), 2},
 			{css("button:is(my-card *, :nonsense)"), 1}, // a forgiving list
 			{css(`button:is(my-card *):not([title="a) b"])`), 1},
+			{css("button:is(my-card *, > button, button ~, p ~ ~ button)"), 1}, // items the browser leaves out
+			{css(":scope > body"), 1},                                          // :scope is the root element, as in Playwright
+			{css("body > &"), 0},
 			{css("#inframe"), 0}, // another document
 			{spec{XPath: "//button[@id='plain']"}, 1},
 			{spec{XPath: "//button[@id='shadow-btn']"}, 0}, // XPath stays in the light DOM

@@ -80,28 +80,39 @@ clapper.boxes = function (spec) {
 // combinators are walked here. A page without open shadow roots has one
 // tree, where the browser's own query gives the same elements in the same
 // order. A selector the browser cannot parse throws the browser's error.
-// A selector with :scope keeps the browser's own meaning, in one tree.
+// A selector with :scope or & (in a quoted value too) keeps the
+// browser's own meaning (the root element, as in Playwright), in one
+// tree.
 clapper.byCSS = function (css) {
   document.createDocumentFragment().querySelector(css); // the browser's own check, and its error
+  if (/:scope\b|&/i.test(css) || !clapper.anyShadow(document)) return [...document.querySelectorAll(css)];
   const els = clapper.all(document);
-  if (!els.some((e) => e.shadowRoot)) return [...document.querySelectorAll(css)];
-  if (/:scope\b/i.test(css)) return els.filter((e) => e.matches(css));
-  const list = clapper.splitSelector(css);
+  const list = clapper.splitSelector(css).filter((parts) => parts);
   // For each complex selector, part -> element -> whether it matches
   // there: each element is judged once per part.
   const ctx = {memo: new Map(), compounds: new Map()};
   return els.filter((e) => list.some((parts) => clapper.matchesPierced(e, parts, parts.length - 1, ctx)));
 };
 
+// anyShadow says whether root holds an element with an open shadow root.
+clapper.anyShadow = function (root) {
+  for (const el of root.querySelectorAll('*')) if (el.shadowRoot) return true;
+  return false;
+};
+
 // splitSelector splits a selector list into its complex selectors, each a
 // list of [combinator, compound] from the left (the first combinator is
 // "", or the one a relative selector of :has() begins with): "nav a.x,
 // ul > li" gives [["", "nav"], [" ", "a.x"]] and [["", "ul"], [">",
-// "li"]], and "> p" gives [[">", "p"]]. Brackets, parentheses, quotes
-// and escapes are kept whole. Pure.
+// "li"]], and "> p" gives [[">", "p"]]. A complex selector with a
+// combinator doubled or at its end is null (an item of the forgiving list
+// of an :is() or :where() the browser leaves out; elsewhere the browser's
+// check refused it first). Brackets, parentheses, quotes and escapes are
+// kept whole. Pure.
 clapper.splitSelector = function (css) {
   const list = [];
-  let parts = [], cur = '', comb = '', depth = 0, quote = '';
+  let parts = [], cur = '', comb = '', depth = 0, quote = '', bad = false;
+  const end = () => { list.push(bad || comb ? null : parts); parts = []; comb = ''; bad = false; };
   const flush = () => { if (cur.trim()) { parts.push([parts.length ? comb || ' ' : comb, cur.trim()]); comb = ''; } cur = ''; };
   for (let i = 0; i < css.length; i++) {
     const ch = css[i];
@@ -129,14 +140,14 @@ clapper.splitSelector = function (css) {
     if (ch === '(' || ch === '[') depth++;
     if (ch === ')' || ch === ']') depth--;
     if (depth > 0) { cur += ch; continue; }
-    if (ch === ',') { flush(); list.push(parts); parts = []; comb = ''; continue; }
-    if (ch === '>' || ch === '+' || ch === '~') { flush(); comb = ch; continue; }
+    if (ch === ',') { flush(); end(); continue; }
+    if (ch === '>' || ch === '+' || ch === '~') { flush(); if (comb) bad = true; comb = ch; continue; }
     if (/\s/.test(ch)) { flush(); continue; }
     cur += ch;
   }
   flush();
-  list.push(parts);
-  return list.filter((p) => p.length);
+  end();
+  return list.filter((p) => !p || p.length);
 };
 
 // matchesPierced says whether el matches parts[0..i], ancestors and
@@ -212,18 +223,27 @@ clapper.matchesOrNot = function (el, css) {
 
 // hasPierced says whether el has what a relative selector of :has()
 // (parts, its first combinator leading from el) matches: an element
-// below el (in its shadow root too) for " " and ">", one of its later
-// siblings or an element below them for "+" and "~".
+// below el (in its shadow root too) for " " and ">", the next sibling or
+// an element below it for "+", a later sibling or an element below one
+// for "~". Playwright's :has() looks only below el; "+" and "~" follow
+// CSS.
 clapper.hasPierced = function (el, parts, ctx) {
   const anchored = [['', {anchor: el}], [parts[0][0] || ' ', parts[0][1]], ...parts.slice(1)];
-  const under = (r) => [...clapper.all(r), ...(r.shadowRoot ? clapper.all(r.shadowRoot) : [])];
-  let candidates = [];
-  if (anchored[1][0] === ' ' || anchored[1][0] === '>') {
-    candidates = under(el);
-  } else {
-    for (let s = el.nextElementSibling; s; s = s.nextElementSibling) candidates.push(s, ...under(s));
+  const hit = (x) => clapper.matchesPierced(x, anchored, anchored.length - 1, ctx);
+  const below = (r) => clapper.all(r).some(hit) || (!!r.shadowRoot && clapper.all(r.shadowRoot).some(hit));
+  switch (anchored[1][0]) {
+    case '+': {
+      const s = el.nextElementSibling;
+      return !!s && (hit(s) || below(s));
+    }
+    case '~':
+      for (let s = el.nextElementSibling; s; s = s.nextElementSibling) {
+        if (hit(s) || below(s)) return true;
+      }
+      return false;
+    default:
+      return below(el);
   }
-  return candidates.some((x) => clapper.matchesPierced(x, anchored, anchored.length - 1, ctx));
 };
 
 // splitCompound splits a compound selector into what the browser matches
@@ -244,7 +264,10 @@ clapper.splitCompound = function (compound) {
       const end = clapper.closingParen(compound, start);
       const arg = compound.slice(start, end);
       const name = m[1].toLowerCase();
-      const list = clapper.splitSelector(arg);
+      // An item the browser leaves out of a forgiving list (a combinator
+      // doubled, at its end, or at its start outside :has()) matches
+      // nothing.
+      const list = clapper.splitSelector(arg).filter((parts) => parts && (name === 'has' || !parts[0][0]));
       const own = name === 'has' || list.some((parts) => parts.length > 1 ||
         parts.some(([, c]) => clapper.splitCompound(c).fns.length > 0));
       if (own) fns.push({name, list});
