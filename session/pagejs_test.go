@@ -240,7 +240,9 @@ func TestPageHelpers(t *testing.T) {
 			"button", "body > *", "div button", "#cover-host > *", "label + input", "#plain ~ button.box",
 			":is(div, fieldset) button", ":is(div button, legend > button)", "button:not(div *)", ":not(:is(body *))",
 			"div:has(button)", "div:has(> button)", "fieldset:has(legend button)", "button:has(+ button)", "#plain:has(~ #disabled)",
-			":has(+ my-card)", "div:where(:has(> p), #cover-host)", "p:is(div *, > p)", ":is(div q, span >)",
+			":has(+ my-card)", "div:where(:has(> p), #cover-host)", "#plain:has(+ button ~ #disabled)", "#plain:has(~ button + div)",
+			"#plain:has(+ button ~ div > #covered)", "body:has(> #plain + button)", "#hidden:has(~ div button)", "#plain:has(+ #hidden > b)",
+			":has(~ #far) ~ script", ":has(~ #far) + *", "body :has(> button) ~ :has(+ iframe)", "p:is(div *, > p)", ":is(div q, span >)",
 			"body > :nth-child(2 of :is(div button, button))", "input:is([type=checkbox], #name)",
 		} {
 			expr := fmt.Sprintf(`(() => { const id = (e) => e.id || e.tagName; const sel = %q;

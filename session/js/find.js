@@ -195,10 +195,8 @@ clapper.matchesPiercedOnce = function (el, parts, i, ctx) {
 // matchesCompound says whether el matches a compound selector: the
 // browser matches what stays in one tree, and clapper the :is(), :where()
 // and :not() that hold a combinator and every :has() (splitCompound),
-// across shadow roots as Playwright does. An anchor ({anchor: el}, the
-// start of a :has() argument) matches its element only.
+// across shadow roots as Playwright does.
 clapper.matchesCompound = function (el, compound, ctx) {
-  if (typeof compound !== 'string') return el === compound.anchor;
   let c = ctx.compounds.get(compound);
   if (!c) ctx.compounds.set(compound, c = clapper.splitCompound(compound));
   if (c.css && !clapper.matchesOrNot(el, c.css)) return false;
@@ -223,27 +221,83 @@ clapper.matchesOrNot = function (el, css) {
 
 // hasPierced says whether el has what a relative selector of :has()
 // (parts, its first combinator leading from el) matches: an element
-// below el (in its shadow root too) for " " and ">", the next sibling or
-// an element below it for "+", a later sibling or an element below one
-// for "~". Playwright's :has() looks only below el; "+" and "~" follow
-// CSS.
+// below el (in its shadow root too) for " " and ">", the next sibling
+// for "+", a later sibling for "~", from which the rest of parts goes on
+// left to right. Playwright's :has() looks only below el; "+" and "~"
+// follow CSS.
 clapper.hasPierced = function (el, parts, ctx) {
-  const anchored = [['', {anchor: el}], [parts[0][0] || ' ', parts[0][1]], ...parts.slice(1)];
-  const hit = (x) => clapper.matchesPierced(x, anchored, anchored.length - 1, ctx);
-  const below = (r) => clapper.all(r).some(hit) || (!!r.shadowRoot && clapper.all(r.shadowRoot).some(hit));
-  switch (anchored[1][0]) {
+  return clapper.relFrom(el, parts, 0, ctx);
+};
+
+// relFrom says whether an element related to el by parts[k]'s combinator
+// starts parts[k..] (startsAt). Every answer is kept for the call, per
+// element, so a list whose every item asks costs one pass over it.
+clapper.relFrom = function (el, parts, k, ctx) {
+  const comb = parts[k][0] || ' ';
+  switch (comb) {
     case '+': {
       const s = el.nextElementSibling;
-      return !!s && (hit(s) || below(s));
+      return !!s && clapper.startsAt(s, parts, k, ctx);
     }
     case '~':
-      for (let s = el.nextElementSibling; s; s = s.nextElementSibling) {
-        if (hit(s) || below(s)) return true;
-      }
-      return false;
+      return clapper.laterStarts(el, parts, k, ctx);
+    case '>':
+      return clapper.childrenOf(el).some((c) => clapper.startsAt(c, parts, k, ctx));
     default:
-      return below(el);
+      return clapper.kept(ctx, parts, 'd' + k, el, () =>
+        clapper.childrenOf(el).some((c) => clapper.startsAt(c, parts, k, ctx) || clapper.relFrom(c, parts, k, ctx)));
   }
+};
+
+// laterStarts says whether a later sibling of el starts parts[k..]. The
+// answer is kept for each sibling looked at (whether one after it
+// starts them), walked without recursion: a list of any length.
+clapper.laterStarts = function (el, parts, k, ctx) {
+  let byParts = ctx.memo.get(parts);
+  if (!byParts) ctx.memo.set(parts, byParts = new Map());
+  let later = byParts.get('l' + k);
+  if (!later) byParts.set('l' + k, later = new Map());
+  const path = [];
+  let ok = false;
+  for (let s = el; s; s = s.nextElementSibling) {
+    if (later.has(s)) { ok = later.get(s) || clapper.startsAt(s, parts, k, ctx); break; }
+    path.push(s);
+  }
+  // Back from the last one looked at: a sibling after path[i] starts
+  // them, or path[i + 1] itself does.
+  for (let i = path.length - 1; i >= 0; i--) {
+    later.set(path[i], ok);
+    ok = ok || clapper.startsAt(path[i], parts, k, ctx);
+  }
+  return later.get(el);
+};
+
+// startsAt says whether parts[k..] match from el on: el matches the
+// compound of part k, and an element related to it by the next part's
+// combinator starts the rest.
+clapper.startsAt = function (el, parts, k, ctx) {
+  return clapper.kept(ctx, parts, 's' + k, el, () =>
+    clapper.matchesCompound(el, parts[k][1], ctx) && (k === parts.length - 1 || clapper.relFrom(el, parts, k + 1, ctx)));
+};
+
+// childrenOf are el's children, those at the top of its shadow root too
+// (whose parent is el, as parentOf says).
+clapper.childrenOf = function (el) {
+  const kids = [...el.children];
+  if (el.shadowRoot) kids.push(...el.shadowRoot.children);
+  return kids;
+};
+
+// kept answers f() once per (parts, what, el) in the call's ctx.
+clapper.kept = function (ctx, parts, what, el, f) {
+  let byParts = ctx.memo.get(parts);
+  if (!byParts) ctx.memo.set(parts, byParts = new Map());
+  let m = byParts.get(what);
+  if (!m) byParts.set(what, m = new Map());
+  if (m.has(el)) return m.get(el);
+  const ok = f();
+  m.set(el, ok);
+  return ok;
 };
 
 // splitCompound splits a compound selector into what the browser matches
