@@ -24,6 +24,10 @@ func (d *decoder) target(n ast.Node, path string) (any, bool) {
 		d.errorf(d.pos(n), "%s must not be empty", path)
 		return nil, false
 	}
+	if why := playwrightSyntax(s); why != "" {
+		d.errorf(d.pos(n), "%s: %s", path, why)
+		return nil, false
+	}
 	return &Target{CSS: s}, true
 }
 
@@ -60,6 +64,10 @@ func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
 		return ""
 	}
 	t.CSS, t.XPath, t.Text = get("css"), get("xpath"), get("text")
+	if why := playwrightSyntax(t.CSS); t.CSS != "" && why != "" {
+		d.errorf(v["css"].at, "%s: %s", path, why)
+		return nil, false
+	}
 	t.Role, t.Name, t.Label = get("role"), get("name"), get("label")
 	t.Placeholder, t.TestID = get("placeholder"), get("testid")
 	t.Alt, t.Title = get("alt"), get("title")
