@@ -186,6 +186,7 @@ func TestPageHelpers(t *testing.T) {
 			{"+ a b", `[[["+","a"],[" ","b"]]]`},
 			{`a[title="x, y > z"] ~ b`, `[[["","a[title=\"x, y > z\"]"],["~","b"]]]`},
 			{":is(a b) c", `[[["",":is(a b)"],[" ","c"]]]`},
+			{"a:has(:is(.x, :has(b)) c)", `[[["","a:has(:is(.x, :has(b)) c)"]]]`},
 			{"a > > b, c", `[null,[["","c"]]]`}, // a combinator doubled
 			{"a, b ~", `[[["","a"]],null]`},     // or at the end
 		} {
@@ -201,6 +202,8 @@ func TestPageHelpers(t *testing.T) {
 			{":WHERE(a > b)", `{"css":"","fns":[{"list":[[["","a"],[">","b"]]],"name":"where"}]}`},
 			{`[data-x=":is(a b)"]:is(a)`, `{"css":"[data-x=\":is(a b)\"]:is(a)","fns":[]}`},
 			{`a:not([title="a) b"])`, `{"css":"a:not([title=\"a) b\"])","fns":[]}`},
+			{`:has(:is(.x, :has(b), [t=":has("]) + :where(:has(c)))`, `{"css":"","fns":[{"list":[[["",":is(.x, [t=\":has(\"])"],["+",":not(*)"]]],"name":"has"}]}`},
+			{`:has(:not(:is(:has(a))))`, `{"css":"","fns":[{"list":[[["",":not(:not(*))"]]],"name":"has"}]}`},
 		} {
 			if got := asJSON(call[any](t, tab, h, "splitCompound", c.compound)); got != c.want {
 				t.Errorf("splitCompound(%q) = %s, want %s", c.compound, got, c.want)
@@ -242,7 +245,9 @@ func TestPageHelpers(t *testing.T) {
 			"div:has(button)", "div:has(> button)", "fieldset:has(legend button)", "button:has(+ button)", "#plain:has(~ #disabled)",
 			":has(+ my-card)", "div:where(:has(> p), #cover-host)", "#plain:has(+ button ~ #disabled)", "#plain:has(~ button + div)",
 			"#plain:has(+ button ~ div > #covered)", "body:has(> #plain + button)", "#hidden:has(~ div button)", "#plain:has(+ #hidden > b)",
-			":has(~ #far) ~ script", ":has(~ #far) + *", "body :has(> button) ~ :has(+ iframe)", "p:is(div *, > p)", ":is(div q, span >)",
+			":has(~ #far) ~ script", ":has(~ #far) + *", "body :has(> button) ~ :has(+ iframe)",
+			"body:has(:is(:has(> button)))", "body:has(:where(:has(> #covered), #nothing))", "#cover-host:has(:is(#nothing, :has(+ #cover)))",
+			"body:has(:not(:is(:has(a))))", "div:has(:is(:has(b), button))", "body > :has(~ #far) ~ :not(script)", "p:is(div *, > p)", ":is(div q, span >)",
 			"body > :nth-child(2 of :is(div button, button))", "input:is([type=checkbox], #name)",
 		} {
 			expr := fmt.Sprintf(`(() => { const id = (e) => e.id || e.tagName; const sel = %q;

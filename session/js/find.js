@@ -156,10 +156,7 @@ clapper.splitSelector = function (css) {
 // ctx.memo keeps each (parts, part, element) judged, so that a selector
 // of many descendant steps over a deep page is not tried again and again.
 clapper.matchesPierced = function (el, parts, i, ctx) {
-  let byPart = ctx.memo.get(parts);
-  if (!byPart) ctx.memo.set(parts, byPart = new Map());
-  let m = byPart.get(i);
-  if (!m) byPart.set(i, m = new Map());
+  const m = clapper.memoOf(ctx, parts, i);
   if (m.has(el)) return m.get(el);
   const ok = clapper.matchesPiercedOnce(el, parts, i, ctx);
   m.set(el, ok);
@@ -180,16 +177,42 @@ clapper.matchesPiercedOnce = function (el, parts, i, ctx) {
       return !!p && clapper.matchesPierced(p, parts, i - 1, ctx);
     }
     case '~':
-      for (let p = el.previousElementSibling; p; p = p.previousElementSibling) {
-        if (clapper.matchesPierced(p, parts, i - 1, ctx)) return true;
-      }
-      return false;
+      return clapper.earlierMatches(el, parts, i - 1, ctx);
     default:
       for (let p = clapper.parentOf(el); p; p = clapper.parentOf(p)) {
         if (clapper.matchesPierced(p, parts, i - 1, ctx)) return true;
       }
       return false;
   }
+};
+
+// earlierMatches says whether an earlier sibling of el matches
+// parts[0..i]. The answer is kept for each sibling looked at (whether
+// one before it matches), walked without recursion: "h ~ li" over a
+// list of any length costs one pass over it.
+clapper.earlierMatches = function (el, parts, i, ctx) {
+  const earlier = clapper.memoOf(ctx, parts, 'e' + i);
+  const path = [];
+  let ok = false;
+  for (let s = el; s; s = s.previousElementSibling) {
+    if (earlier.has(s)) { ok = earlier.get(s) || clapper.matchesPierced(s, parts, i, ctx); break; }
+    path.push(s);
+  }
+  for (let j = path.length - 1; j >= 0; j--) {
+    earlier.set(path[j], ok);
+    ok = ok || clapper.matchesPierced(path[j], parts, i, ctx);
+  }
+  return earlier.get(el);
+};
+
+// memoOf is the call's map of answers for (parts, what), made on first
+// use.
+clapper.memoOf = function (ctx, parts, what) {
+  let byParts = ctx.memo.get(parts);
+  if (!byParts) ctx.memo.set(parts, byParts = new Map());
+  let m = byParts.get(what);
+  if (!m) byParts.set(what, m = new Map());
+  return m;
 };
 
 // matchesCompound says whether el matches a compound selector: the
@@ -244,19 +267,35 @@ clapper.relFrom = function (el, parts, k, ctx) {
     case '>':
       return clapper.childrenOf(el).some((c) => clapper.startsAt(c, parts, k, ctx));
     default:
-      return clapper.kept(ctx, parts, 'd' + k, el, () =>
-        clapper.childrenOf(el).some((c) => clapper.startsAt(c, parts, k, ctx) || clapper.relFrom(c, parts, k, ctx)));
+      return clapper.belowStarts(el, parts, k, ctx);
   }
+};
+
+// belowStarts says whether an element below el (in shadow roots too)
+// starts parts[k..]. The answer is kept for every element of el's
+// subtree, filled children first without recursion: a tree of any depth.
+clapper.belowStarts = function (el, parts, k, ctx) {
+  const below = clapper.memoOf(ctx, parts, 'd' + k);
+  const stack = [[el, false]];
+  while (stack.length) {
+    const [n, seen] = stack.pop();
+    if (below.has(n)) continue;
+    const kids = clapper.childrenOf(n);
+    if (!seen) {
+      stack.push([n, true]);
+      for (const c of kids) if (!below.has(c)) stack.push([c, false]);
+      continue;
+    }
+    below.set(n, kids.some((c) => below.get(c) || clapper.startsAt(c, parts, k, ctx)));
+  }
+  return below.get(el);
 };
 
 // laterStarts says whether a later sibling of el starts parts[k..]. The
 // answer is kept for each sibling looked at (whether one after it
 // starts them), walked without recursion: a list of any length.
 clapper.laterStarts = function (el, parts, k, ctx) {
-  let byParts = ctx.memo.get(parts);
-  if (!byParts) ctx.memo.set(parts, byParts = new Map());
-  let later = byParts.get('l' + k);
-  if (!later) byParts.set('l' + k, later = new Map());
+  const later = clapper.memoOf(ctx, parts, 'l' + k);
   const path = [];
   let ok = false;
   for (let s = el; s; s = s.nextElementSibling) {
@@ -290,10 +329,7 @@ clapper.childrenOf = function (el) {
 
 // kept answers f() once per (parts, what, el) in the call's ctx.
 clapper.kept = function (ctx, parts, what, el, f) {
-  let byParts = ctx.memo.get(parts);
-  if (!byParts) ctx.memo.set(parts, byParts = new Map());
-  let m = byParts.get(what);
-  if (!m) byParts.set(what, m = new Map());
+  const m = clapper.memoOf(ctx, parts, what);
   if (m.has(el)) return m.get(el);
   const ok = f();
   m.set(el, ok);
@@ -321,7 +357,8 @@ clapper.splitCompound = function (compound) {
       // An item the browser leaves out of a forgiving list (a combinator
       // doubled, at its end, or at its start outside :has()) matches
       // nothing.
-      const list = clapper.splitSelector(arg).filter((parts) => parts && (name === 'has' || !parts[0][0]));
+      let list = clapper.splitSelector(arg).filter((parts) => parts && (name === 'has' || !parts[0][0]));
+      if (name === 'has') list = list.map((parts) => parts.map(([c, x]) => [c, clapper.withoutNestedHas(x)]));
       const own = name === 'has' || list.some((parts) => parts.length > 1 ||
         parts.some(([, c]) => clapper.splitCompound(c).fns.length > 0));
       if (own) fns.push({name, list});
@@ -345,6 +382,76 @@ clapper.splitCompound = function (compound) {
     i++;
   }
   return {css, fns};
+};
+
+// withoutNestedHas is a selector from the argument of a :has() as the
+// browser reads it there: an item of an :is() or :where() list that holds
+// a :has() is left out (the lists are forgiving; a :has() in a :has() is
+// not allowed), and a list left empty matches nothing (":not(*)").
+// ":is(.a, :has(b))" gives ":is(.a)", ":not(:is(:has(b)))"
+// ":not(:not(*))". Pure.
+clapper.withoutNestedHas = function (sel) {
+  let out = '', i = 0;
+  while (i < sel.length) {
+    const m = /^:(is|where|not)\(/i.exec(sel.slice(i));
+    if (m) {
+      const start = i + m[0].length;
+      const end = clapper.closingParen(sel, start);
+      const arg = sel.slice(start, end);
+      if (m[1].toLowerCase() === 'not') {
+        out += sel.slice(i, start) + clapper.withoutNestedHas(arg) + ')';
+      } else {
+        const kept = clapper.splitItems(arg).filter((item) => !/:has\(/i.test(clapper.unquoted(item))).map(clapper.withoutNestedHas);
+        out += kept.length ? sel.slice(i, start) + kept.join(', ') + ')' : ':not(*)';
+      }
+      i = end + 1;
+      continue;
+    }
+    const ch = sel[i];
+    if (ch === '\\') { out += sel.slice(i, i + 2); i += 2; continue; }
+    if (ch === '"' || ch === "'") {
+      const end = clapper.closingQuote(sel, i + 1, ch);
+      out += sel.slice(i, end + 1);
+      i = end + 1;
+      continue;
+    }
+    out += ch;
+    i++;
+  }
+  return out;
+};
+
+// splitItems splits a selector list at its top-level commas, each item as
+// written (trimmed). Pure.
+clapper.splitItems = function (list) {
+  const items = [];
+  let from = 0;
+  for (let i = 0; i < list.length; i++) {
+    const ch = list[i];
+    if (ch === '\\') { i++; continue; }
+    if (ch === '"' || ch === "'") { i = clapper.closingQuote(list, i + 1, ch); continue; }
+    if (ch === '(' || ch === '[') { i = clapper.closingParen(list, i + 1, ch); continue; }
+    if (ch === ',') { items.push(list.slice(from, i)); from = i + 1; }
+  }
+  items.push(list.slice(from));
+  return items.map((x) => x.trim()).filter((x) => x);
+};
+
+// unquoted is s with its quoted values blanked. Pure.
+clapper.unquoted = function (s) {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    if (ch === '\\') { out += '  '; i++; continue; }
+    if (ch === '"' || ch === "'") {
+      const end = clapper.closingQuote(s, i + 1, ch);
+      out += ' '.repeat(end + 1 - i);
+      i = end;
+      continue;
+    }
+    out += ch;
+  }
+  return out;
 };
 
 // closingParen is the index of the bracket that closes the one opened
