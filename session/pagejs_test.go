@@ -110,6 +110,9 @@ func TestAccessibleNames(t *testing.T) {
 		{"button", "Favourite item two", "imaged"}, // an image's alternative text
 		{"group", "Shipping", "shipping"},          // a hidden legend still names its fieldset
 		{"button", "Deletethe draft", "owner"},     // what it owns follows its content, as in Playwright (no space: both inline)
+		{"button", "Save draft", "grouped"},        // a group's content does not name a button (allowsNameFromContent)
+		{"textbox", "All of it", "whole"},          // in a label, any role's content counts
+		{"link", "Listed", "listed"},               // a list's and an item's do
 	} {
 		// Each name is the page's only one: one element found is #id.
 		if got := call[[]map[string]any](t, tab, tb.helpers, "find", spec{Role: c.role, Name: c.name, Exact: true}); len(got) != 1 {

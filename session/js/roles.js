@@ -147,6 +147,13 @@ clapper.nameFromContent = new Set(['button', 'cell', 'checkbox', 'columnheader',
   'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'row', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem']);
 
 // noName are the roles that are never named.
+// contentAsDescendant are the roles, besides nameFromContent, whose
+// content counts inside the name of an element named by its content, as
+// Playwright reads them ('' is no role: a div, a span).
+clapper.contentAsDescendant = new Set(['', 'caption', 'code', 'contentinfo', 'definition', 'deletion', 'emphasis', 'insertion',
+  'list', 'listitem', 'mark', 'none', 'paragraph', 'presentation', 'region', 'row', 'rowgroup', 'section', 'strong',
+  'subscript', 'superscript', 'table', 'term', 'time']);
+
 clapper.noName = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis', 'generic', 'insertion', 'mark', 'paragraph',
   'presentation', 'strong', 'subscript', 'suggestion', 'superscript', 'term', 'time']);
 
@@ -175,7 +182,7 @@ clapper.textAlternative = function (el, ctx) {
     const parts = [];
     for (const id of ids) {
       const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
-      if (ref) parts.push(clapper.textAlternative(ref, {labelledBy: true, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(ref), visited: ctx.visited, target: ctx.target}));
+      if (ref) parts.push(clapper.textAlternative(ref, {labelledBy: true, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(ref), visited: ctx.visited, target: ctx.target}));
     }
     const s = parts.join(' ').trim();
     if (s) return s;
@@ -195,7 +202,7 @@ clapper.textAlternative = function (el, ctx) {
       const list = role === 'listbox' ? el : Array.from(el.querySelectorAll('*')).find((e) => clapper.roleOf(e) === 'listbox');
       const chosen = list ? Array.from(list.querySelectorAll('[aria-selected="true"]')).filter((e) => clapper.roleOf(e) === 'option') : [];
       if (!chosen.length && el.nodeName === 'INPUT') return el.value;
-      return chosen.map((o) => clapper.textAlternative(o, {labelledBy: ctx.labelledBy, inside: true, hiddenRef: ctx.hiddenRef, visited: ctx.visited, target: ctx.target})).join(' ');
+      return chosen.map((o) => clapper.textAlternative(o, {labelledBy: ctx.labelledBy, inside: true, free: ctx.free, hiddenRef: ctx.hiddenRef, visited: ctx.visited, target: ctx.target})).join(' ');
     }
     if (['slider', 'spinbutton', 'scrollbar', 'progressbar', 'meter'].includes(role)) {
       return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || el.value || '';
@@ -206,7 +213,7 @@ clapper.textAlternative = function (el, ctx) {
   if (role !== 'presentation' && role !== 'none') {
     const tag = el.nodeName;
     const type = (el.type || '').toLowerCase();
-    const labels = () => el.labels ? Array.from(el.labels).map((l) => clapper.textAlternative(l, {labelledBy: true, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(l), visited: ctx.visited, target: ctx.target})).join(' ').trim() : '';
+    const labels = () => el.labels ? Array.from(el.labels).map((l) => clapper.textAlternative(l, {labelledBy: true, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(l), visited: ctx.visited, target: ctx.target})).join(' ').trim() : '';
     if (tag === 'INPUT' && ['button', 'submit', 'reset'].includes(type)) {
       return el.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '') || el.title || '';
     }
@@ -221,23 +228,31 @@ clapper.textAlternative = function (el, ctx) {
     }
     if (tag === 'FIELDSET') {
       const lg = Array.from(el.children).find((c) => c.nodeName === 'LEGEND');
-      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(lg), visited: ctx.visited, target: ctx.target});
+      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(lg), visited: ctx.visited, target: ctx.target});
     }
     if (tag === 'FIGURE') {
       const fc = Array.from(el.children).find((c) => c.nodeName === 'FIGCAPTION');
-      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(fc), visited: ctx.visited, target: ctx.target});
+      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(fc), visited: ctx.visited, target: ctx.target});
     }
     if (tag === 'IMG' || tag === 'AREA') return el.getAttribute('alt') || el.title || '';
     if (tag === 'TABLE') {
       const cap = el.caption;
-      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true, referenced: true, hiddenRef: clapper.hiddenForAria(cap), visited: ctx.visited, target: ctx.target});
+      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(cap), visited: ctx.visited, target: ctx.target});
     }
     if (tag === 'svg' || tag === 'SVG') {
       const t = Array.from(el.children).find((c) => c.nodeName.toLowerCase() === 'title');
       if (t) return t.textContent;
     }
   }
-  if (clapper.nameFromContent.has(role) || el.nodeName === 'SUMMARY' || ctx.inside) {
+  // Inside another element's name, content counts for the roles
+  // Playwright allows it from (allowsNameFromContent), and for any role
+  // inside a label, an aria-labelledby reference or a native text
+  // alternative (ctx.free): a <button><span role="group">…</span> Save
+  // </button> is named "Save".
+  const fromContent = ctx.inside
+    ? ctx.free || el.nodeName === 'LABEL' || clapper.nameFromContent.has(role) || clapper.contentAsDescendant.has(role)
+    : clapper.nameFromContent.has(role) || el.nodeName === 'SUMMARY';
+  if (fromContent) {
     // Inside another's name, white space is kept as it is (a space in a
     // span of its own still parts two words); the name itself is trimmed.
     const s = clapper.contentText(el, ctx);
@@ -269,7 +284,7 @@ clapper.contentText = function (el, ctx) {
     if (c.nodeType === 3) {
       s += c.nodeValue;
     } else if (c.nodeType === 1) {
-      const inner = clapper.textAlternative(c, {labelledBy: ctx.labelledBy, inside: true, referenced: false, hiddenRef: ctx.hiddenRef, visited: ctx.visited, target: ctx.target});
+      const inner = clapper.textAlternative(c, {labelledBy: ctx.labelledBy, inside: true, referenced: false, free: ctx.free, hiddenRef: ctx.hiddenRef, visited: ctx.visited, target: ctx.target});
       const block = c.nodeName === 'BR' || getComputedStyle(c).display !== 'inline';
       s += block ? ' ' + inner + ' ' : inner;
     }
