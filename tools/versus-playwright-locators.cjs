@@ -3,7 +3,10 @@
 // gives it (getByRole with that name, exact), text, label, placeholder,
 // alt and title targets made from each page's own words (getByText and
 // the others, exact and not), and every element's visibility
-// (isVisible). It prints each difference and a count by kind.
+// (isVisible), and CSS selectors (locator('css=...')) whose combinators
+// cross shadow roots, also inside :is(), :where(), :not() and :has(),
+// made from each page's shadow hosts and the tags inside them, with a few
+// general ones. It prints each difference and a count by kind.
 //
 //   node tools/versus-playwright-locators.cjs PLAYWRIGHT_DIR CHROMIUM PAGE.html...
 //
@@ -60,6 +63,15 @@ const roles = ('alert alertdialog application article banner blockquote button c
         for (const t of [...words].slice(0, 60)) for (const exact of [false, true]) out.queries.push({ kind: 'text', v: t, exact, mine: cl({ text: t, exact }) });
         for (const kind of Object.keys(attrs)) for (const t of [...attrs[kind]].slice(0, 30)) for (const exact of [false, true]) out.queries.push({ kind, v: t, exact, mine: cl({ [kind]: t, exact }) });
         for (const e of all) out.visible.push([e.getAttribute('data-k'), clapper.visible(e)]);
+        // CSS: the page's shadow hosts and the tags inside their roots.
+        const hosts = [...new Set(all.filter((e) => e.shadowRoot).map((e) => e.localName))].slice(0, 4);
+        const inner = [...new Set(all.filter((e) => e.getRootNode() !== document).map((e) => e.localName))].slice(0, 4);
+        const sels = ['div:has(button)', 'li:has(~ li)', ':is(div p, section > p)', 'p:not(div *)', 'body > :has(a)', 'a:has(+ a)'];
+        for (const h of hosts) {
+          sels.push(`${h} *`, `${h}:has(*)`, `body :has(> ${h})`, `:is(${h} *)`);
+          for (const t of inner) sels.push(`${h} ${t}`, `${h} > ${t}`, `${t}:is(${h} *)`, `${t}:not(${h} *)`, `${h}:has(${t})`, `${h}:has(> ${t})`, `:where(body ${h}) ${t}`, `:has(+ ${h}) ~ ${t}`);
+        }
+        for (const sel of sels) out.queries.push({ kind: 'css', v: sel, exact: false, mine: cl({ css: sel }) });
         return out;
       }, roles);
       const html = (k) => page.evaluate((k) => (document.querySelector(`[data-k="${k}"]`) || { outerHTML: '(in a shadow root)' }).outerHTML.slice(0, 100), k);
@@ -77,7 +89,8 @@ const roles = ('alert alertdialog application article banner blockquote button c
       }
       const by = { text: 'getByText', label: 'getByLabel', placeholder: 'getByPlaceholder', alt: 'getByAltText', title: 'getByTitle' };
       for (const q of mine.queries) {
-        const pw = await page[by[q.kind]](q.v, { exact: q.exact }).evaluateAll((els) => els.map((e) => e.getAttribute('data-k')));
+        const loc = q.kind === 'css' ? page.locator('css=' + q.v) : page[by[q.kind]](q.v, { exact: q.exact });
+        const pw = await loc.evaluateAll((els) => els.map((e) => e.getAttribute('data-k')));
         const differs = JSON.stringify(pw) !== JSON.stringify(q.mine);
         count(q.kind, differs);
         if (differs) console.log(`${q.kind} ${name(f)}: ${JSON.stringify(q.v)} exact=${q.exact}: Playwright ${JSON.stringify(pw)}, clapper ${JSON.stringify(q.mine)}`);
