@@ -65,7 +65,7 @@ func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
 	}
 	t.CSS, t.XPath, t.Text = get("css"), get("xpath"), get("text")
 	if why := playwrightSyntax(t.CSS); t.CSS != "" && why != "" {
-		d.errorf(v["css"].at, "%s: %s", path, why)
+		d.errorf(v["css"].at, "%s.css: %s", path, why)
 		return nil, false
 	}
 	t.Role, t.Name, t.Label = get("role"), get("name"), get("label")
