@@ -187,22 +187,30 @@ clapper.matchesPiercedOnce = function (el, parts, i, ctx) {
 };
 
 // earlierMatches says whether an earlier sibling of el matches
-// parts[0..i]. The answer is kept for each sibling looked at (whether
-// one before it matches), walked without recursion: "h ~ li" over a
-// list of any length costs one pass over it.
+// parts[0..i] (siblingRun): "h ~ li" over a list of any length costs one
+// pass over it.
 clapper.earlierMatches = function (el, parts, i, ctx) {
-  const earlier = clapper.memoOf(ctx, parts, 'e' + i);
+  return clapper.siblingRun(el, 'previousElementSibling', clapper.memoOf(ctx, parts, 'e' + i),
+    (s) => clapper.matchesPierced(s, parts, i, ctx));
+};
+
+// siblingRun says whether test holds for a sibling of el on the side
+// step walks to (previousElementSibling or nextElementSibling). memo
+// keeps that answer for each sibling looked at, walked without
+// recursion: a run of any length.
+clapper.siblingRun = function (el, step, memo, test) {
   const path = [];
   let ok = false;
-  for (let s = el; s; s = s.previousElementSibling) {
-    if (earlier.has(s)) { ok = earlier.get(s) || clapper.matchesPierced(s, parts, i, ctx); break; }
+  for (let s = el; s; s = s[step]) {
+    if (memo.has(s)) { ok = memo.get(s) || test(s); break; }
     path.push(s);
   }
+  // Back from the last one looked at: whether one beyond path[j] holds.
   for (let j = path.length - 1; j >= 0; j--) {
-    earlier.set(path[j], ok);
-    ok = ok || clapper.matchesPierced(path[j], parts, i, ctx);
+    memo.set(path[j], ok);
+    ok = ok || test(path[j]);
   }
-  return earlier.get(el);
+  return memo.get(el);
 };
 
 // memoOf is the call's map of answers for (parts, what), made on first
@@ -291,24 +299,11 @@ clapper.belowStarts = function (el, parts, k, ctx) {
   return below.get(el);
 };
 
-// laterStarts says whether a later sibling of el starts parts[k..]. The
-// answer is kept for each sibling looked at (whether one after it
-// starts them), walked without recursion: a list of any length.
+// laterStarts says whether a later sibling of el starts parts[k..]
+// (siblingRun).
 clapper.laterStarts = function (el, parts, k, ctx) {
-  const later = clapper.memoOf(ctx, parts, 'l' + k);
-  const path = [];
-  let ok = false;
-  for (let s = el; s; s = s.nextElementSibling) {
-    if (later.has(s)) { ok = later.get(s) || clapper.startsAt(s, parts, k, ctx); break; }
-    path.push(s);
-  }
-  // Back from the last one looked at: a sibling after path[i] starts
-  // them, or path[i + 1] itself does.
-  for (let i = path.length - 1; i >= 0; i--) {
-    later.set(path[i], ok);
-    ok = ok || clapper.startsAt(path[i], parts, k, ctx);
-  }
-  return later.get(el);
+  return clapper.siblingRun(el, 'nextElementSibling', clapper.memoOf(ctx, parts, 'l' + k),
+    (s) => clapper.startsAt(s, parts, k, ctx));
 };
 
 // startsAt says whether parts[k..] match from el on: el matches the
