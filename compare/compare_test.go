@@ -513,3 +513,40 @@ func TestCoveredBy(t *testing.T) {
 		}
 	}
 }
+
+// A document belongs to the step that committed it: a goto that took no
+// page time (studio) commits at the instant it ends, which is when the
+// step after it starts and the one before it ended.
+func TestDocumentsOfAnInstantGoto(t *testing.T) {
+	ms := func(n int) timeline.Time { return timeline.Time(n) * timeline.Time(time.Millisecond) }
+	step := func(kind string, from, to int) timeline.Step {
+		changes := kind == "goto" || kind == "click"
+		return timeline.Step{Kind: kind, Start: ms(from), End: ms(to), Traits: timeline.Traits{ChangesPage: changes}}
+	}
+	a, b := "http://127.0.0.1:4000/a.html", "http://127.0.0.1:4000/b.html"
+	for _, c := range []struct {
+		name  string
+		steps []timeline.Step
+		at    []int
+		want  []string // each step's documents, joined
+	}{
+		{"a goto first", []timeline.Step{step("goto", 41, 41), step("expect", 41, 83), step("pause", 83, 416)}, []int{41}, []string{a, "", ""}},
+		{"a goto after an expect", []timeline.Step{step("goto", 0, 41), step("expect", 41, 41), step("goto", 41, 41), step("pause", 41, 300)}, []int{20, 41}, []string{a, "", b, ""}},
+		{"a click's commit as it ends", []timeline.Step{step("click", 0, 83), step("expect", 83, 120)}, []int{83}, []string{a, ""}},
+		{"between steps", []timeline.Step{step("click", 0, 50), step("pause", 80, 120)}, []int{60}, []string{a, ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var bs []timeline.Boundary
+			for k, at := range c.at {
+				u := []string{a, b}[k]
+				bs = append(bs, timeline.Boundary{Document: k + 1, At: ms(at), URL: &u})
+			}
+			s := newSide(&timeline.Take{Timeline: &timeline.Timeline{Steps: c.steps, Boundaries: bs, End: ms(500)}})
+			for i, want := range c.want {
+				if got := strings.Join(s.documents(i), " "); got != want {
+					t.Errorf("step %d (%s): %q, want %q", i, c.steps[i].Kind, got, want)
+				}
+			}
+		})
+	}
+}

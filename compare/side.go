@@ -151,10 +151,9 @@ func (s *side) documents(i int) []string {
 	if i < 0 || i >= len(s.tl.Steps) {
 		return nil
 	}
-	st := s.step(i)
 	var out []string
 	for _, b := range s.tl.Boundaries {
-		if b.At < st.Start || b.At >= s.until(i) || b.Document == 0 {
+		if b.Document == 0 || s.committedIn(b.At) != i {
 			continue
 		}
 		u := "(an address too long to record)"
@@ -164,6 +163,33 @@ func (s *side) documents(i int) []string {
 		out = append(out, u)
 	}
 	return out
+}
+
+// committedIn is the step a document committed at t belongs to: of the
+// steps running then, their ends counted, the last to start of those that
+// can change the page, else the first; else the last one started before t
+// (-1: none). In studio a goto can take no page time: it commits at the
+// instant it ends, which is the instant the step after it starts and the
+// one before it ended.
+func (s *side) committedIn(t timeline.Time) int {
+	first, changer := -1, -1
+	for i, st := range s.tl.Steps {
+		if st.Start <= t && t <= st.End {
+			if first < 0 {
+				first = i
+			}
+			if st.Traits.ChangesPage {
+				changer = i
+			}
+		}
+	}
+	switch {
+	case changer >= 0:
+		return changer
+	case first >= 0:
+		return first
+	}
+	return s.stepAt(t)
 }
 
 // norm writes the take's own sample-site address as ${serve.url}: each
