@@ -125,12 +125,6 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 	if err := p.tab.pause(ctx); err != nil {
 		return nil, c.failStart(fmt.Errorf("%w (is this chromium-headless-shell with begin-frame control?)", err))
 	}
-	if opts.StudioScreencast {
-		if err := p.startCast(ctx); err != nil {
-			return nil, c.failStart(fmt.Errorf("start the screencast: %w", err))
-		}
-		p.casting.Store(true)
-	}
 	p.wg.Add(1)
 	go p.run()
 	// The session goes on once the first frame is made and the clock has
@@ -235,6 +229,9 @@ func (p *pump) run() {
 		if !p.frame(at, next) {
 			return
 		}
+		if k == p.first && p.c.opts.StudioScreencast {
+			p.beginCast()
+		}
 		p.driveOthers(time.Duration(next - at))
 		p.virt.Advance(time.Duration(next - at))
 		if !p.awaitPictures(castAhead) {
@@ -259,6 +256,21 @@ func (p *pump) frame(at, next timeline.Time) bool {
 		return p.frameCast(at, next)
 	}
 	return p.frameShot(at, next)
+}
+
+// beginCast starts the screencast the pictures come from
+// (Options.StudioScreencast) once the capture's first frame, a
+// screenshot, is made: a screencast running then would send a picture of
+// that frame too, which the outbox could give to the next one. When it
+// cannot start, the capture goes on with screenshots and says so.
+func (p *pump) beginCast() {
+	ctx, cancel := context.WithTimeout(p.c.ctx, callLimit)
+	defer cancel()
+	if err := p.startCast(ctx); err != nil {
+		p.fellBack.Store(true)
+		return
+	}
+	p.casting.Store(true)
 }
 
 // frameShot makes the frame at take time at with its picture taken by the
