@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -376,7 +377,8 @@ func durationFails(r *Result) bool {
 func TestLeftFrameWaitsForTheNewDocument(t *testing.T) {
 	ms := func(n int64) timeline.Time { return timeline.Time(n * int64(time.Millisecond)) }
 	s := &side{tl: &timeline.Timeline{
-		Steps:      []timeline.Step{{Kind: "click", Start: 0, End: ms(100)}, {Kind: "wait", Start: ms(100), End: ms(130)}, {Kind: "select", Start: ms(130), End: ms(200)}},
+		Steps: []timeline.Step{{Kind: "click", Start: 0, End: ms(100), Traits: timeline.Traits{ChangesPage: true}}, {Kind: "wait", Start: ms(100), End: ms(130)},
+			{Kind: "select", Start: ms(130), End: ms(200), Traits: timeline.Traits{ChangesPage: true}}},
 		Boundaries: []timeline.Boundary{{Document: 1, At: ms(10)}, {Document: 2, At: ms(100)}},
 		End:        ms(300),
 	}, frames: []timeline.Frame{{Seq: 0, Document: 1, Source: ms(20)}, {Seq: 1, Document: 1, Source: ms(90)}, {Seq: 2, Document: 2, Source: ms(160)}, {Seq: 3, Document: 2, Source: ms(250)}}}
@@ -510,6 +512,78 @@ func TestCoveredBy(t *testing.T) {
 	} {
 		if got := coveredBy(c.a, c.b); got != c.want {
 			t.Errorf("%s: coveredBy = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// Each boundary belongs to the step that made it: a commit to the step
+// that can change the page and ended at its instant (a studio goto can
+// take no page time: it ends at the instant the step after it starts),
+// else to the step running then; a film of another tab to the step that
+// began it. Pure.
+func TestBoundaryOwners(t *testing.T) {
+	ms := func(n int) timeline.Time { return timeline.Time(n) * timeline.Time(time.Millisecond) }
+	step := func(kind string, from, to int) timeline.Step {
+		changes := kind == "goto" || kind == "click" || kind == "tab"
+		return timeline.Step{Kind: kind, Start: ms(from), End: ms(to), Traits: timeline.Traits{ChangesPage: changes}}
+	}
+	type at struct {
+		ms  int
+		tab string
+	}
+	for _, c := range []struct {
+		name  string
+		steps []timeline.Step
+		at    []at
+		want  []int
+	}{
+		{"a goto first", []timeline.Step{step("goto", 41, 41), step("expect", 41, 83), step("pause", 83, 416)}, []at{{41, ""}}, []int{0}},
+		{"a goto after an expect", []timeline.Step{step("goto", 0, 41), step("expect", 41, 41), step("goto", 41, 41), step("pause", 41, 300)}, []at{{20, ""}, {41, ""}}, []int{0, 2}},
+		{"a click's commit as it ends", []timeline.Step{step("click", 0, 83), step("expect", 83, 120)}, []at{{83, ""}}, []int{0}},
+		{"between steps", []timeline.Step{step("click", 0, 50), step("pause", 80, 120)}, []at{{60, ""}}, []int{0}},
+		{"a goto, then a click", []timeline.Step{step("goto", 41, 41), step("click", 41, 83), step("pause", 83, 100)}, []at{{41, ""}}, []int{0}},
+		{"a tab step, then a click", []timeline.Step{step("tab", 41, 41), step("click", 41, 90)}, []at{{41, ""}}, []int{0}},
+		{"a film of another tab", []timeline.Step{step("click", 0, 50), step("film", 50, 70), step("expect", 70, 100)}, []at{{10, "a"}, {50, "b"}}, []int{0, 1}},
+		{"two gotos at one instant", []timeline.Step{step("goto", 41, 41), step("goto", 41, 41), step("pause", 41, 100)}, []at{{41, ""}, {41, ""}}, []int{0, 1}},
+		{"before the first step, after the last", []timeline.Step{step("goto", 10, 50)}, []at{{0, ""}, {70, ""}}, []int{-1, 0}},
+		{"a wait as the page goes on its own", []timeline.Step{step("wait", 0, 50), step("expect", 50, 80)}, []at{{50, ""}}, []int{1}},
+		{"a commit mid-step", []timeline.Step{step("goto", 0, 500), step("expect", 500, 600)}, []at{{300, ""}}, []int{0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var bs []timeline.Boundary
+			for k, a := range c.at {
+				bs = append(bs, timeline.Boundary{Document: k + 1, At: ms(a.ms), Tab: a.tab})
+			}
+			if got := boundaryOwners(c.steps, bs); !slices.Equal(got, c.want) {
+				t.Errorf("owners %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// After a goto that took no page time and was not the take's first step,
+// the steps before it left the old page and the goto the new one: it owns
+// its document, so the mid-paint rules apply to its picture.
+func TestLeftFrameAfterAnInstantGoto(t *testing.T) {
+	ms := func(n int) timeline.Time { return timeline.Time(n) * timeline.Time(time.Millisecond) }
+	a, b := "http://127.0.0.1:4000/a.html", "http://127.0.0.1:4000/b.html"
+	steps := func() []timeline.Step {
+		return []timeline.Step{
+			{Index: 0, Kind: "goto", Start: 0, End: ms(41), Traits: timeline.Traits{ChangesPage: true}, Outcome: timeline.OutcomeOK},
+			{Index: 1, Kind: "expect", Start: ms(41), End: ms(41), Traits: timeline.Traits{Waits: true}, Outcome: timeline.OutcomeOK},
+			{Index: 2, Kind: "goto", Start: ms(41), End: ms(41), Traits: timeline.Traits{ChangesPage: true}, Outcome: timeline.OutcomeOK},
+			{Index: 3, Kind: "pause", Start: ms(41), End: ms(300), Traits: timeline.Traits{Presentation: true}, Outcome: timeline.OutcomeOK},
+		}
+	}
+	bounds := []timeline.Boundary{{Document: 1, At: ms(20), URL: &a}, {Document: 2, At: ms(41), URL: &b}}
+	s := &side{tl: &timeline.Timeline{Steps: steps(), Boundaries: bounds, End: ms(300)},
+		frames: []timeline.Frame{{Seq: 0, Document: 1, Source: ms(30)}, {Seq: 1, Document: 2, Source: ms(57)}, {Seq: 2, Document: 2, Source: ms(200)}}}
+	s.bySeq = map[int64]int{0: 0, 1: 1, 2: 2}
+	// The first goto and the expect left page a; the second goto the
+	// first frame of page b.
+	for i, want := range []int64{0, 0, 1, 2} {
+		if got := s.leftFrame(i); got != want {
+			t.Errorf("step %d left frame %d, want %d", i, got, want)
 		}
 	}
 }

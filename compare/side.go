@@ -18,6 +18,8 @@ type side struct {
 	bySeq  map[int64]int // index into frames
 	cache  map[int64]image.Image
 	order  []int64
+	byStep map[int][]int // each step's boundaries (owners)
+	upTo   []int         // the last document by each step (owners)
 }
 
 func newSide(tk *timeline.Take) *side {
@@ -68,21 +70,17 @@ func (s *side) frameAt(t timeline.Time) int64 {
 }
 
 // leftFrame is the frame step i left on screen (-1: none, or no step i).
-// When a document committed by then has not drawn yet (a wait that saw
-// its text before its first paint), it is that document's first frame:
-// the step left the new page, not the old one still on screen.
+// When a document committed by then (by step i or one before it,
+// boundaryOwners) has not drawn yet (a wait that saw its text before its
+// first paint), it is that document's first frame: the step left the new
+// page, not the old one still on screen.
 func (s *side) leftFrame(i int) int64 {
 	if i < 0 {
 		return -1
 	}
-	t := s.until(i)
-	seq := s.frameAt(t)
-	doc := 0
-	for _, b := range s.tl.Boundaries {
-		if b.At <= t {
-			doc = b.Document
-		}
-	}
+	seq := s.frameAt(s.until(i))
+	s.owners()
+	doc := s.upTo[min(i, len(s.upTo)-1)]
 	k, ok := s.bySeq[seq]
 	if !ok || s.frames[k].Document >= doc {
 		return seq
@@ -152,8 +150,10 @@ func (s *side) documents(i int) []string {
 		return nil
 	}
 	var out []string
-	for _, b := range s.tl.Boundaries {
-		if b.Document == 0 || s.committedIn(b.At) != i {
+	s.owners()
+	for _, k := range s.byStep[i] {
+		b := s.tl.Boundaries[k]
+		if b.Document == 0 {
 			continue
 		}
 		u := "(an address too long to record)"
@@ -165,31 +165,70 @@ func (s *side) documents(i int) []string {
 	return out
 }
 
-// committedIn is the step a document committed at t belongs to: of the
-// steps running then, their ends counted, the last to start of those that
-// can change the page, else the first; else the last one started before t
-// (-1: none). In studio a goto can take no page time: it commits at the
-// instant it ends, which is the instant the step after it starts and the
-// one before it ended.
-func (s *side) committedIn(t timeline.Time) int {
-	first, changer := -1, -1
-	for i, st := range s.tl.Steps {
-		if st.Start <= t && t <= st.End {
-			if first < 0 {
-				first = i
-			}
-			if st.Traits.ChangesPage {
-				changer = i
+// owners works out, once, which step each boundary belongs to
+// (boundaryOwners): byStep lists each step's boundaries, and upTo[i] is
+// the last document committed by step i or before it.
+func (s *side) owners() {
+	if s.byStep != nil {
+		return
+	}
+	owner := boundaryOwners(s.tl.Steps, s.tl.Boundaries)
+	s.byStep = map[int][]int{}
+	s.upTo = make([]int, len(s.tl.Steps)+1)
+	for k, o := range owner {
+		s.byStep[o] = append(s.byStep[o], k)
+		d := s.tl.Boundaries[k].Document
+		s.upTo[max(o, 0)] = max(s.upTo[max(o, 0)], d)
+	}
+	for i := 1; i < len(s.upTo); i++ {
+		s.upTo[i] = max(s.upTo[i], s.upTo[i-1])
+	}
+}
+
+// boundaryOwners says which step each boundary belongs to (-1: before
+// the first step). A boundary that starts the film of another tab
+// belongs to the step running then, the last to start (a film step). A
+// commit belongs to the step that made it: a step that can change the
+// page and ended at that instant (a goto or a tab step waits for its
+// commit; in studio one can take no page time, so it ends at the instant
+// the step after it starts and the one before it ended), the later ones
+// first when several commits share it; else the step running then, the
+// last to start; else the last step started before it. steps are in the
+// order they ran. Pure.
+func boundaryOwners(steps []timeline.Step, bs []timeline.Boundary) []int {
+	owners := make([]int, len(bs))
+	running := func(t timeline.Time) int { // the last step started at or before t
+		return sort.Search(len(steps), func(k int) bool { return steps[k].Start > t }) - 1
+	}
+	for k := 0; k < len(bs); {
+		t := bs[k].At
+		n := k // the boundaries at t: bs[k:n]
+		for n < len(bs) && bs[n].At == t {
+			n++
+		}
+		// The steps that can change the page and ended at t, in order.
+		var ended []int
+		for j := running(t); j >= 0 && steps[j].End >= t; j-- {
+			if steps[j].End == t && steps[j].Traits.ChangesPage {
+				ended = append([]int{j}, ended...)
 			}
 		}
+		var commits []int
+		for m := k; m < n; m++ {
+			owners[m] = running(t)
+			if m == 0 || bs[m].Tab == bs[m-1].Tab {
+				commits = append(commits, m)
+			}
+		}
+		// The last commits go to the last of those steps, one each; any
+		// before them to the first.
+		for c := len(commits) - 1; c >= 0 && len(ended) > 0; c-- {
+			e := max(len(ended)-(len(commits)-c), 0)
+			owners[commits[c]] = ended[e]
+		}
+		k = n
 	}
-	switch {
-	case changer >= 0:
-		return changer
-	case first >= 0:
-		return first
-	}
-	return s.stepAt(t)
+	return owners
 }
 
 // norm writes the take's own sample-site address as ${serve.url}: each
