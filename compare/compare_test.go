@@ -548,6 +548,9 @@ func TestBoundaryOwners(t *testing.T) {
 		{"before the first step, after the last", []timeline.Step{step("goto", 10, 50)}, []at{{0, ""}, {70, ""}}, []int{-1, 0}},
 		{"a wait as the page goes on its own", []timeline.Step{step("wait", 0, 50), step("expect", 50, 80)}, []at{{50, ""}}, []int{1}},
 		{"a commit mid-step", []timeline.Step{step("goto", 0, 500), step("expect", 500, 600)}, []at{{300, ""}}, []int{0}},
+		{"a goto that commits as it begins", []timeline.Step{step("click", 0, 41), step("goto", 41, 83), step("expect", 83, 100)}, []at{{41, ""}}, []int{1}},
+		{"the same, a frame later", []timeline.Step{step("click", 0, 41), step("goto", 41, 83), step("expect", 83, 100)}, []at{{58, ""}}, []int{1}},
+		{"two gotos, the first's commit earlier", []timeline.Step{step("goto", 0, 41), step("goto", 41, 41), step("pause", 41, 100)}, []at{{20, ""}, {41, ""}}, []int{0, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var bs []timeline.Boundary

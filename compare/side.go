@@ -188,13 +188,15 @@ func (s *side) owners() {
 // boundaryOwners says which step each boundary belongs to (-1: before
 // the first step). A boundary that starts the film of another tab
 // belongs to the step running then, the last to start (a film step). A
-// commit belongs to the step that made it: a step that can change the
-// page and ended at that instant (a goto or a tab step waits for its
-// commit; in studio one can take no page time, so it ends at the instant
-// the step after it starts and the one before it ended), the later ones
-// first when several commits share it; else the step running then, the
-// last to start; else the last step started before it. steps are in the
-// order they ran. Pure.
+// commit belongs to the step that made it, of those it can be at its
+// instant t: a step that navigates (goto, back, forward, reload, tab) and
+// began at t (in studio the clock stands while a navigation is asked
+// for, so it commits at the instant it began), or a step that can change
+// the page and ended at t (a goto that took no page time also ended then;
+// a click's navigation can commit as it ends). Several commits at one
+// instant go to the last of those steps, one each, in order. Any other
+// commit belongs to the step running then, the last to start; else to
+// the last step started before it. steps are in the order they ran. Pure.
 func boundaryOwners(steps []timeline.Step, bs []timeline.Boundary) []int {
 	owners := make([]int, len(bs))
 	running := func(t timeline.Time) int { // the last step started at or before t
@@ -206,11 +208,12 @@ func boundaryOwners(steps []timeline.Step, bs []timeline.Boundary) []int {
 		for n < len(bs) && bs[n].At == t {
 			n++
 		}
-		// The steps that can change the page and ended at t, in order.
-		var ended []int
+		// The steps that can have made a commit at t, in order.
+		var makers []int
 		for j := running(t); j >= 0 && steps[j].End >= t; j-- {
-			if steps[j].End == t && steps[j].Traits.ChangesPage {
-				ended = append([]int{j}, ended...)
+			st := steps[j]
+			if st.Start == t && navigates[st.Kind] || st.End == t && st.Traits.ChangesPage {
+				makers = append([]int{j}, makers...)
 			}
 		}
 		var commits []int
@@ -220,16 +223,18 @@ func boundaryOwners(steps []timeline.Step, bs []timeline.Boundary) []int {
 				commits = append(commits, m)
 			}
 		}
-		// The last commits go to the last of those steps, one each; any
-		// before them to the first.
-		for c := len(commits) - 1; c >= 0 && len(ended) > 0; c-- {
-			e := max(len(ended)-(len(commits)-c), 0)
-			owners[commits[c]] = ended[e]
+		// The last commits go to the last makers, one each; any before
+		// them to the first.
+		for c := len(commits) - 1; c >= 0 && len(makers) > 0; c-- {
+			owners[commits[c]] = makers[max(len(makers)-(len(commits)-c), 0)]
 		}
 		k = n
 	}
 	return owners
 }
+
+// navigates are the kinds of step that ask for a navigation themselves.
+var navigates = map[string]bool{"goto": true, "back": true, "forward": true, "reload": true, "tab": true}
 
 // norm writes the take's own sample-site address as ${serve.url}: each
 // run serves the site on a port of its own.

@@ -83,7 +83,7 @@ type pump struct {
 	out         *outbox
 	acks        *acker // acks the screencast's pictures (nil: no screencast)
 	casting     atomic.Bool
-	fellBack    atomic.Bool // the screencast was given up mid-capture
+	fellBack    atomic.Bool // the screencast could not start, or was given up mid-capture
 	restartIn   int         // drawn frames until the screencast is started again (-1: none due)
 	careful     int         // drawn frames whose pictures are awaited one by one
 	seenDisturb int64       // VirtualTime.Disturb's count when last looked at
@@ -378,9 +378,9 @@ func untilPicture(ask func() (headlessexperimental.BeginFrameResult, error), wai
 }
 
 // firstPictureWait bounds the waits between a capture's first frame's
-// asks for its picture (firstPicture; each ask is bounded by callLimit).
-// On a busy two-core machine the first ask again has always brought it;
-// the bound is for a renderer that never draws.
+// asks for its picture (firstPicture; each ask is bounded by callLimit):
+// a renderer that is only late draws within a few asks, and the bound is
+// for one that never draws.
 const firstPictureWait = 5 * time.Second
 
 // frameCast makes the frame at take time at without a screenshot: when it

@@ -3,6 +3,7 @@ package scripts
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,15 +72,20 @@ func pwPart(s string) (target, why string) {
 			return "", "uses :visible, Playwright's, not CSS; a clapper target map keeps the visible matches of its selector: {css: ..., visible: true}"
 		}
 		return fmt.Sprintf("{css: %s, visible: true}", yamlValue(orStar(before))), "uses :visible, Playwright's, not CSS"
-	case "has-text", "text":
+	case "has-text", "text", "text-is":
 		text := unquote(arg)
+		what := fmt.Sprintf("uses :%s(), Playwright's, not CSS", name)
+		if text == "" || !last || before != "" && tagRole(before) == "" {
+			return "", what + "; a clapper target selects by text ({text: ...}: the innermost element holding it) or by role and name ({role: button, name: ...}), not by CSS and text together"
+		}
+		if name == "text-is" {
+			return target1("text", text, true), what
+		}
 		t := target1("text", text, false)
-		if role := tagRole(before); role != "" && last {
+		if role := tagRole(before); role != "" {
 			t += fmt.Sprintf(" (the innermost element holding the text), or by role and name, {role: %s, name: %s}", role, yamlValue(text))
 		}
-		return t, fmt.Sprintf("uses :%s(), Playwright's, not CSS", name)
-	case "text-is":
-		return target1("text", unquote(arg), true), "uses :text-is(), Playwright's, not CSS"
+		return t, what
 	case "text-matches":
 		return "", "uses :text-matches(), Playwright's, not CSS; a clapper target matches text as a substring ({text: ...}) or whole ({text: ..., exact: true}), not by a pattern"
 	case "nth-match":
@@ -113,12 +119,12 @@ func engineTarget(engine, body string) (target, why string) {
 		if cssIdent.MatchString(v) {
 			return yamlValue("#" + v), what + "; in CSS"
 		}
-		return yamlValue(`[id="` + v + `"]`), what + "; in CSS"
+		return yamlValue("[id=" + strconv.Quote(v) + "]"), what + "; in CSS"
 	case "data-testid", "data-testid:light":
 		return target1("testid", unquote(body), false), what
 	case "data-test-id", "data-test", "data-test-id:light", "data-test:light":
 		attr := strings.TrimSuffix(engine, ":light")
-		return yamlValue("[" + attr + `="` + unquote(body) + `"]`), what + "; in CSS (a clapper testid reads data-testid)"
+		return yamlValue("[" + attr + "=" + strconv.Quote(unquote(body)) + "]"), what + "; in CSS (a clapper testid reads data-testid)"
 	case "role":
 		return roleTarget(body, what)
 	case "nth":
@@ -156,7 +162,7 @@ func roleTarget(body, what string) (target, why string) {
 		t += ", exact: true"
 	}
 	t += "}"
-	if strings.Count(attrs, "[")+1 > 1 || strings.Count("["+attrs, "]") > 1 {
+	if strings.Count(unquoted("["+attrs), "]") > 1 {
 		return t, what + " (its other options have no equivalent in clapper)"
 	}
 	return t, what
@@ -168,6 +174,9 @@ func internalTarget(engine, body string) (target, why string) {
 	what := "is Playwright's internal " + engine + " selector (as its codegen writes locators)"
 	v, flag := quotedFlag(body)
 	exact := strings.EqualFold(flag, "s")
+	if isPattern(v) || strings.Contains(body, "=/") {
+		return "", what + "; clapper matches text, names and labels as a substring or whole (exact: true), not by a pattern"
+	}
 	switch engine {
 	case "text", "label":
 		return target1(engine, v, exact), what
@@ -192,8 +201,13 @@ func internalTarget(engine, body string) (target, why string) {
 // map when the chain only adds nth= or visible=true to its first
 // selector, one CSS selector when every part is CSS.
 func chainAdvice(s string, parts []string) string {
+	parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
+	if len(parts) < 2 {
+		return fmt.Sprintf("%q has >>, Playwright's chaining, with nothing on one side; write the selector alone: %s", s, yamlValue(strings.Join(parts, "")))
+	}
 	base, tail := parts[0], parts[1:]
 	var extra []string
+	sawNth := false
 	for _, p := range tail {
 		m := anyEngine.FindStringSubmatch(p)
 		if m == nil {
@@ -201,9 +215,11 @@ func chainAdvice(s string, parts []string) string {
 			break
 		}
 		v := strings.TrimSpace(p[len(m[0]):])
-		if n, err := strconv.Atoi(v); strings.EqualFold(m[1], "nth") && err == nil && n >= 0 {
-			extra = append(extra, "nth: "+v)
-		} else if strings.EqualFold(m[1], "visible") && v == "true" {
+		// A target map keeps the visible matches, then takes the nth:
+		// a visible= after an nth= filters what the nth picked.
+		if n, err := strconv.Atoi(v); strings.EqualFold(m[1], "nth") && err == nil && n >= 0 && !sawNth {
+			extra, sawNth = append(extra, "nth: "+v), true
+		} else if strings.EqualFold(m[1], "visible") && v == "true" && !sawNth {
 			extra = append(extra, "visible: true")
 		} else {
 			extra = nil
@@ -215,7 +231,7 @@ func chainAdvice(s string, parts []string) string {
 		switch {
 		case why == "":
 			return fmt.Sprintf("%q chains selectors with >>, as Playwright does; a clapper target says it: {css: %s, %s}", s, yamlValue(base), strings.Join(extra, ", "))
-		case strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}"):
+		case strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") && strings.Count(t, "{") == 1:
 			return fmt.Sprintf("%q chains selectors with >>, as Playwright does; a clapper target says it: %s, %s}", s, strings.TrimSuffix(t, "}"), strings.Join(extra, ", "))
 		}
 	}
@@ -290,9 +306,9 @@ func tagRole(sel string) string {
 
 // isPattern says whether a Playwright value is a regular expression
 // (/…/flags).
-func isPattern(v string) bool {
-	return regexp.MustCompile(`^/.*/[a-z]*$`).MatchString(strings.TrimSpace(v))
-}
+func isPattern(v string) bool { return patternValue.MatchString(strings.TrimSpace(v)) }
+
+var patternValue = regexp.MustCompile(`^/.*/[a-z]*$`)
 
 // quotedFlag reads "value"flag (or a bare value) as Playwright's internal
 // selectors write it.

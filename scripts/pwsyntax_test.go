@@ -31,7 +31,8 @@ func TestPlaywrightSyntax(t *testing.T) {
 		{"div /* it's */ p", ""},
 		// Playwright's.
 		{`button:has-text("Save")`, `{text: Save} (the innermost element holding the text), or by role and name, {role: button, name: Save}`},
-		{`li.x:has-text("Home")`, "says it: {text: Home}"},
+		{`li.x:has-text("Home")`, "not by CSS and text together"},
+		{`li:has-text("Home")`, "{role: listitem, name: Home}"},
 		{`li:text-is("Home")`, "{text: Home, exact: true}"},
 		{"li:text-matches(/ho/i)", "not by a pattern"},
 		{"li.item:visible", `{css: li.item, visible: true}`},
@@ -83,6 +84,19 @@ func TestPlaywrightSyntax(t *testing.T) {
 		{"_react=App", "which clapper does not have"},
 		{"aria-ref=e12", "which clapper does not have"},
 		{"text:light=Hi", "{text: Hi}"},
+		// What a target map cannot say the same way gets no target.
+		{`.card:has-text("Save") button`, "not by CSS and text together"},
+		{`li:text-is("Home") > a`, "not by CSS and text together"},
+		{`.card:has-text("Save")`, "not by CSS and text together"},
+		{"p:text", "not by CSS and text together"},
+		{"internal:text=/Save/i", "not by a pattern"},
+		{"internal:label=/Email/", "not by a pattern"},
+		{`button:has-text("Save") >> nth=1`, "one target map"},
+		{`id=a"b`, `"[id=\"a\\\"b\"]"`},
+		{`role=button[name="a[1]"]`, `{role: button, name: "a[1]"}`},
+		{"a >> ", "write the selector alone: a"},
+		{"li >> nth=1 >> visible=true", "one target map"},
+		{"li >> visible=true >> nth=1", "{css: li, visible: true, nth: 1}"},
 	} {
 		got := playwrightSyntax(c.css)
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {

@@ -331,7 +331,7 @@ func freshNear(ctx context.Context, tab *Tab, t scripts.Target, err error, nothi
 
 // cameLate ends what a wait for a target saw when the target matched
 // only at the last look, once its time had run out.
-const cameLate = "; one matched just after the time ran out (the page made it late: a longer timeout, or a wait for what comes before it)"
+const cameLate = "; the target matched just after the time ran out (the page made it late: a longer timeout, or a wait for what comes before it)"
 
 // aim chooses the point of the element to aim at, in the tab's viewport:
 // the at point given, or Playwright's clickable point. why says what

@@ -418,11 +418,16 @@ func TestSuiteBaselines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		first := false
 		for fr, err := range tk.Frames() {
 			if err != nil || fr.Source != 0 || fr.Document != 0 {
 				t.Errorf("%s: the first frame is at %v of document %d (%v), not the take's start", e.Script, fr.Source, fr.Document, err)
 			}
+			first = true
 			break
+		}
+		if !first {
+			t.Errorf("%s: the take has no frame", e.Script)
 		}
 	}
 	changed.Store(true)

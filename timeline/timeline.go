@@ -102,8 +102,8 @@ type Capture struct {
 	Repeats int64 `json:"repeats,omitempty"`
 	// Pictures is how a studio capture had its frames' pictures:
 	// PicturesScreencast (the screencast beside the frame pump) or
-	// PicturesScreenshot (with each begin-frame: asked for, or from the
-	// moment the screencast failed the capture).
+	// PicturesScreenshot (with each begin-frame: asked for, or because
+	// the screencast could not start or failed the capture).
 	Pictures string `json:"pictures,omitempty"`
 	// Missed counts a studio capture's frames that drew something whose
 	// picture never came: the take shows the picture before each. After

@@ -80,12 +80,12 @@ clapper.boxes = function (spec) {
 // combinators are walked here. A page without open shadow roots has one
 // tree, where the browser's own query gives the same elements in the same
 // order. A selector the browser cannot parse throws the browser's error.
-// A selector with :scope or & (in a quoted value too) keeps the
+// A selector with :scope or & (outside quoted values) keeps the
 // browser's own meaning (the root element, as in Playwright), in one
 // tree.
 clapper.byCSS = function (css) {
   document.createDocumentFragment().querySelector(css); // the browser's own check, and its error
-  if (/:scope\b|&/i.test(css) || !clapper.anyShadow(document)) return [...document.querySelectorAll(css)];
+  if (/:scope\b|&/i.test(clapper.unquoted(css)) || !clapper.anyShadow(document)) return [...document.querySelectorAll(css)];
   const els = clapper.all(document);
   const list = clapper.splitSelector(css).filter((parts) => parts);
   // For each complex selector, part -> element -> whether it matches
@@ -254,8 +254,8 @@ clapper.matchesOrNot = function (el, css) {
 // (parts, its first combinator leading from el) matches: an element
 // below el (in its shadow root too) for " " and ">", the next sibling
 // for "+", a later sibling for "~", from which the rest of parts goes on
-// left to right (the same answers as Playwright 1.65's engine on the
-// fixture page's shadow roots, siblings and descendants).
+// left to right, as Playwright's engine reads it (make
+// versus-playwright-locators compares the two).
 clapper.hasPierced = function (el, parts, ctx) {
   return clapper.relFrom(el, parts, 0, ctx);
 };

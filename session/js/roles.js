@@ -146,7 +146,6 @@ clapper.hiddenForAria = function (el) {
 clapper.nameFromContent = new Set(['button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading', 'link', 'menuitem',
   'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'row', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem']);
 
-// noName are the roles that are never named.
 // contentAsDescendant are the roles, besides nameFromContent, whose
 // content counts inside the name of an element named by its content, as
 // Playwright reads them ('' is no role: a div, a span).
@@ -154,6 +153,7 @@ clapper.contentAsDescendant = new Set(['', 'caption', 'code', 'contentinfo', 'de
   'list', 'listitem', 'mark', 'none', 'paragraph', 'presentation', 'region', 'row', 'rowgroup', 'section', 'strong',
   'subscript', 'superscript', 'table', 'term', 'time']);
 
+// noName are the roles that are never named.
 clapper.noName = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis', 'generic', 'insertion', 'mark', 'paragraph',
   'presentation', 'strong', 'subscript', 'suggestion', 'superscript', 'term', 'time']);
 
