@@ -627,3 +627,33 @@ func TestDocumentsOfAnInstantGoto(t *testing.T) {
 		})
 	}
 }
+
+// A page event belongs to the step that can have caused it at its
+// instant, as a commit does: what a studio goto's page loads at the
+// instant the goto ends is the goto's, not the next step's.
+func TestEventStep(t *testing.T) {
+	ms := func(n int) timeline.Time { return timeline.Time(n) * timeline.Time(time.Millisecond) }
+	step := func(kind string, from, to int) timeline.Step {
+		changes := kind == "goto" || kind == "click"
+		return timeline.Step{Kind: kind, Start: ms(from), End: ms(to), Traits: timeline.Traits{ChangesPage: changes}}
+	}
+	for _, c := range []struct {
+		name  string
+		steps []timeline.Step
+		at    int
+		want  int
+	}{
+		{"a goto that took no page time", []timeline.Step{step("goto", 41, 41), step("expect", 41, 83)}, 41, 0},
+		{"a click as it ends", []timeline.Step{step("click", 0, 83), step("expect", 83, 100)}, 83, 0},
+		{"a wait as the page goes on its own", []timeline.Step{step("wait", 0, 50), step("expect", 50, 80)}, 50, 1},
+		{"mid-step", []timeline.Step{step("goto", 0, 41), step("expect", 41, 83)}, 60, 1},
+		{"before the first step", []timeline.Step{step("goto", 10, 41)}, 5, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSide(&timeline.Take{Timeline: &timeline.Timeline{Steps: c.steps, End: ms(500)}})
+			if got := s.eventStep(ms(c.at)); got != c.want {
+				t.Errorf("step %d, want %d", got, c.want)
+			}
+		})
+	}
+}

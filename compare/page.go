@@ -9,7 +9,7 @@ import (
 
 // pageEvents reports the console errors, uncaught page errors, failed
 // requests and HTTP errors of the new take that the old one did not have,
-// each at the step that was running: an event is the same in both when it
+// each at the step that was running (eventStep): an event is the same in both when it
 // is the same kind of event with the same text (a request: method,
 // address and status), however many times each take had it.
 func (c *comparison) pageEvents() {
@@ -29,7 +29,7 @@ func (c *comparison) pageEvents() {
 			had[k]--
 			continue
 		}
-		ns := c.new.stepAt(e.At)
+		ns := c.new.eventStep(e.At)
 		i, ok := resultOf[ns]
 		if !ok {
 			i = -1

@@ -208,14 +208,7 @@ func boundaryOwners(steps []timeline.Step, bs []timeline.Boundary) []int {
 		for n < len(bs) && bs[n].At == t {
 			n++
 		}
-		// The steps that can have made a commit at t, in order.
-		var makers []int
-		for j := running(t); j >= 0 && steps[j].End >= t; j-- {
-			st := steps[j]
-			if st.Start == t && navigates[st.Kind] || st.End == t && st.Traits.ChangesPage {
-				makers = append([]int{j}, makers...)
-			}
-		}
+		makers := makersAt(steps, t)
 		var commits []int
 		for m := k; m < n; m++ {
 			owners[m] = running(t)
@@ -231,6 +224,32 @@ func boundaryOwners(steps []timeline.Step, bs []timeline.Boundary) []int {
 		k = n
 	}
 	return owners
+}
+
+// makersAt are the steps that can have made a commit, or what its page
+// loads, at instant t, in the order they ran: those that navigate and
+// began at t, and those that can change the page and ended at t. Pure.
+func makersAt(steps []timeline.Step, t timeline.Time) []int {
+	var makers []int
+	j := sort.Search(len(steps), func(k int) bool { return steps[k].Start > t }) - 1
+	for ; j >= 0 && steps[j].End >= t; j-- {
+		st := steps[j]
+		if st.Start == t && navigates[st.Kind] || st.End == t && st.Traits.ChangesPage {
+			makers = append([]int{j}, makers...)
+		}
+	}
+	return makers
+}
+
+// eventStep is the step a page event at t belongs to: the last of the
+// steps that can have made it at that instant (makersAt: a studio goto
+// that took no page time ends as the step after it begins, and what its
+// page loads then is the goto's), else the step running then.
+func (s *side) eventStep(t timeline.Time) int {
+	if m := makersAt(s.tl.Steps, t); len(m) > 0 {
+		return m[len(m)-1]
+	}
+	return s.stepAt(t)
 }
 
 // navigates are the kinds of step that ask for a navigation themselves.
