@@ -302,7 +302,7 @@ func TestPageHelpers(t *testing.T) {
 			{css(":scope > body"), 1},                                          // :scope is the root element, as in Playwright
 			{css("body > &"), 0},
 			{css(`my-card button:not([title*="&"])`), 1}, // an & in a quoted value is not the nesting selector
-			{css("#inframe"), 0}, // another document
+			{css("#inframe"), 0},                         // another document
 			{spec{XPath: "//button[@id='plain']"}, 1},
 			{spec{XPath: "//button[@id='shadow-btn']"}, 0}, // XPath stays in the light DOM
 			{spec{Text: "In shadow"}, 1},
