@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"image"
+	"slices"
 	"sort"
 	"strings"
 
@@ -199,19 +200,17 @@ func (s *side) owners() {
 // the last step started before it. steps are in the order they ran. Pure.
 func boundaryOwners(steps []timeline.Step, bs []timeline.Boundary) []int {
 	owners := make([]int, len(bs))
-	running := func(t timeline.Time) int { // the last step started at or before t
-		return sort.Search(len(steps), func(k int) bool { return steps[k].Start > t }) - 1
-	}
 	for k := 0; k < len(bs); {
 		t := bs[k].At
 		n := k // the boundaries at t: bs[k:n]
 		for n < len(bs) && bs[n].At == t {
 			n++
 		}
-		makers := makersAt(steps, t)
+		running := lastStarted(steps, t)
+		makers := makersAt(steps, running, t)
 		var commits []int
 		for m := k; m < n; m++ {
-			owners[m] = running(t)
+			owners[m] = running
 			if m == 0 || bs[m].Tab == bs[m-1].Tab {
 				commits = append(commits, m)
 			}
@@ -228,17 +227,24 @@ func boundaryOwners(steps []timeline.Step, bs []timeline.Boundary) []int {
 
 // makersAt are the steps that can have made a commit, or what its page
 // loads, at instant t, in the order they ran: those that navigate and
-// began at t, and those that can change the page and ended at t. Pure.
-func makersAt(steps []timeline.Step, t timeline.Time) []int {
+// began at t, and those that can change the page and ended at t. running
+// is lastStarted(steps, t). Pure.
+func makersAt(steps []timeline.Step, running int, t timeline.Time) []int {
 	var makers []int
-	j := sort.Search(len(steps), func(k int) bool { return steps[k].Start > t }) - 1
-	for ; j >= 0 && steps[j].End >= t; j-- {
+	for j := running; j >= 0 && steps[j].End >= t; j-- {
 		st := steps[j]
 		if st.Start == t && navigates[st.Kind] || st.End == t && st.Traits.ChangesPage {
-			makers = append([]int{j}, makers...)
+			makers = append(makers, j)
 		}
 	}
+	slices.Reverse(makers)
 	return makers
+}
+
+// lastStarted is the last step started at or before t: the one running
+// then, or the last before it (-1: none). Pure.
+func lastStarted(steps []timeline.Step, t timeline.Time) int {
+	return sort.Search(len(steps), func(k int) bool { return steps[k].Start > t }) - 1
 }
 
 // eventStep is the step a page event at t belongs to: the last of the
@@ -246,10 +252,11 @@ func makersAt(steps []timeline.Step, t timeline.Time) []int {
 // that took no page time ends as the step after it begins, and what its
 // page loads then is the goto's), else the step running then.
 func (s *side) eventStep(t timeline.Time) int {
-	if m := makersAt(s.tl.Steps, t); len(m) > 0 {
+	running := lastStarted(s.tl.Steps, t)
+	if m := makersAt(s.tl.Steps, running, t); len(m) > 0 {
 		return m[len(m)-1]
 	}
-	return s.stepAt(t)
+	return running
 }
 
 // navigates are the kinds of step that ask for a navigation themselves.
@@ -262,11 +269,4 @@ func (s *side) norm(text string) string {
 		return text
 	}
 	return strings.ReplaceAll(text, strings.TrimSuffix(s.tl.Served, "/"), "${serve.url}")
-}
-
-// stepAt is the step running at t, or the last one started before it (-1:
-// none).
-func (s *side) stepAt(t timeline.Time) int {
-	k := sort.Search(len(s.tl.Steps), func(k int) bool { return s.tl.Steps[k].Start > t })
-	return k - 1
 }

@@ -119,22 +119,15 @@ func PrintSummary(out io.Writer, s timeline.Summary) {
 // severalTabs says whether the take's steps ran in, or its documents
 // were filmed in, more than one tab. Pure.
 func severalTabs(s timeline.Summary) bool {
-	first := ""
+	tabs := map[string]bool{}
 	for _, st := range s.Steps {
-		if st.Tab != "" && first != "" && st.Tab != first {
-			return true
-		} else if first == "" {
-			first = st.Tab
-		}
+		tabs[st.Tab] = true
 	}
 	for _, b := range s.Boundaries {
-		if b.Tab != "" && first != "" && b.Tab != first {
-			return true
-		} else if first == "" {
-			first = b.Tab
-		}
+		tabs[b.Tab] = true
 	}
-	return false
+	delete(tabs, "")
+	return len(tabs) > 1
 }
 
 // printPage prints what the pages said, errors first: the console errors,

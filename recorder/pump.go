@@ -88,6 +88,11 @@ type pump struct {
 	careful     int         // drawn frames whose pictures are awaited one by one
 	seenDisturb int64       // VirtualTime.Disturb's count when last looked at
 
+	// shot is set once the capture's first picture was asked for (a
+	// frame of a held tab asks for none); the screencast of
+	// StudioScreencast starts after it (castTried).
+	shot, castTried bool
+
 	frames, repeats, forced atomic.Int64
 }
 
@@ -229,7 +234,8 @@ func (p *pump) run() {
 		if !p.frame(at, next) {
 			return
 		}
-		if k == p.first && p.c.opts.StudioScreencast {
+		if p.c.opts.StudioScreencast && p.shot && !p.castTried {
+			p.castTried = true
 			p.beginCast()
 		}
 		p.driveOthers(time.Duration(next - at))
@@ -289,7 +295,7 @@ func (p *pump) frameShot(at, next timeline.Time) bool {
 		p.moving = shootWhenMoving
 	}
 	probe := p.moving < shootWhenMoving && p.out.hasPicture()
-	first := p.frames.Load() == 0 // the capture's first frame (never a probe: no picture yet)
+	first := !p.shot // the capture's first picture (never a probe: no picture yet)
 	if !probe {
 		bf.Screenshot = shot
 	}
@@ -306,6 +312,7 @@ func (p *pump) frameShot(at, next timeline.Time) bool {
 	if err == nil && first && len(res.ScreenshotData) == 0 {
 		res, err = p.firstPicture(bf, shot)
 	}
+	p.shot = true
 	if err != nil {
 		p.fail(fmt.Errorf("begin frame: %w", err))
 		return false

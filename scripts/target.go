@@ -64,7 +64,7 @@ func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
 		return ""
 	}
 	t.CSS, t.XPath, t.Text = get("css"), get("xpath"), get("text")
-	if why := playwrightSyntax(t.CSS); t.CSS != "" && why != "" {
+	if why := playwrightSyntax(t.CSS); why != "" {
 		d.errorf(v["css"].at, "%s.css: %s", path, why)
 		return nil, false
 	}

@@ -87,13 +87,7 @@ func checkDialogs(t *testing.T, tl *timeline.Timeline) {
 
 func TestDialogsLive(t *testing.T) {
 	t.Parallel()
-	res, take := runSiteTake(t, dialogSteps, nil)
-	mustPass(t, res)
-	tk, err := timeline.Open(take)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkDialogs(t, tk.Timeline)
+	checkDialogs(t, passedTake(t, dialogSteps).Timeline)
 }
 
 func TestDialogsStudio(t *testing.T) {

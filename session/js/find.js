@@ -156,11 +156,7 @@ clapper.splitSelector = function (css) {
 // ctx.memo keeps each (parts, part, element) judged, so that a selector
 // of many descendant steps over a deep page is not tried again and again.
 clapper.matchesPierced = function (el, parts, i, ctx) {
-  const m = clapper.memoOf(ctx, parts, i);
-  if (m.has(el)) return m.get(el);
-  const ok = clapper.matchesPiercedOnce(el, parts, i, ctx);
-  m.set(el, ok);
-  return ok;
+  return clapper.kept(ctx, parts, i, el, () => clapper.matchesPiercedOnce(el, parts, i, ctx));
 };
 
 clapper.matchesPiercedOnce = function (el, parts, i, ctx) {
@@ -199,6 +195,7 @@ clapper.earlierMatches = function (el, parts, i, ctx) {
 // keeps that answer for each sibling looked at, walked without
 // recursion: a run of any length.
 clapper.siblingRun = function (el, step, memo, test) {
+  if (memo.has(el)) return memo.get(el);
   const path = [];
   let ok = false;
   for (let s = el; s; s = s[step]) {
@@ -232,7 +229,7 @@ clapper.matchesCompound = function (el, compound, ctx) {
   if (!c) ctx.compounds.set(compound, c = clapper.splitCompound(compound));
   if (c.css && !clapper.matchesOrNot(el, c.css)) return false;
   return c.fns.every(({name, list}) => {
-    if (name === 'has') return list.some((parts) => clapper.hasPierced(el, parts, ctx));
+    if (name === 'has') return list.some((parts) => clapper.relFrom(el, parts, 0, ctx));
     const any = list.some((parts) => clapper.matchesPierced(el, parts, parts.length - 1, ctx));
     return name === 'not' ? !any : any;
   });
@@ -250,19 +247,14 @@ clapper.matchesOrNot = function (el, css) {
   }
 };
 
-// hasPierced says whether el has what a relative selector of :has()
-// (parts, its first combinator leading from el) matches: an element
-// below el (in its shadow root too) for " " and ">", the next sibling
-// for "+", a later sibling for "~", from which the rest of parts goes on
-// left to right, as Playwright's engine reads it (make
-// versus-playwright-locators compares the two).
-clapper.hasPierced = function (el, parts, ctx) {
-  return clapper.relFrom(el, parts, 0, ctx);
-};
-
 // relFrom says whether an element related to el by parts[k]'s combinator
-// starts parts[k..] (startsAt). Every answer is kept for the call, per
-// element, so a list whose every item asks costs one pass over it.
+// starts parts[k..] (startsAt). From k = 0 it is whether el has what a
+// relative selector of :has() matches: an element below el (in its
+// shadow root too) for " " and ">", the next sibling for "+", a later
+// sibling for "~", from which the rest of parts goes on left to right, as
+// Playwright's engine reads it (make versus-playwright-locators compares
+// the two). Every answer is kept for the call, per element, so a list
+// whose every item asks costs one pass over it.
 clapper.relFrom = function (el, parts, k, ctx) {
   const comb = parts[k][0] || ' ';
   switch (comb) {

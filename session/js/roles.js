@@ -150,7 +150,7 @@ clapper.nameFromContent = new Set(['button', 'cell', 'checkbox', 'columnheader',
 // content counts inside the name of an element named by its content, as
 // Playwright reads them ('' is no role: a div, a span).
 clapper.contentAsDescendant = new Set(['', 'caption', 'code', 'contentinfo', 'definition', 'deletion', 'emphasis', 'insertion',
-  'list', 'listitem', 'mark', 'none', 'paragraph', 'presentation', 'region', 'row', 'rowgroup', 'section', 'strong',
+  'list', 'listitem', 'mark', 'none', 'paragraph', 'presentation', 'region', 'rowgroup', 'section', 'strong',
   'subscript', 'superscript', 'table', 'term', 'time']);
 
 // noName are the roles that are never named.
@@ -171,6 +171,11 @@ clapper.accessibleName = function (el) {
 // spec, instead of naming itself through the label for ever.
 clapper.textAlternative = function (el, ctx) {
   if (ctx.visited.has(el)) return '';
+  // The name of an element referenced for el's (a label, an
+  // aria-labelledby target, a native text alternative): any role's
+  // content counts there (free).
+  const ref = (x, labelledBy) => clapper.textAlternative(x, {labelledBy, inside: true, referenced: true, free: true,
+    hiddenRef: clapper.hiddenForAria(x), visited: ctx.visited, target: ctx.target});
   const role = clapper.roleOf(el);
   if (!ctx.inside && clapper.noName.has(role)) return '';
   // A hidden element counts only where it was referenced, or is inside
@@ -181,8 +186,8 @@ clapper.textAlternative = function (el, ctx) {
     const root = el.getRootNode();
     const parts = [];
     for (const id of ids) {
-      const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
-      if (ref) parts.push(clapper.textAlternative(ref, {labelledBy: true, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(ref), visited: ctx.visited, target: ctx.target}));
+      const referred = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+      if (referred) parts.push(ref(referred, true));
     }
     const s = parts.join(' ').trim();
     if (s) return s;
@@ -213,7 +218,7 @@ clapper.textAlternative = function (el, ctx) {
   if (role !== 'presentation' && role !== 'none') {
     const tag = el.nodeName;
     const type = (el.type || '').toLowerCase();
-    const labels = () => el.labels ? Array.from(el.labels).map((l) => clapper.textAlternative(l, {labelledBy: true, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(l), visited: ctx.visited, target: ctx.target})).join(' ').trim() : '';
+    const labels = () => el.labels ? Array.from(el.labels).map((l) => ref(l, true)).join(' ').trim() : '';
     if (tag === 'INPUT' && ['button', 'submit', 'reset'].includes(type)) {
       return el.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '') || el.title || '';
     }
@@ -228,16 +233,16 @@ clapper.textAlternative = function (el, ctx) {
     }
     if (tag === 'FIELDSET') {
       const lg = Array.from(el.children).find((c) => c.nodeName === 'LEGEND');
-      if (lg) return clapper.textAlternative(lg, {labelledBy: ctx.labelledBy, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(lg), visited: ctx.visited, target: ctx.target});
+      if (lg) return ref(lg, ctx.labelledBy);
     }
     if (tag === 'FIGURE') {
       const fc = Array.from(el.children).find((c) => c.nodeName === 'FIGCAPTION');
-      if (fc) return clapper.textAlternative(fc, {labelledBy: ctx.labelledBy, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(fc), visited: ctx.visited, target: ctx.target});
+      if (fc) return ref(fc, ctx.labelledBy);
     }
     if (tag === 'IMG' || tag === 'AREA') return el.getAttribute('alt') || el.title || '';
     if (tag === 'TABLE') {
       const cap = el.caption;
-      if (cap) return clapper.textAlternative(cap, {labelledBy: ctx.labelledBy, inside: true, referenced: true, free: true, hiddenRef: clapper.hiddenForAria(cap), visited: ctx.visited, target: ctx.target});
+      if (cap) return ref(cap, ctx.labelledBy);
     }
     if (tag === 'svg' || tag === 'SVG') {
       const t = Array.from(el.children).find((c) => c.nodeName.toLowerCase() === 'title');
