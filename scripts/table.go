@@ -401,10 +401,6 @@ func buildUpload(c *bctx) Action {
 func buildWait(c *bctx) Action {
 	a := Wait{Target: c.target("selector"), State: c.str("state"), Text: c.str("text"),
 		URL: c.str("url"), JS: c.str("js"), NetworkIdle: c.boolean("network_idle")}
-	if a.Target != nil && a.Target.CSS != "" && durationRE.MatchString(a.Target.CSS) {
-		c.errorf(c.pos("selector"), "wait: %q looks like a duration, not a selector: to wait for a time, write pause: %s",
-			a.Target.CSS, a.Target.CSS)
-	}
 	if c.has("state") && !c.has("selector") {
 		c.errorf(c.keyPos("state"), "wait: state goes with selector, like wait: {selector: \"#spinner\", state: hidden}")
 	}

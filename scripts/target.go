@@ -24,11 +24,27 @@ func (d *decoder) target(n ast.Node, path string) (any, bool) {
 		d.errorf(d.pos(n), "%s must not be empty", path)
 		return nil, false
 	}
-	if why := playwrightSyntax(s); why != "" {
+	if why := selectorSyntax(s); why != "" {
 		d.errorf(d.pos(n), "%s: %s", path, why)
 		return nil, false
 	}
 	return &Target{CSS: s}, true
+}
+
+// selectorSyntax says what is wrong with a CSS selector of a script:
+// Playwright's own syntax, with the clapper target that says the same,
+// or else CSS the browser would refuse; "" when nothing.
+func selectorSyntax(css string) string {
+	if durationRE.MatchString(css) {
+		return fmt.Sprintf("%q looks like a duration, not a selector: to wait for a time, write pause: %s", css, css)
+	}
+	if why := playwrightSyntax(css); why != "" {
+		return why
+	}
+	if why := cssSyntax(css); why != "" {
+		return fmt.Sprintf("%q is not a selector the browser takes: it %s", css, why)
+	}
+	return ""
 }
 
 // targetMap decodes a target from map entries (a target map, or a step's
@@ -64,7 +80,7 @@ func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
 		return ""
 	}
 	t.CSS, t.XPath, t.Text = get("css"), get("xpath"), get("text")
-	if why := playwrightSyntax(t.CSS); why != "" {
+	if why := selectorSyntax(t.CSS); t.CSS != "" && why != "" {
 		d.errorf(v["css"].at, "%s.css: %s", path, why)
 		return nil, false
 	}

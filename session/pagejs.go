@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -306,6 +308,9 @@ func callHelper[T any](ctx context.Context, h *helpers, name string, args ...any
 		var pe *cdproto.Error
 		if err == nil || fresh || ctx.Err() != nil || !errors.As(err, &pe) {
 			if err != nil {
+				if bad := badSelector(err); bad != nil {
+					return v, bad
+				}
 				err = fmt.Errorf("page helper %s: %w", name, err)
 			}
 			return v, err
@@ -321,6 +326,35 @@ func isException(err error) bool {
 	var ex *chromedp.ExceptionError
 	return errors.As(err, &ex)
 }
+
+// selectorRefused is the browser's refusal of a selector, said plainly:
+// what the browser said, without the helper's stack. It is still the
+// exception underneath (isException).
+type selectorRefused struct {
+	said string
+	ex   *chromedp.ExceptionError
+}
+
+func (e *selectorRefused) Error() string {
+	return e.said + " (the browser's CSS parser refused it: fix the selector in the script)"
+}
+func (e *selectorRefused) Unwrap() error { return e.ex }
+
+// badSelector is err as a selectorRefused when it is the browser's
+// SyntaxError for an invalid selector, else nil.
+func badSelector(err error) error {
+	var ex *chromedp.ExceptionError
+	if !errors.As(err, &ex) || ex.Exception == nil {
+		return nil
+	}
+	m := invalidSelector.FindStringSubmatch(ex.Exception.Description)
+	if m == nil {
+		return nil
+	}
+	return &selectorRefused{said: "the selector " + strconv.Quote(m[1]) + " is not valid CSS", ex: ex}
+}
+
+var invalidSelector = regexp.MustCompile(`^SyntaxError: [^\n]*?: '(.*)' is not a valid selector\.`)
 
 // errGone is returned when a target matched when checked but not when
 // acted on.

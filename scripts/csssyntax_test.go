@@ -1,0 +1,331 @@
+package scripts
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clapper-dev/clapper/internal/testenv"
+)
+
+// cssCases are selectors with what cssSyntax says of them: "" for none,
+// else a part of its reason. TestCSSSyntaxAsChromium holds each verdict
+// against the browser's.
+var cssCases = []struct{ css, want string }{
+	// Valid, however they look.
+	{"button", ""},
+	{"button.primary", ""},
+	{"#save", ""},
+	{"*", ""},
+	{"div > p + span ~ em", ""},
+	{"div>p+span~em", ""},
+	{"  div  p  ", ""},
+	{"a, b ,c", ""},
+	{"[data-x]", ""},
+	{"[ data-x ]", ""},
+	{`[data-x="1"]`, ""},
+	{`[data-x='a b']`, ""},
+	{"[data-x=abc]", ""},
+	{"[data-x=abc i]", ""},
+	{"[data-x|=en]", ""},
+	{"[data-x~=a][data-y^=b][data-z$=c][data-w*=d]", ""},
+	{"[*|lang]", ""},
+	{"[|lang]", ""},
+	{"*|div", ""},
+	{"|div", ""},
+	{"a:hover", ""},
+	{"a:HOVER", ""},
+	{"a:visited:focus-visible", ""},
+	{"li:nth-child(2n+1)", ""},
+	{"li:nth-child( 2n + 1 )", ""},
+	{"li:nth-child(2n- 1)", ""},
+	{"li:nth-child(2n -1)", ""},
+	{"li:nth-child(-n+3)", ""},
+	{"li:nth-child(+n)", ""},
+	{"li:nth-child(n)", ""},
+	{"li:nth-child(odd)", ""},
+	{"li:nth-child(EVEN)", ""},
+	{"li:nth-child(-5)", ""},
+	{"li:nth-child(2 of .x)", ""},
+	{"li:nth-last-child(2n of .x, .y)", ""},
+	{"li:nth-of-type(3)", ""},
+	{"li:nth-last-of-type(2N+0)", ""},
+	{"div:has(> p)", ""},
+	{"div:has(+ p, ~ span, em)", ""},
+	{"div:not(.a, .b > c)", ""},
+	{"div:is(.a, .b)", ""},
+	{"div:where(.a, .b)", ""},
+	{":is()", ""},
+	{":is(, .a)", ""},   // a forgiving list drops what it cannot read
+	{":where(>>)", ""},  // so does :where()
+	{":is(:hovr)", ""},  // and an unknown pseudo-class in it
+	{"p::first-line", ""},
+	{"p:first-line", ""},
+	{"p::before", ""},
+	{"input::placeholder", ""},
+	{"::-webkit-scrollbar", ""},
+	{"::-webkit-anything-at-all", ""},
+	{"input:-webkit-autofill", ""},
+	{"div::part(label)", ""},
+	{":host", ""},
+	{":host(.x)", ""},
+	{":dir(rtl)", ""},
+	{":lang(en)", ""},
+	{":state(open)", ""},
+	{"&", ""},
+	{"& > p", ""},
+	{".a&", ""},
+	{":scope > li", ""},
+	{`.a\:visible`, ""},
+	{`#\31 23`, ""},
+	{`#\@x`, ""},
+	{"#-x", ""},
+	{"#_x", ""},
+	{"#é", ""},
+	{".é", ""},
+	{"div /* a comment */ p", ""},
+	{"div/**/p", `unexpected "p"`}, // a comment is no white space
+	{"/* only a comment */ p", ""},
+	{"p /* not closed", ""},
+	{"[data-x", ""},        // the end closes it
+	{`[data-x="a`, ""},     // and the quote
+	{"div:not(.a", ""},     // and the parenthesis
+	{"li:nth-child(2", ""}, // here too
+	{"a:unknownthing", ""}, // not near any known name: the browser says
+	{"svg|rect", ""},       // an undeclared namespace: the browser says
+	{"a:hovered", ""},      // two letters from :hover: left to the browser
+	// Refused.
+	{"", "is empty"},
+	{"   ", "is empty"},
+	{"button[[x", "no attribute name"},
+	{"[data-id=/login]", `write [data-id="/login"]`},
+	{"[data-id=123]", `write [data-id="123"]`},
+	{"[data-id=a b]", "a value with spaces or symbols must be quoted"},
+	{"[data-id==a]", "must be quoted"},
+	{"[data-id!=a]", "after the name comes ]"},
+	{"[data-id=a x]", "only i (ignore case) may follow"},
+	{"[data-x='A' s]", "only i (ignore case) may follow"}, // Chromium does not take s
+	{"[]", "no attribute name"},
+	{"#plain[", "no attribute name after it"},
+	{"[5]", "no attribute name"},
+	{"#1abc", `write [id="1abc"]`},
+	{"#1", `write [id="1"]`},
+	{".5col", `starts with a digit`},
+	{".", "no class name"},
+	{"div.", "no class name"},
+	{"div..a", "no class name"},
+	{"> p", "starts with the combinator"},
+	{"+ p", "starts with the combinator"},
+	{"div >", "ends with the combinator"},
+	{"div > , p", "ends with the combinator"},
+	{"div > > p", "two combinators in a row"},
+	{"div + ~ p", "two combinators in a row"},
+	{"a,", "empty selector"},
+	{",a", "empty selector"},
+	{"a,,b", "empty selector"},
+	{"a)", "closes nothing"},
+	{"a]", "closes nothing"},
+	{"div:not()", "empty selector"},
+	{"div:not(> p)", "starts with the combinator"},
+	{"div:has()", "empty selector"},
+	{"div:has(> )", "ends with the combinator"},
+	{"a:hovr", "did you mean :hover?"},
+	{"a:hoverr", "did you mean :hover?"},
+	{"a:ohver", "did you mean :hover?"},
+	{"input:chekced", "did you mean :checked?"},
+	{"input:disable", "did you mean :disabled?"},
+	{"li:first-chlid", "did you mean :first-child?"},
+	{"li:nth-chlid(2)", "did you mean :nth-child?"},
+	{"p::befor", "did you mean ::before?"},
+	{"a:hover()", "takes no argument"},
+	{"a:not", "without its argument"},
+	{"li:nth-child", "without its argument"},
+	{"li:nth-child()", "not a position"},
+	{"li:nth-child(2n+)", "not a position"},
+	{"li:nth-child(2n+-1)", "not a position"},
+	{"li:nth-child(+ 2n)", "not a position"},
+	{"li:nth-child(2 n)", "not a position"},
+	{"li:nth-child(1.5)", "not a position"},
+	{"li:nth-child(first)", "not a position"},
+	{"li:nth-of-type(2 of .x)", `only :nth-child() and :nth-last-child() take "of"`},
+	{"a:", "no name after it"},
+	{"a::", "no name after it"},
+	{"a: hover", "no name after it"},
+	{`"Save"`, "quoted text goes inside an attribute selector"},
+	{`button "Save"`, "quoted text goes inside an attribute selector"},
+	{"div!", `"!"`},
+	{"div;", `";"`},
+	{"div {", `"{"`},
+	{"a || b", "namespace bar"},
+	{"a @x", `"@x"`},
+	{"div:is(.a]", ""}, // a forgiving list, read as CSS reads blocks
+	{"[title=\"a\nb\"]", "runs past the end of its line"},
+}
+
+func TestCSSSyntax(t *testing.T) {
+	for _, c := range cssCases {
+		got := cssSyntax(c.css)
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("cssSyntax(%q) = %q, want %q", c.css, got, c.want)
+		}
+	}
+}
+
+func TestAnPlusB(t *testing.T) {
+	for s, want := range map[string]bool{
+		"odd": true, "even": true, "0": true, "+5": true, "-5": true, "n": true, "-n": true, "+n": true,
+		"2n": true, "2n+1": true, "2n-1": true, "2n + 1": true, "2n- 1": true, "2n +1": true, "-2n+3": true, "10n-0": true,
+		"": false, "+": false, "-": false, "n+": false, "2n+": false, "2n+-1": false, "+-1": false, "+ n": false,
+		"2 n": false, "n1": false, "2n1": false, "1.5": false, "2.0n": false, "nn": false, "odd1": false, "--n": false,
+	} {
+		if got := anPlusB(s); got != want {
+			t.Errorf("anPlusB(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestOneEdit(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"hover", "hovr", true}, {"hover", "hoverr", true}, {"hover", "ohver", true}, {"hover", "hovar", true},
+		{"hover", "hover", false}, {"hover", "hovered", false}, {"hover", "ohvre", false}, {"ab", "ba", true},
+		{"abc", "acb", true}, {"abc", "cba", false}, {"", "a", true}, {"a", "", true}, {"abc", "xyz", false},
+	} {
+		if got := oneEdit(c.a, c.b); got != c.want {
+			t.Errorf("oneEdit(%q, %q) = %v", c.a, c.b, got)
+		}
+		if got := oneEdit(c.b, c.a); got != c.want {
+			t.Errorf("oneEdit(%q, %q) = %v", c.b, c.a, got)
+		}
+	}
+}
+
+// TestCSSSyntaxAsChromium holds cssSyntax against the installed
+// Chromium's querySelectorAll: nothing it refuses may the browser take,
+// every pseudo-class and pseudo-element listed must be one the browser
+// takes, and every misspelling of one that cssSyntax refuses the browser
+// must refuse too.
+func TestCSSSyntaxAsChromium(t *testing.T) {
+	testenv.Need(t, "chromium-headless-shell")
+	corpus := []string{}
+	for _, c := range cssCases {
+		corpus = append(corpus, c.css)
+	}
+	listed := map[string]bool{}
+	add := func(set map[string]bool, colons, arg string) {
+		for name := range set {
+			s := colons + name + arg
+			listed[s] = true
+			corpus = append(corpus, s)
+			for _, typo := range typos(name) {
+				corpus = append(corpus, colons+typo+arg)
+			}
+		}
+	}
+	// The argument each functional name takes, for listing it.
+	args := map[string]string{"active-view-transition-type": "(a)", "dir": "(ltr)", "has": "(a)", "host": "(a)",
+		"host-context": "(a)", "is": "(a)", "lang": "(en)", "not": "(a)", "nth-child": "(1)", "nth-last-child": "(1)",
+		"nth-last-of-type": "(1)", "nth-of-type": "(1)", "state": "(a)", "where": "(a)", "cue": "(a)", "highlight": "(a)",
+		"part": "(a)", "picker": "(select)", "scroll-button": "(left)", "slotted": "(a)", "view-transition-group": "(a)",
+		"view-transition-group-children": "(a)", "view-transition-image-pair": "(a)", "view-transition-new": "(a)",
+		"view-transition-old": "(a)"}
+	add(pseudoClasses, ":", "")
+	add(pseudoElements, "::", "")
+	for _, fn := range []struct {
+		set    map[string]bool
+		colons string
+	}{{pseudoFunctions, ":"}, {pseudoElementFunctions, "::"}} {
+		for name := range fn.set {
+			a, ok := args[name]
+			if !ok {
+				t.Fatalf("no argument to try %s%s with: add one to args", fn.colons, name)
+			}
+			s := fn.colons + name + a
+			listed[s] = true
+			corpus = append(corpus, s)
+			for _, typo := range typos(name) {
+				corpus = append(corpus, fn.colons+typo+a)
+			}
+		}
+	}
+	slices.Sort(corpus)
+	corpus = slices.Compact(corpus)
+	valid := chromiumTakes(t, corpus)
+	refused, missed := 0, 0
+	for i, s := range corpus {
+		why := cssSyntax(s)
+		switch {
+		case why != "" && valid[i]:
+			t.Errorf("cssSyntax refuses %q (%s), which Chromium takes", s, why)
+		case listed[s] && !valid[i]:
+			t.Errorf("%q is listed as known, but Chromium refuses it", s)
+		case why != "":
+			refused++
+		case !valid[i]:
+			missed++
+			if os.Getenv("CSS_MISSED") != "" {
+				t.Logf("missed %q", s)
+			}
+		}
+	}
+	for _, c := range cssCases {
+		if i, _ := slices.BinarySearch(corpus, c.css); c.want != "" && valid[i] {
+			t.Errorf("%q is a case to refuse, but Chromium takes it", c.css)
+		}
+	}
+	t.Logf("%d selectors: %d refused by both, %d refused only by Chromium (left to it)", len(corpus), refused, missed)
+}
+
+// typos are the names one edit from name that cssSyntax would take for a
+// misspelling of a known one: a letter dropped, doubled or two swapped.
+func typos(name string) []string {
+	var out []string
+	for i := 0; i < len(name); i++ {
+		out = append(out, name[:i]+name[i+1:], name[:i]+name[i:i+1]+name[i:])
+		if i+1 < len(name) {
+			out = append(out, name[:i]+name[i+1:i+2]+name[i:i+1]+name[i+2:])
+		}
+	}
+	return slices.DeleteFunc(out, func(s string) bool {
+		return s == name || pseudoClasses[s] || pseudoFunctions[s] || pseudoElements[s] || pseudoElementFunctions[s]
+	})
+}
+
+// chromiumTakes says for each selector whether the headless shell's
+// document.querySelectorAll takes it.
+func chromiumTakes(t *testing.T, corpus []string) []bool {
+	t.Helper()
+	list, _ := json.Marshal(corpus)
+	page := filepath.Join(t.TempDir(), "css.html")
+	html := `<!doctype html><pre id=o></pre><script>
+const out = ` + string(list) + `.map(s => { try { document.querySelectorAll(s); return 1 } catch (e) { return 0 } });
+document.getElementById('o').textContent = out.join('');
+</script>`
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--headless", "--disable-gpu", "--no-first-run", "--user-data-dir=" + t.TempDir(), "--dump-dom", "file://" + page}
+	if testenv.NoSandbox() {
+		args = append([]string{"--no-sandbox"}, args...)
+	}
+	out, err := exec.Command("chromium-headless-shell", args...).Output()
+	if err != nil {
+		t.Fatalf("chromium-headless-shell: %v", err)
+	}
+	m := regexp.MustCompile(`<pre id="o">([01]*)</pre>`).FindSubmatch(out)
+	if m == nil || len(m[1]) != len(corpus) {
+		t.Fatalf("no verdicts for %d selectors in the page: %.300s", len(corpus), out)
+	}
+	valid := make([]bool, len(corpus))
+	for i, c := range m[1] {
+		valid[i] = c == '1'
+	}
+	return valid
+}
