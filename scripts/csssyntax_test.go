@@ -61,9 +61,9 @@ var cssCases = []struct{ css, want string }{
 	{"div:is(.a, .b)", ""},
 	{"div:where(.a, .b)", ""},
 	{":is()", ""},
-	{":is(, .a)", ""},   // a forgiving list drops what it cannot read
-	{":where(>>)", ""},  // so does :where()
-	{":is(:hovr)", ""},  // and an unknown pseudo-class in it
+	{":is(, .a)", ""},  // a forgiving list drops what it cannot read
+	{":where(>>)", ""}, // so does :where()
+	{":is(:hovr)", ""}, // and an unknown pseudo-class in it
 	{"p::first-line", ""},
 	{"p:first-line", ""},
 	{"p::before", ""},
