@@ -276,14 +276,14 @@ clapper.relFrom = function (el, parts, k, ctx) {
 // subtree, filled children first without recursion: a tree of any depth.
 clapper.belowStarts = function (el, parts, k, ctx) {
   const below = clapper.memoOf(ctx, parts, 'd' + k);
-  const stack = [[el, false]];
+  const stack = [[el, null]]; // an element, and its children once they are read
   while (stack.length) {
-    const [n, seen] = stack.pop();
+    const [n, kids] = stack.pop();
     if (below.has(n)) continue;
-    const kids = clapper.childrenOf(n);
-    if (!seen) {
-      stack.push([n, true]);
-      for (const c of kids) if (!below.has(c)) stack.push([c, false]);
+    if (!kids) {
+      const read = clapper.childrenOf(n);
+      stack.push([n, read]);
+      for (const c of read) if (!below.has(c)) stack.push([c, null]);
       continue;
     }
     below.set(n, kids.some((c) => below.get(c) || clapper.startsAt(c, parts, k, ctx)));
