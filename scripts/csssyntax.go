@@ -3,6 +3,7 @@ package scripts
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -20,15 +21,11 @@ func cssSyntax(sel string) string {
 	if strings.Contains(sel, "${") {
 		return "" // known only when the run starts
 	}
-	toks, why := cssTokens(sel)
-	if why != "" {
-		return why
-	}
-	p := &cssParser{toks: toks, src: sel}
+	p := &cssParser{toks: cssTokens(sel), src: sel}
 	if p.skipWS(); p.atEnd() {
 		return "is empty"
 	}
-	p.list(false)
+	p.list(false, "")
 	if t := p.peek(); p.why == "" && !p.atEnd() {
 		p.fail("has an unexpected %s%s", t.describe(), hintFor(t))
 	}
@@ -45,9 +42,8 @@ type cssToken struct {
 	value string
 	col   int
 	// idHash: a hash token whose name could start an identifier (an id
-	// selector); number: a number token with no sign, integer: no
-	// fraction or exponent.
-	idHash, signed, integer bool
+	// selector); afterComment: a comment came just before it.
+	idHash, afterComment bool
 }
 
 type cssKind int
@@ -60,7 +56,7 @@ const (
 	tokAtKeyword
 	tokHash
 	tokString
-	tokBadString
+	tokBadString // a quoted value a newline cut
 	tokNumber
 	tokPercentage
 	tokDimension
@@ -75,7 +71,7 @@ const (
 func (t cssToken) describe() string {
 	switch t.kind {
 	case tokEOF:
-		return "end of the selector"
+		return "the end of the selector"
 	case tokString:
 		return fmt.Sprintf("quoted text %s at character %d", t.text, t.col)
 	}
@@ -88,19 +84,22 @@ func isNameStart(r rune) bool {
 func isNameChar(r rune) bool { return isNameStart(r) || r == '-' || r >= '0' && r <= '9' }
 func isDigit(r rune) bool    { return r >= '0' && r <= '9' }
 func isHex(r rune) bool      { return isDigit(r) || (r|0x20) >= 'a' && (r|0x20) <= 'f' }
-func isCSSSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' }
+func isCSSSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
 
-// cssTokens splits s into CSS tokens, comments dropped; a newline inside
-// a quoted value (which ends no token in CSS) is the one error found here.
-func cssTokens(s string) ([]cssToken, string) {
-	rs := []rune(s)
+// cssInput is s as CSS reads it before its tokens: CR LF, CR and FF are a
+// newline, NUL is U+FFFD.
+var cssInput = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\f", "\n", "\x00", "\uFFFD")
+
+// cssTokens splits s into CSS tokens, comments dropped.
+func cssTokens(s string) []cssToken {
+	rs := []rune(cssInput.Replace(s))
 	at := func(i int) rune {
 		if i < len(rs) {
 			return rs[i]
 		}
 		return -1
 	}
-	escape := func(i int) bool { return at(i) == '\\' && at(i+1) != '\n' && at(i+1) != -1 }
+	escape := func(i int) bool { return at(i) == '\\' && at(i+1) != '\n' }
 	startsIdent := func(i int) bool {
 		switch c := at(i); {
 		case c == '-':
@@ -127,22 +126,24 @@ func cssTokens(s string) ([]cssToken, string) {
 			switch {
 			case escape(i):
 				i++
-				if isHex(rs[i]) {
+				switch {
+				case i == len(rs): // a backslash at the end stands for U+FFFD
+					b.WriteRune(utf8.RuneError)
+				case isHex(rs[i]):
 					j := i
 					for j < len(rs) && j-i < 6 && isHex(rs[j]) {
 						j++
 					}
-					var v rune
-					fmt.Sscanf(string(rs[i:j]), "%x", &v)
+					v, _ := strconv.ParseUint(string(rs[i:j]), 16, 32)
 					if v == 0 || v > utf8.MaxRune || v >= 0xD800 && v <= 0xDFFF {
 						v = utf8.RuneError
 					}
-					b.WriteRune(v)
+					b.WriteRune(rune(v))
 					i = j
 					if i < len(rs) && isCSSSpace(rs[i]) {
 						i++
 					}
-				} else {
+				default:
 					b.WriteRune(rs[i])
 					i++
 				}
@@ -156,18 +157,20 @@ func cssTokens(s string) ([]cssToken, string) {
 		return b.String(), i
 	}
 	var out []cssToken
+	comment := false
 	for i := 0; i < len(rs); {
 		start := i
-		t := cssToken{col: i + 1}
+		t := cssToken{col: i + 1, afterComment: comment}
+		comment = false
 		c := rs[i]
 		switch {
 		case c == '/' && at(i+1) == '*':
-			end := strings.Index(string(rs[i+2:]), "*/")
-			if end < 0 {
-				i = len(rs)
-			} else {
-				i += 2 + utf8.RuneCountInString(string(rs[i+2:])[:end]) + 2
+			i += 2
+			for i < len(rs) && !(rs[i] == '*' && at(i+1) == '/') {
+				i++
 			}
+			i = min(i+2, len(rs))
+			comment = true
 			continue
 		case isCSSSpace(c):
 			for i < len(rs) && isCSSSpace(rs[i]) {
@@ -176,36 +179,33 @@ func cssTokens(s string) ([]cssToken, string) {
 			t.kind = tokWS
 		case c == '"' || c == '\'':
 			t.kind = tokString
-			i++
-			for i < len(rs) && rs[i] != c {
+			for i++; i < len(rs) && rs[i] != c; i++ {
 				if rs[i] == '\n' {
-					return nil, fmt.Sprintf("the quoted text at character %d runs past the end of its line: close it with %c", start+1, c)
+					t.kind = tokBadString
+					break
 				}
 				if rs[i] == '\\' {
 					i++
 				}
-				i++
 			}
-			i = min(i+1, len(rs))
+			if t.kind == tokString {
+				i = min(i+1, len(rs))
+			}
 		case c == '#' && (isNameChar(at(i+1)) || escape(i+1)):
 			t.kind, t.idHash = tokHash, startsIdent(i+1)
 			t.value, i = name(i + 1)
 		case startsNumber(i):
-			t.signed = c == '+' || c == '-'
-			if t.signed {
+			if c == '+' || c == '-' {
 				i++
 			}
-			t.integer = true
 			for i < len(rs) && isDigit(rs[i]) {
 				i++
 			}
 			if at(i) == '.' && isDigit(at(i+1)) {
-				t.integer = false
 				for i++; i < len(rs) && isDigit(rs[i]); i++ {
 				}
 			}
 			if (at(i) == 'e' || at(i) == 'E') && (isDigit(at(i+1)) || (at(i+1) == '+' || at(i+1) == '-') && isDigit(at(i+2))) {
-				t.integer = false
 				for i += 2; i < len(rs) && isDigit(rs[i]); i++ {
 				}
 			}
@@ -245,7 +245,7 @@ func cssTokens(s string) ([]cssToken, string) {
 		t.text = string(rs[start:i])
 		out = append(out, t)
 	}
-	return out, ""
+	return out
 }
 
 // cssParser reads tokens by the selector grammar; why is the first error.
@@ -292,21 +292,31 @@ func (p *cssParser) stop() bool {
 
 // list reads a selector list up to the end or a ")"; in a relative one
 // each item may start with a combinator (:has()).
-func (p *cssParser) list(relative bool) {
+func (p *cssParser) list(relative bool, in string) {
+	var comma *cssToken
 	for p.why == "" {
 		p.skipWS()
 		if t := p.peek(); p.stop() || t.kind == tokComma {
-			p.fail("has an empty selector before %s: a comma separates two selectors", t.describe())
+			switch {
+			case t.kind == tokComma:
+				p.fail("has an empty selector before the comma at character %d", t.col)
+			case comma != nil:
+				p.fail("ends with a comma (at character %d): a selector must follow it", comma.col)
+			default:
+				p.fail("has nothing inside %s(): it needs a selector", in)
+			}
 			return
 		}
 		p.complex(relative)
 		if p.why != "" || p.stop() {
 			return
 		}
-		if t := p.next(); t.kind != tokComma {
+		t := p.next()
+		if t.kind != tokComma {
 			p.fail("has an unexpected %s", t.describe())
 			return
 		}
+		comma = &t
 	}
 }
 
@@ -370,20 +380,20 @@ func (p *cssParser) compound() bool {
 		case t.kind == tokHash:
 			p.next()
 			if !t.idHash {
-				p.fail("has the id %s at character %d, which starts with a digit: CSS cannot say it so; write [id=\"%s\"] (or escape the digit: #\\3%c %s)", t.text, t.col, t.value, t.value[0], t.value[1:])
+				p.fail("has the id %s at character %d: an id selector cannot start with %s; write [id=%s]", t.text, t.col, badStart(t.value), cssQuote(t.value))
 			}
 		case t.kind == tokDelim && t.value == ".":
 			p.next()
 			if n := p.next(); n.kind != tokIdent {
-				if n.kind == tokNumber || n.kind == tokDimension {
-					p.fail("has a class at character %d that starts with a digit (%s): write [class~=\"%s\"] (or escape the digit)", t.col, "."+n.text, strings.TrimPrefix(n.text, "."))
+				if n.kind == tokNumber || n.kind == tokDimension || n.kind == tokPercentage {
+					p.badClass(t.col, n.text)
 				} else {
 					p.fail("has a \".\" at character %d with no class name after it", t.col)
 				}
 			}
 		case (t.kind == tokNumber || t.kind == tokDimension || t.kind == tokPercentage) && strings.HasPrefix(t.text, "."):
 			p.next()
-			p.fail("has a class at character %d that starts with a digit (%s): write [class~=\"%s\"] (or escape the digit)", t.col, t.text, t.text[1:])
+			p.badClass(t.col, t.text[1:])
 		case t.kind == tokDelim && t.value == "&":
 			p.next()
 		case t.kind == tokOpen && t.value == "[":
@@ -407,12 +417,35 @@ func (p *cssParser) compound() bool {
 	return false
 }
 
+// badClass refuses the class name that CSS reads as a number.
+func (p *cssParser) badClass(col int, name string) {
+	p.fail("has the class .%s at character %d: a class selector cannot start with %s; write [class~=%s]", name, col, badStart(name), cssQuote(name))
+}
+
+// badStart says what a name that is no CSS identifier starts with.
+func badStart(name string) string {
+	if name != "" && isDigit(rune(name[0])) {
+		return "a digit"
+	}
+	return "\"" + name[:min(len(name), 2)] + "\""
+}
+
+// cssQuote is v as a CSS string in single quotes, which a YAML string in
+// double quotes holds as it is.
+func cssQuote(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`, "\n", `\a `).Replace(v) + "'"
+}
+
 func hintFor(t cssToken) string {
 	switch {
 	case t.kind == tokString:
-		return ": quoted text goes inside an attribute selector, as in [title=\"Save\"] (or use {text: ...})"
+		return ": quoted text goes inside an attribute selector, as in [title='Save'] (or use {text: ...})"
+	case t.kind == tokBadString:
+		return ": the quoted text runs past the end of its line (close it before the newline)"
 	case t.kind == tokClose:
 		return ": it closes nothing"
+	case t.afterComment:
+		return ": a comment is not a space (put a space beside it)"
 	}
 	return ""
 }
@@ -423,7 +456,7 @@ func (p *cssParser) typeSelector() {
 	isName := func(t cssToken) bool { return t.kind == tokIdent || t.kind == tokDelim && t.value == "*" }
 	if isName(t) {
 		p.next()
-		if p.isDelim("|") && p.i+1 < len(p.toks) && !(p.toks[p.i+1].kind == tokDelim && p.toks[p.i+1].value == "=") {
+		if p.isDelim("|") {
 			p.next()
 			if n := p.next(); !isName(n) {
 				p.fail("has a namespace bar at character %d with no element name after it", n.col-1)
@@ -476,44 +509,56 @@ func (p *cssParser) attribute(open cssToken) {
 		}
 	}
 	if !slices.Contains(attrMatchers, op) {
-		p.fail("has an attribute selector at character %d where %s stands: after the name comes ], or one of = ~= |= ^= $= *= and a value", open.col, n.describe())
+		p.fail("has %s where ], or one of = ~= |= ^= $= *= and a value, was expected (in the attribute selector at character %d)", n.describe(), open.col)
 		return
 	}
 	p.skipWS()
 	v := p.next()
-	if v.kind != tokIdent && v.kind != tokString {
-		p.fail("has an attribute value at character %d that must be quoted: %s", v.col, attrAdvice(p, open, t.value, op, v))
+	switch v.kind {
+	case tokIdent, tokString:
+	case tokBadString:
+		p.fail("has an attribute value at character %d%s", v.col, hintFor(v))
+		return
+	default:
+		p.fail("has an attribute value at character %d that must be quoted: %s", v.col, attrAdvice(p, t.value, op, v))
 		return
 	}
+	valueEnd := p.i
 	p.skipWS()
 	f := p.next()
-	if f.kind == tokIdent && strings.EqualFold(f.value, "i") { // Chromium does not take s
+	if f.kind == tokIdent && strings.EqualFold(f.value, "i") {
 		p.skipWS()
 		f = p.next()
 	}
-	if f.kind == tokEOF || f.kind == tokClose && f.value == "]" {
-		return
-	}
-	if v.kind == tokIdent || v.kind == tokString {
-		p.fail("has an attribute selector at character %d with %s after its value: a value with spaces or symbols must be quoted, and only i (ignore case) may follow it", open.col, f.describe())
+	switch {
+	case f.kind == tokEOF || f.kind == tokClose && f.value == "]":
+	case f.kind == tokIdent && strings.EqualFold(f.value, "s"):
+		p.fail("has the flag s at character %d: Chromium takes only i (ignore case) after an attribute value", f.col)
+	case v.kind == tokIdent:
+		p.i = valueEnd
+		p.fail("has %s after the value %s of the attribute selector at character %d: a value with spaces or symbols must be quoted; %s", f.describe(), v.text, open.col, attrAdvice(p, t.value, op, v))
+	default:
+		p.fail("has %s after the quoted value of the attribute selector at character %d: only i (ignore case) may follow it", f.describe(), open.col)
 	}
 }
 
 // attrAdvice says how to write [name op value] when the value is not a
-// CSS name: the raw text up to the ] quoted.
-func attrAdvice(p *cssParser, open cssToken, name, op string, v cssToken) string {
+// CSS name: the text from v up to the ] quoted.
+func attrAdvice(p *cssParser, name, op string, v cssToken) string {
 	raw := v.text
-	for j := p.i; j < len(p.toks); j++ {
+	if v.kind == tokEOF || v.kind == tokClose {
+		raw = ""
+	}
+	for j := p.i; raw != "" && j < len(p.toks); j++ {
 		if t := p.toks[j]; t.kind == tokClose && t.value == "]" {
 			break
 		}
 		raw += p.toks[j].text
 	}
-	raw = strings.TrimSpace(raw)
-	if v.kind == tokEOF || raw == "" {
-		return fmt.Sprintf("write [%s%s\"...\"]", name, op)
+	if raw = strings.TrimSpace(raw); raw == "" {
+		return fmt.Sprintf("write [%s%s'...']", name, op)
 	}
-	return fmt.Sprintf("write [%s%s%q]", name, op, raw)
+	return fmt.Sprintf("write [%s%s%s]", name, op, cssQuote(raw))
 }
 
 // pseudo reads the rest of :name, :name(...), ::name or ::name(...).
@@ -523,20 +568,20 @@ func (p *cssParser) pseudo(colon cssToken) {
 		p.next()
 		element = true
 	}
+	colons, kind, known, fn := ":", "pseudo-class", pseudoClasses, pseudoFunctions
+	if element {
+		colons, kind, known, fn = "::", "pseudo-element", pseudoElements, pseudoElementFunctions
+	}
 	t := p.next()
 	if t.kind != tokIdent && t.kind != tokFunction {
-		p.fail("has a %q at character %d with no name after it (a pseudo-class such as :hover, or :has(...))", strings.Repeat(":", map[bool]int{false: 1, true: 2}[element]), colon.col)
+		example := "a pseudo-class such as :hover, or :has(...)"
+		if element {
+			example = "a pseudo-element such as ::before"
+		}
+		p.fail("has a %q at character %d with no name after it (%s)", colons, colon.col, example)
 		return
 	}
 	name := strings.ToLower(t.value)
-	colons := ":"
-	if element {
-		colons = "::"
-	}
-	known, fn := pseudoClasses, pseudoFunctions
-	if element {
-		known, fn = pseudoElements, pseudoElementFunctions
-	}
 	isFn := t.kind == tokFunction
 	if !strings.HasPrefix(name, "-") {
 		switch {
@@ -547,8 +592,8 @@ func (p *cssParser) pseudo(colon cssToken) {
 			p.fail("has %s%s at character %d without its argument: write %s%s(...)", colons, t.value, colon.col, colons, t.value)
 			return
 		case !known[name] && !fn[name]:
-			if near := nearestPseudo(name, known, fn); near != "" {
-				p.fail("has the unknown %s %s%s at character %d: did you mean %s%s?", map[bool]string{false: "pseudo-class", true: "pseudo-element"}[element], colons, t.value, colon.col, colons, near)
+			if near := nearestPseudo(name, element, isFn); near != "" {
+				p.fail("has the unknown %s %s%s at character %d: did you mean %s?", kind, colons, t.value, colon.col, near)
 				return
 			}
 		}
@@ -557,10 +602,8 @@ func (p *cssParser) pseudo(colon cssToken) {
 		return
 	}
 	switch name {
-	case "not":
-		p.list(false)
-	case "has":
-		p.list(true)
+	case "not", "has":
+		p.list(name == "has", colons+t.value)
 	case "nth-child", "nth-last-child", "nth-of-type", "nth-last-of-type":
 		p.nth(t, name == "nth-child" || name == "nth-last-child")
 	default: // forgiving lists (:is, :where) and the rarer arguments: left to the browser
@@ -607,7 +650,7 @@ func (p *cssParser) nth(fn cssToken, of bool) {
 		text.WriteString(p.next().text)
 	}
 	arg := strings.TrimSpace(text.String())
-	if !anPlusB(arg) {
+	if !anPlusB(arg) && !strings.Contains(arg, `\`) { // escapes: left to the browser
 		p.fail("has :%s(%s) at character %d, which is not a position CSS knows: write a number (3), odd, even, or An+B (2n+1, -n+3)", fn.value, arg, fn.col-1)
 		return
 	}
@@ -617,11 +660,7 @@ func (p *cssParser) nth(fn cssToken, of bool) {
 			p.fail("has \"of\" at character %d in :%s(...): only :nth-child() and :nth-last-child() take \"of\" and a selector", o.col, fn.value)
 			return
 		}
-		if !p.skipWS() {
-			p.fail("has an unexpected %s", o.describe())
-			return
-		}
-		p.list(false)
+		p.list(false, ":"+fn.value)
 	}
 }
 
@@ -668,17 +707,43 @@ func anPlusB(s string) bool {
 	return num(strings.TrimLeft(b[1:], " \t\n\r\f"))
 }
 
-// nearestPseudo is the known name one edit (a letter added, dropped,
-// changed, or two swapped) from name, "" when none.
-func nearestPseudo(name string, sets ...map[string]bool) string {
+// nearestPseudo is the known name a misspelt one most likely meant, with
+// its colons ("" when none): the same name with the other number of
+// colons (:marker for ::marker), or a name one edit away (a letter added,
+// dropped, changed, or two swapped), first of the same kind and form
+// (with parentheses or without). Pure.
+func nearestPseudo(name string, element, isFn bool) string {
+	type set struct {
+		colons  string
+		names   map[string]bool
+		element bool
+		fn      bool
+	}
+	sets := []set{{":", pseudoClasses, false, false}, {":", pseudoFunctions, false, true},
+		{"::", pseudoElements, true, false}, {"::", pseudoElementFunctions, true, true}}
+	rank := func(s set) int { // 0 best
+		r := 0
+		if s.element != element {
+			r += 2
+		}
+		if s.fn != isFn {
+			r++
+		}
+		return r
+	}
+	best, bestRank := "", 4
+	for _, s := range sets {
+		if s.element != element && s.names[name] {
+			return s.colons + name
+		}
+	}
 	if len(name) < 3 {
 		return ""
 	}
-	best := ""
-	for _, set := range sets {
-		for k := range set {
-			if oneEdit(name, k) && (best == "" || k < best) {
-				best = k
+	for _, s := range sets {
+		for k := range s.names {
+			if r := rank(s); oneEdit(name, k) && (r < bestRank || r == bestRank && s.colons+k < best) {
+				best, bestRank = s.colons+k, r
 			}
 		}
 	}

@@ -89,7 +89,7 @@ var cssCases = []struct{ css, want string }{
 	{"#é", ""},
 	{".é", ""},
 	{"div /* a comment */ p", ""},
-	{"div/**/p", `unexpected "p"`}, // a comment is no white space
+	{"div/**/p", `unexpected "p" at character 8: a comment is not a space`}, // a comment is no white space
 	{"/* only a comment */ p", ""},
 	{"p /* not closed", ""},
 	{"[data-x", ""},        // the end closes it
@@ -99,23 +99,49 @@ var cssCases = []struct{ css, want string }{
 	{"a:unknownthing", ""}, // not near any known name: the browser says
 	{"svg|rect", ""},       // an undeclared namespace: the browser says
 	{"a:hovered", ""},      // two letters from :hover: left to the browser
+	{"li:nth-child(2 of.x)", ""},
+	{"li:nth-child(2n+1 of:not(a))", ""},
+	{`div\`, ""}, // a backslash at the end stands for U+FFFD
+	{`#a\`, ""},
+	{`.a\`, ""},
+	{`li:nth-child(\6e)`, ""}, // escapes in An+B: left to the browser
+	{`li:nth-child(o\64 d)`, ""},
+	{":is(\"a\nb\")", ""},
+	{":where([a=\"x\ny\"])", ""},
+	{"#\\31\r\n23", ""},
+	{"div\x00", ""},
+	{".a\x00b", ""},
+	{"div\fp", ""},
+	{"div\rp", ""},
 	// Refused.
+	{"[a=]", "write [a='...']"},
+	{"[a=]b", "write [a='...']"},
+	{"a:marker", "did you mean ::marker?"},
+	{"a:selection", "did you mean ::selection?"},
+	{"a::hover", "did you mean :hover?"},
+	{"a::not(b)", "did you mean :not?"},
+	{"a:hos", "did you mean :host?"},
+	{"a:part(x)", "did you mean ::part?"},
+	{"input::placehlder", "did you mean ::placeholder?"},
+	{"div \"a\nb\"", "runs past the end of its line"},
 	{"", "is empty"},
 	{"   ", "is empty"},
 	{"button[[x", "no attribute name"},
-	{"[data-id=/login]", `write [data-id="/login"]`},
-	{"[data-id=123]", `write [data-id="123"]`},
-	{"[data-id=a b]", "a value with spaces or symbols must be quoted"},
+	{"[data-id=/login]", `write [data-id='/login']`},
+	{"[data-id=123]", `write [data-id='123']`},
+	{"[data-id=a b]", "a value with spaces or symbols must be quoted; write [data-id='a b']"},
 	{"[data-id==a]", "must be quoted"},
-	{"[data-id!=a]", "after the name comes ]"},
-	{"[data-id=a x]", "only i (ignore case) may follow"},
-	{"[data-x='A' s]", "only i (ignore case) may follow"}, // Chromium does not take s
+	{"[data-id!=a]", `has "!" at character 9 where ], or one of = ~= |= ^= $= *= and a value, was expected`},
+	{"[data-id=a x]", "write [data-id='a x']"},
+	{`[data-id="a" x]`, "only i (ignore case) may follow"},
+	{"[data-x='A' s]", "Chromium takes only i (ignore case)"}, // Chromium does not take s
 	{"[]", "no attribute name"},
 	{"#plain[", "no attribute name after it"},
 	{"[5]", "no attribute name"},
-	{"#1abc", `write [id="1abc"]`},
-	{"#1", `write [id="1"]`},
-	{".5col", `starts with a digit`},
+	{"#1abc", `an id selector cannot start with a digit; write [id='1abc']`},
+	{"#1", `write [id='1']`},
+	{"#-1", `cannot start with "-1"; write [id='-1']`},
+	{".5col", `a class selector cannot start with a digit; write [class~='5col']`},
 	{".", "no class name"},
 	{"div.", "no class name"},
 	{"div..a", "no class name"},
@@ -125,14 +151,16 @@ var cssCases = []struct{ css, want string }{
 	{"div > , p", "ends with the combinator"},
 	{"div > > p", "two combinators in a row"},
 	{"div + ~ p", "two combinators in a row"},
-	{"a,", "empty selector"},
-	{",a", "empty selector"},
-	{"a,,b", "empty selector"},
+	{"a,", "ends with a comma (at character 2)"},
+	{",a", "empty selector before the comma at character 1"},
+	{"a,,b", "empty selector before the comma at character 3"},
 	{"a)", "closes nothing"},
 	{"a]", "closes nothing"},
-	{"div:not()", "empty selector"},
+	{"div:not()", "nothing inside :not()"},
 	{"div:not(> p)", "starts with the combinator"},
-	{"div:has()", "empty selector"},
+	{"div:has()", "nothing inside :has()"},
+	{"li:nth-child(2 of )", "nothing inside :nth-child()"},
+	{"div:not(a,)", "ends with a comma"},
 	{"div:has(> )", "ends with the combinator"},
 	{"a:hovr", "did you mean :hover?"},
 	{"a:hoverr", "did you mean :hover?"},
@@ -154,7 +182,7 @@ var cssCases = []struct{ css, want string }{
 	{"li:nth-child(first)", "not a position"},
 	{"li:nth-of-type(2 of .x)", `only :nth-child() and :nth-last-child() take "of"`},
 	{"a:", "no name after it"},
-	{"a::", "no name after it"},
+	{"a::", "no name after it (a pseudo-element such as ::before)"},
 	{"a: hover", "no name after it"},
 	{`"Save"`, "quoted text goes inside an attribute selector"},
 	{`button "Save"`, "quoted text goes inside an attribute selector"},
@@ -284,13 +312,22 @@ func TestCSSSyntaxAsChromium(t *testing.T) {
 }
 
 // typos are the names one edit from name that cssSyntax would take for a
-// misspelling of a known one: a letter dropped, doubled or two swapped.
+// misspelling of a known one: a letter added, changed or dropped, or two
+// swapped.
 func typos(name string) []string {
 	var out []string
-	for i := 0; i < len(name); i++ {
-		out = append(out, name[:i]+name[i+1:], name[:i]+name[i:i+1]+name[i:])
+	for i := 0; i <= len(name); i++ {
+		for _, c := range "abcdefghijklmnopqrstuvwxyz-" {
+			out = append(out, name[:i]+string(c)+name[i:]) // added
+			if i < len(name) {
+				out = append(out, name[:i]+string(c)+name[i+1:]) // changed
+			}
+		}
+		if i < len(name) {
+			out = append(out, name[:i]+name[i+1:]) // dropped
+		}
 		if i+1 < len(name) {
-			out = append(out, name[:i]+name[i+1:i+2]+name[i:i+1]+name[i+2:])
+			out = append(out, name[:i]+name[i+1:i+2]+name[i:i+1]+name[i+2:]) // swapped
 		}
 	}
 	return slices.DeleteFunc(out, func(s string) bool {

@@ -80,9 +80,11 @@ func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
 		return ""
 	}
 	t.CSS, t.XPath, t.Text = get("css"), get("xpath"), get("text")
-	if why := selectorSyntax(t.CSS); t.CSS != "" && why != "" {
-		d.errorf(v["css"].at, "%s.css: %s", path, why)
-		return nil, false
+	if t.CSS != "" {
+		if why := selectorSyntax(t.CSS); why != "" {
+			d.errorf(v["css"].at, "%s.css: %s", path, why)
+			return nil, false
+		}
 	}
 	t.Role, t.Name, t.Label = get("role"), get("name"), get("label")
 	t.Placeholder, t.TestID = get("placeholder"), get("testid")

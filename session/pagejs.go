@@ -354,7 +354,7 @@ func badSelector(err error) error {
 	return &selectorRefused{said: "the selector " + strconv.Quote(m[1]) + " is not valid CSS", ex: ex}
 }
 
-var invalidSelector = regexp.MustCompile(`^SyntaxError: [^\n]*?: '(.*)' is not a valid selector\.`)
+var invalidSelector = regexp.MustCompile(`(?s)^SyntaxError: [^\n]*?: '(.*)' is not a valid selector\.`)
 
 // errGone is returned when a target matched when checked but not when
 // acted on.
