@@ -350,8 +350,8 @@ func TestCauseOf(t *testing.T) {
 	}
 }
 
-// A selector the browser refuses fails the step at once, said plainly,
-// not at the timeout. (The script's loader refuses most such selectors
+// A selector or an XPath expression the browser refuses fails the step
+// at once, said plainly, not at the timeout. (The script's loader refuses most such selectors
 // first; an undeclared namespace prefix is one it leaves to the browser.)
 func TestInvalidSelectorIsFinal(t *testing.T) {
 	res := runSite(t, `  - goto: ${serve.url}/fixture.html
@@ -359,10 +359,16 @@ func TestInvalidSelectorIsFinal(t *testing.T) {
     optional: true
   - wait: {selector: "svg|plain", state: visible}
     optional: true
+  - click: {xpath: "//button["}
+    optional: true
 `, nil)
 	mustPass(t, res)
-	for _, st := range res.Timeline.Steps[1:] {
-		if st.Outcome != timeline.OutcomeUndispatched || st.Error != `the selector "svg|plain" is not valid CSS (the browser's CSS parser refused it: fix the selector in the script)` {
+	for i, st := range res.Timeline.Steps[1:] {
+		want := `the selector "svg|plain" is not valid CSS (the browser refused it: fix it in the script)`
+		if i == 2 {
+			want = `the XPath "//button[" is not a valid XPath expression (the browser refused it: fix it in the script)`
+		}
+		if st.Outcome != timeline.OutcomeUndispatched || st.Error != want {
 			t.Errorf("%s with an invalid selector: %s %q", st.Kind, st.Outcome, st.Error)
 		}
 	}

@@ -327,34 +327,39 @@ func isException(err error) bool {
 	return errors.As(err, &ex)
 }
 
-// selectorRefused is the browser's refusal of a selector, said plainly:
-// what the browser said, without the helper's stack. It is still the
-// exception underneath (isException).
+// selectorRefused is the browser's refusal of a CSS selector or an XPath
+// expression, said plainly: what was refused, without the helper's
+// stack. It is still the exception underneath (isException).
 type selectorRefused struct {
 	said string
 	ex   *chromedp.ExceptionError
 }
 
 func (e *selectorRefused) Error() string {
-	return e.said + " (the browser's CSS parser refused it: fix the selector in the script)"
+	return e.said + " (the browser refused it: fix it in the script)"
 }
 func (e *selectorRefused) Unwrap() error { return e.ex }
 
 // badSelector is err as a selectorRefused when it is the browser's
-// SyntaxError for an invalid selector, else nil.
+// SyntaxError for an invalid selector or XPath expression, else nil.
 func badSelector(err error) error {
 	var ex *chromedp.ExceptionError
 	if !errors.As(err, &ex) || ex.Exception == nil {
 		return nil
 	}
-	m := invalidSelector.FindStringSubmatch(ex.Exception.Description)
-	if m == nil {
-		return nil
+	if m := invalidSelector.FindStringSubmatch(ex.Exception.Description); m != nil {
+		return &selectorRefused{said: "the selector " + strconv.Quote(m[1]) + " is not valid CSS", ex: ex}
 	}
-	return &selectorRefused{said: "the selector " + strconv.Quote(m[1]) + " is not valid CSS", ex: ex}
+	if m := invalidXPath.FindStringSubmatch(ex.Exception.Description); m != nil {
+		return &selectorRefused{said: "the XPath " + strconv.Quote(m[1]) + " is not a valid XPath expression", ex: ex}
+	}
+	return nil
 }
 
-var invalidSelector = regexp.MustCompile(`(?s)^SyntaxError: [^\n]*?: '(.*)' is not a valid selector\.`)
+var (
+	invalidSelector = regexp.MustCompile(`(?s)^SyntaxError: [^\n]*?: '(.*)' is not a valid selector\.`)
+	invalidXPath    = regexp.MustCompile(`(?s)^SyntaxError: [^\n]*?: The string '(.*)' is not a valid XPath expression\.`)
+)
 
 // errGone is returned when a target matched when checked but not when
 // acted on.
