@@ -21,7 +21,7 @@ func cssSyntax(sel string) string {
 	if strings.Contains(sel, "${") {
 		return "" // known only when the run starts
 	}
-	p := &cssParser{toks: cssTokens(sel), src: sel}
+	p := &cssParser{toks: cssTokens(sel), src: sel, dot: -1, classEnd: -1}
 	if p.skipWS(); p.atEnd() {
 		return "is empty"
 	}
@@ -254,6 +254,9 @@ type cssParser struct {
 	i    int
 	src  string
 	why  string
+	// dot and classEnd: where the last class selector's "." is and the
+	// token after its name (for classHint).
+	dot, classEnd int
 }
 
 func (p *cssParser) peek() cssToken {
@@ -352,7 +355,11 @@ func (p *cssParser) complex(relative bool) {
 		}
 		c, t := p.combinator()
 		if c == "" && !ws {
-			p.fail("has an unexpected %s%s", t.describe(), hintFor(t))
+			hint := hintFor(t)
+			if p.i == p.classEnd {
+				hint += p.classHint()
+			}
+			p.fail("has an unexpected %s%s", t.describe(), hint)
 			return
 		}
 		p.skipWS()
@@ -383,8 +390,11 @@ func (p *cssParser) compound() bool {
 				p.fail("has the id %s at character %d: an id selector cannot start with %s; write [id=%s]", t.text, t.col, badStart(t.value), cssQuote(t.value))
 			}
 		case t.kind == tokDelim && t.value == ".":
+			p.dot = p.i
 			p.next()
-			if n := p.next(); n.kind != tokIdent {
+			if n := p.next(); n.kind == tokIdent {
+				p.classEnd = p.i
+			} else {
 				if n.kind == tokNumber || n.kind == tokDimension || n.kind == tokPercentage {
 					p.badClass(t.col, n.text)
 				} else {
@@ -397,8 +407,11 @@ func (p *cssParser) compound() bool {
 		case t.kind == tokDelim && t.value == "&":
 			p.next()
 		case t.kind == tokOpen && t.value == "[":
+			afterClass := p.i == p.classEnd
 			p.next()
-			p.attribute(t)
+			if p.attribute(t); p.why != "" && afterClass {
+				p.why += p.classHint()
+			}
 		case t.kind == tokColon:
 			p.next()
 			p.pseudo(t)
@@ -415,6 +428,20 @@ func (p *cssParser) compound() bool {
 		}
 	}
 	return false
+}
+
+// classHint says how to select by a class name holding characters CSS
+// reads as syntax (Tailwind's w-1/2, bg-[#fff]): the run of the selector
+// from the last class's name to the next space or combinator.
+func (p *cssParser) classHint() string {
+	var b strings.Builder
+	for _, t := range p.toks[p.dot+1:] {
+		if t.kind == tokWS || t.kind == tokComma || t.kind == tokDelim && strings.Contains(">+~", t.value) {
+			break
+		}
+		b.WriteString(t.text)
+	}
+	return fmt.Sprintf("; if %q is one class name, write [class~=%s]", b.String(), cssQuote(b.String()))
 }
 
 // badClass refuses the class name that CSS reads as a number.

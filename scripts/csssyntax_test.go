@@ -114,6 +114,9 @@ var cssCases = []struct{ css, want string }{
 	{"div\fp", ""},
 	{"div\rp", ""},
 	// Refused.
+	{".w-1/2", `has an unexpected "/" at character 5; if "w-1/2" is one class name, write [class~='w-1/2']`},
+	{"div.w-50% > a", `if "w-50%" is one class name, write [class~='w-50%']`},
+	{"div.bg-[#fff]", `if "bg-[#fff]" is one class name, write [class~='bg-[#fff]']`},
 	{"[a=]", "write [a='...']"},
 	{"[a=]b", "write [a='...']"},
 	{"a:marker", "did you mean ::marker?"},
