@@ -21,7 +21,20 @@ func cssSyntax(sel string) string {
 	if strings.Contains(sel, "${") {
 		return "" // known only when the run starts
 	}
-	p := &cssParser{toks: cssTokens(sel), src: sel, dot: -1, classEnd: -1}
+	return readSelector(sel, false)
+}
+
+// RefusedSelector says what is most likely wrong with a selector the
+// browser refused at run time ("" when nothing is found): what cssSyntax
+// finds, and a pseudo-class or pseudo-element no name list here holds
+// (Tailwind's md:flex after a class, with the attribute selector that
+// says it). Pure.
+func RefusedSelector(sel string) string { return readSelector(sel, true) }
+
+// readSelector reads sel; strict: a pseudo-class or pseudo-element whose
+// name is not listed is an error.
+func readSelector(sel string, strict bool) string {
+	p := &cssParser{toks: cssTokens(sel), src: sel, dot: -1, classEnd: -1, strict: strict}
 	if p.skipWS(); p.atEnd() {
 		return "is empty"
 	}
@@ -257,6 +270,7 @@ type cssParser struct {
 	// dot and classEnd: where the last class selector's "." is and the
 	// token after its name (for classHint).
 	dot, classEnd int
+	strict        bool
 }
 
 func (p *cssParser) peek() cssToken {
@@ -590,6 +604,7 @@ func attrAdvice(p *cssParser, name, op string, v cssToken) string {
 
 // pseudo reads the rest of :name, :name(...), ::name or ::name(...).
 func (p *cssParser) pseudo(colon cssToken) {
+	afterClass := p.i-1 == p.classEnd
 	element := false
 	if p.peek().kind == tokColon {
 		p.next()
@@ -621,6 +636,14 @@ func (p *cssParser) pseudo(colon cssToken) {
 		case !known[name] && !fn[name]:
 			if near := nearestPseudo(name, element, isFn); near != "" {
 				p.fail("has the unknown %s %s%s at character %d: did you mean %s?", kind, colons, t.value, colon.col, near)
+				return
+			}
+			if p.strict {
+				hint := ""
+				if afterClass {
+					hint = p.classHint()
+				}
+				p.fail("has the %s %s%s at character %d, which Chromium does not know%s", kind, colons, t.value, colon.col, hint)
 				return
 			}
 		}

@@ -207,6 +207,22 @@ func TestCSSSyntax(t *testing.T) {
 	}
 }
 
+func TestRefusedSelector(t *testing.T) {
+	for _, c := range []struct{ css, want string }{
+		{".md:flex", `has the pseudo-class :flex at character 4, which Chromium does not know; if "md:flex" is one class name, write [class~='md:flex']`},
+		{"a:unknownthing", "has the pseudo-class :unknownthing at character 2, which Chromium does not know"},
+		{"p::nothing", "has the pseudo-element ::nothing at character 2, which Chromium does not know"},
+		{"a:hovr", "did you mean :hover?"},
+		{"a:hover", ""},
+		{"svg|rect", ""}, // a namespace: nothing found here
+		{"input:-webkit-autofill", ""},
+	} {
+		if got := RefusedSelector(c.css); c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("RefusedSelector(%q) = %q, want %q", c.css, got, c.want)
+		}
+	}
+}
+
 func TestAnPlusB(t *testing.T) {
 	for s, want := range map[string]bool{
 		"odd": true, "even": true, "0": true, "+5": true, "-5": true, "n": true, "-n": true, "+n": true,
@@ -239,7 +255,8 @@ func TestOneEdit(t *testing.T) {
 }
 
 // TestCSSSyntaxAsChromium holds cssSyntax against the installed
-// Chromium's querySelectorAll: nothing it refuses may the browser take,
+// Chromium's querySelectorAll: nothing it refuses may the browser take
+// (nor anything RefusedSelector finds wrong, which knows no other names),
 // every pseudo-class and pseudo-element listed must be one the browser
 // takes, and every misspelling of one that cssSyntax refuses the browser
 // must refuse too.
@@ -295,6 +312,8 @@ func TestCSSSyntaxAsChromium(t *testing.T) {
 		switch {
 		case why != "" && valid[i]:
 			t.Errorf("cssSyntax refuses %q (%s), which Chromium takes", s, why)
+		case valid[i] && RefusedSelector(s) != "":
+			t.Errorf("RefusedSelector finds %q wrong (%s), but Chromium takes it", s, RefusedSelector(s))
 		case listed[s] && !valid[i]:
 			t.Errorf("%q is listed as known, but Chromium refuses it", s)
 		case why != "":

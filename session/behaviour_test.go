@@ -361,12 +361,17 @@ func TestInvalidSelectorIsFinal(t *testing.T) {
     optional: true
   - click: {xpath: "//button["}
     optional: true
+  - click: ".md:flex"
+    optional: true
 `, nil)
 	mustPass(t, res)
 	for i, st := range res.Timeline.Steps[1:] {
-		want := `the selector "svg|plain" is not valid CSS (the browser refused it: fix it in the script)`
-		if i == 2 {
-			want = `the XPath "//button[" is not a valid XPath expression (the browser refused it: fix it in the script)`
+		want := `the selector "svg|plain" is not valid CSS (the browser refused it; fix it in the script)`
+		switch i {
+		case 2:
+			want = `the XPath "//button[" is not a valid XPath expression (the browser refused it; fix it in the script)`
+		case 3:
+			want = `the selector ".md:flex" is not valid CSS: it has the pseudo-class :flex at character 4, which Chromium does not know; if "md:flex" is one class name, write [class~='md:flex'] (the browser refused it; fix it in the script)`
 		}
 		if st.Outcome != timeline.OutcomeUndispatched || st.Error != want {
 			t.Errorf("%s with an invalid selector: %s %q", st.Kind, st.Outcome, st.Error)

@@ -336,7 +336,7 @@ type selectorRefused struct {
 }
 
 func (e *selectorRefused) Error() string {
-	return e.said + " (the browser refused it: fix it in the script)"
+	return e.said + " (the browser refused it; fix it in the script)"
 }
 func (e *selectorRefused) Unwrap() error { return e.ex }
 
@@ -348,7 +348,11 @@ func badSelector(err error) error {
 		return nil
 	}
 	if m := invalidSelector.FindStringSubmatch(ex.Exception.Description); m != nil {
-		return &selectorRefused{said: "the selector " + strconv.Quote(m[1]) + " is not valid CSS", ex: ex}
+		said := "the selector " + strconv.Quote(m[1]) + " is not valid CSS"
+		if why := scripts.RefusedSelector(m[1]); why != "" {
+			said += ": it " + why
+		}
+		return &selectorRefused{said: said, ex: ex}
 	}
 	if m := invalidXPath.FindStringSubmatch(ex.Exception.Description); m != nil {
 		return &selectorRefused{said: "the XPath " + strconv.Quote(m[1]) + " is not a valid XPath expression", ex: ex}
