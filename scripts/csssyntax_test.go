@@ -207,6 +207,22 @@ func TestCSSSyntax(t *testing.T) {
 	}
 }
 
+// A selector that holds a secret is not checked when the script is read:
+// what is wrong with it could quote part of the secret. The browser judges
+// it, and the run masks its words.
+func TestSecretSelectorsLeftToTheBrowser(t *testing.T) {
+	env := LoadOptions{LookupEnv: fakeEnv(map[string]string{"TOKEN": "s3cr/3t"})}
+	s := loadSrc(t, "secrets: [TOKEN]\nsteps:\n  - click: \"#x-${TOKEN}\"\n  - click: {css: \"a[b=${TOKEN}]\"}\n", env, nil)
+	if len(s.Steps) != 2 {
+		t.Fatalf("steps %v", s.Steps)
+	}
+	dir := writeScript(t, map[string]string{"demo.yaml": "secrets: [TOKEN]\nsteps:\n  - click: \"#x-${TOKEN}, a >\"\n  - click: \"#1\"\n"})
+	_, err := Load(filepath.Join(dir, "demo.yaml"), env)
+	if err == nil || strings.Contains(err.Error(), "ends with the combinator") || !strings.Contains(err.Error(), "#1") {
+		t.Errorf("only the selector without a secret is refused: %v", err)
+	}
+}
+
 func TestRefusedSelector(t *testing.T) {
 	for _, c := range []struct{ css, want string }{
 		{".md:flex", `has the pseudo-class :flex at character 4, which Chromium does not know; if "md:flex" is one class name, write [class~='md:flex']`},

@@ -24,7 +24,7 @@ func (d *decoder) target(n ast.Node, path string) (any, bool) {
 		d.errorf(d.pos(n), "%s must not be empty", path)
 		return nil, false
 	}
-	if why := selectorSyntax(s); why != "" {
+	if why := d.selectorSyntax(s); why != "" {
 		d.errorf(d.pos(n), "%s: %s", path, why)
 		return nil, false
 	}
@@ -33,7 +33,16 @@ func (d *decoder) target(n ast.Node, path string) (any, bool) {
 
 // selectorSyntax says what is wrong with a CSS selector of a script:
 // Playwright's own syntax, with the clapper target that says the same,
-// or else CSS the browser would refuse; "" when nothing.
+// or else CSS the browser would refuse; "" when nothing. A selector that
+// holds a secret is left to the browser: what is wrong with it could show
+// part of the secret, which masking (of whole values) would not hide.
+func (d *decoder) selectorSyntax(css string) string {
+	if hasSecret(css, d.l.secrets) {
+		return ""
+	}
+	return selectorSyntax(css)
+}
+
 func selectorSyntax(css string) string {
 	if durationRE.MatchString(css) {
 		return fmt.Sprintf("%q looks like a duration, not a selector: to wait for a time, write pause: %s", css, css)
@@ -81,7 +90,7 @@ func (d *decoder) targetMap(es []entry, path string, at Pos) (any, bool) {
 	}
 	t.CSS, t.XPath, t.Text = get("css"), get("xpath"), get("text")
 	if t.CSS != "" {
-		if why := selectorSyntax(t.CSS); why != "" {
+		if why := d.selectorSyntax(t.CSS); why != "" {
 			d.errorf(v["css"].at, "%s.css: %s", path, why)
 			return nil, false
 		}

@@ -331,11 +331,15 @@ func isException(err error) bool {
 // expression, said plainly: what was refused, without the helper's
 // stack. It is still the exception underneath (isException).
 type selectorRefused struct {
-	said string
-	ex   *chromedp.ExceptionError
+	said, sel string
+	why       string // what is most likely wrong (scripts.RefusedSelector), "" when nothing
+	ex        *chromedp.ExceptionError
 }
 
 func (e *selectorRefused) Error() string {
+	if e.why != "" {
+		return e.said + ": it " + e.why + " (the browser refused it; fix it in the script)"
+	}
 	return e.said + " (the browser refused it; fix it in the script)"
 }
 func (e *selectorRefused) Unwrap() error { return e.ex }
@@ -348,14 +352,11 @@ func badSelector(err error) error {
 		return nil
 	}
 	if m := invalidSelector.FindStringSubmatch(ex.Exception.Description); m != nil {
-		said := "the selector " + strconv.Quote(m[1]) + " is not valid CSS"
-		if why := scripts.RefusedSelector(m[1]); why != "" {
-			said += ": it " + why
-		}
-		return &selectorRefused{said: said, ex: ex}
+		return &selectorRefused{said: "the selector " + strconv.Quote(m[1]) + " is not valid CSS", sel: m[1],
+			why: scripts.RefusedSelector(m[1]), ex: ex}
 	}
 	if m := invalidXPath.FindStringSubmatch(ex.Exception.Description); m != nil {
-		return &selectorRefused{said: "the XPath " + strconv.Quote(m[1]) + " is not a valid XPath expression", ex: ex}
+		return &selectorRefused{said: "the XPath " + strconv.Quote(m[1]) + " is not a valid XPath expression", sel: m[1], ex: ex}
 	}
 	return nil
 }

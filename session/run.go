@@ -494,7 +494,21 @@ func (r *run) masked(err error) error {
 	return err
 }
 
-// maskedError is an error whose text had secrets masked.
+// unadvised returns err without what is wrong with a refused selector that
+// holds a secret: the advice could quote part of the secret, which masking
+// whole values would not hide. It still unwraps to err.
+func (r *run) unadvised(err error) error {
+	var sr *selectorRefused
+	if !errors.As(err, &sr) || sr.why == "" || r.s.Mask(sr.sel) == sr.sel {
+		return err
+	}
+	plain := *sr
+	plain.why = ""
+	return &maskedError{msg: strings.Replace(err.Error(), sr.Error(), plain.Error(), 1), err: err}
+}
+
+// maskedError is an error whose text had secrets masked (or, from
+// unadvised, what could show part of one taken out).
 type maskedError struct {
 	msg string
 	err error
@@ -661,7 +675,7 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		if r.clock.Virtual == nil {
 			tm = &timing{}
 		}
-		err = r.attempt(ctx, tab, st, timeout, cause, &rec, tm)
+		err = r.unadvised(r.attempt(ctx, tab, st, timeout, cause, &rec, tm))
 		var se *StepError
 		if err == nil || attempt >= st.Retries || !errors.As(err, &se) || se.Outcome != timeline.OutcomeUndispatched || ctx.Err() != nil {
 			break

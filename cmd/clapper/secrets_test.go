@@ -95,6 +95,11 @@ exec ffmpeg "$@"
 	if code != exitFailed {
 		t.Fatalf("exit %d, want 1 (the last expectation fails); stderr:\n%s", code, stderr)
 	}
+	// What is wrong with a selector that holds the secret is not said: it
+	// would quote part of the secret ("/" at character 23).
+	if !strings.Contains(stderr, `the selector "#missing-•••" is not valid CSS (the browser refused it; fix it in the script)`) {
+		t.Errorf("stderr does not say the selector was refused, plainly:\n%s", stderr)
+	}
 	for _, want := range []string{"retrying after", "failed, optional", `#missing-•••`, `text "••• is not on the page"`} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr does not say %q:\n%s", want, stderr)
