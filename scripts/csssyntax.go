@@ -42,6 +42,9 @@ func readSelector(sel string, strict bool) string {
 	if t := p.peek(); p.why == "" && !p.atEnd() {
 		p.fail("has an unexpected %s%s", t.describe(), hintFor(t))
 	}
+	if p.why == "" {
+		return p.unknown
+	}
 	return p.why
 }
 
@@ -270,7 +273,12 @@ type cssParser struct {
 	// dot and classEnd: where the last class selector's "." is and the
 	// token after its name (for classHint).
 	dot, classEnd int
-	strict        bool
+	// unnamed: the last attribute selector read had no name.
+	unnamed bool
+	// strict: a pseudo name no list holds is an error (RefusedSelector),
+	// said only when nothing else is found (unknown).
+	strict  bool
+	unknown string
 }
 
 func (p *cssParser) peek() cssToken {
@@ -308,8 +316,9 @@ func (p *cssParser) stop() bool {
 }
 
 // list reads a selector list up to the end or a ")"; in a relative one
-// each item may start with a combinator (:has()).
-func (p *cssParser) list(relative bool, in string) {
+// each item may start with a combinator (:has()). empty is what to say
+// when an argument holds nothing ("" at the top level).
+func (p *cssParser) list(relative bool, empty string) {
 	var comma *cssToken
 	for p.why == "" {
 		p.skipWS()
@@ -319,8 +328,10 @@ func (p *cssParser) list(relative bool, in string) {
 				p.fail("has an empty selector before the comma at character %d", t.col)
 			case comma != nil:
 				p.fail("ends with a comma (at character %d): a selector must follow it", comma.col)
+			case empty == "": // the top level, at a ")"
+				p.fail("has an unexpected %s%s", t.describe(), hintFor(t))
 			default:
-				p.fail("has nothing inside %s(): it needs a selector", in)
+				p.fail("%s", empty)
 			}
 			return
 		}
@@ -410,20 +421,20 @@ func (p *cssParser) compound() bool {
 				p.classEnd = p.i
 			} else {
 				if n.kind == tokNumber || n.kind == tokDimension || n.kind == tokPercentage {
-					p.badClass(t.col, n.text)
+					p.badClass(t.col, p.i-1)
 				} else {
 					p.fail("has a \".\" at character %d with no class name after it", t.col)
 				}
 			}
 		case (t.kind == tokNumber || t.kind == tokDimension || t.kind == tokPercentage) && strings.HasPrefix(t.text, "."):
 			p.next()
-			p.badClass(t.col, t.text[1:])
+			p.badClass(t.col, p.i-1)
 		case t.kind == tokDelim && t.value == "&":
 			p.next()
 		case t.kind == tokOpen && t.value == "[":
 			afterClass := p.i == p.classEnd
 			p.next()
-			if p.attribute(t); p.why != "" && afterClass {
+			if p.attribute(t); p.why != "" && afterClass && p.unnamed {
 				p.why += p.classHint()
 			}
 		case t.kind == tokColon:
@@ -448,18 +459,40 @@ func (p *cssParser) compound() bool {
 // reads as syntax (Tailwind's w-1/2, bg-[#fff]): the run of the selector
 // from the last class's name to the next space or combinator.
 func (p *cssParser) classHint() string {
+	run := p.run(p.dot + 1)
+	return fmt.Sprintf("; if %q is one class name, write [class~=%s]", run, cssQuote(run))
+}
+
+// run is the selector's text from token i to the next space, comma,
+// combinator or unmatched ")".
+func (p *cssParser) run(i int) string {
 	var b strings.Builder
-	for _, t := range p.toks[p.dot+1:] {
+	depth := 0
+	for _, t := range p.toks[i:] {
 		if t.kind == tokWS || t.kind == tokComma || t.kind == tokDelim && strings.Contains(">+~", t.value) {
 			break
 		}
+		if t.kind == tokFunction || t.kind == tokOpen && t.value == "(" {
+			depth++
+		} else if t.kind == tokClose && t.value == ")" {
+			if depth--; depth < 0 {
+				break
+			}
+		}
 		b.WriteString(t.text)
 	}
-	return fmt.Sprintf("; if %q is one class name, write [class~=%s]", b.String(), cssQuote(b.String()))
+	return b.String()
 }
 
-// badClass refuses the class name that CSS reads as a number.
-func (p *cssParser) badClass(col int, name string) {
+// badClass refuses the class name that starts at token i and that CSS
+// reads as a number (.5col, .2xl:flex), or a number right after a class
+// (Tailwind's .w-0.5).
+func (p *cssParser) badClass(col, i int) {
+	if i == p.classEnd {
+		p.fail("has an unexpected %s%s", p.toks[i].describe(), p.classHint())
+		return
+	}
+	name := strings.TrimPrefix(p.run(i), ".")
 	p.fail("has the class .%s at character %d: a class selector cannot start with %s; write [class~=%s]", name, col, badStart(name), cssQuote(name))
 }
 
@@ -529,6 +562,7 @@ func (p *cssParser) attribute(open cssToken) {
 		t = p.next()
 	}
 	if t.kind != tokIdent {
+		p.unnamed = true
 		if t.kind == tokEOF {
 			p.fail("has a \"[\" at character %d with no attribute name after it (an attribute selector is [name] or [name=\"value\"])", open.col)
 		} else {
@@ -638,13 +672,12 @@ func (p *cssParser) pseudo(colon cssToken) {
 				p.fail("has the unknown %s %s%s at character %d: did you mean %s?", kind, colons, t.value, colon.col, near)
 				return
 			}
-			if p.strict {
+			if p.strict && p.unknown == "" {
 				hint := ""
 				if afterClass {
 					hint = p.classHint()
 				}
-				p.fail("has the %s %s%s at character %d, which Chromium does not know%s", kind, colons, t.value, colon.col, hint)
-				return
+				p.unknown = fmt.Sprintf("has the %s %s%s at character %d, which Chromium does not know%s", kind, colons, t.value, colon.col, hint)
 			}
 		}
 	}
@@ -653,7 +686,7 @@ func (p *cssParser) pseudo(colon cssToken) {
 	}
 	switch name {
 	case "not", "has":
-		p.list(name == "has", colons+t.value)
+		p.list(name == "has", fmt.Sprintf("has nothing inside %s%s(): it needs a selector", colons, t.value))
 	case "nth-child", "nth-last-child", "nth-of-type", "nth-last-of-type":
 		p.nth(t, name == "nth-child" || name == "nth-last-child")
 	default: // forgiving lists (:is, :where) and the rarer arguments: left to the browser
@@ -710,7 +743,7 @@ func (p *cssParser) nth(fn cssToken, of bool) {
 			p.fail("has \"of\" at character %d in :%s(...): only :nth-child() and :nth-last-child() take \"of\" and a selector", o.col, fn.value)
 			return
 		}
-		p.list(false, ":"+fn.value)
+		p.list(false, fmt.Sprintf("has nothing after \"of\" in :%s(): it needs a selector", fn.value))
 	}
 }
 

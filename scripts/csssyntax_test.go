@@ -115,6 +115,12 @@ var cssCases = []struct{ css, want string }{
 	{"div\rp", ""},
 	// Refused.
 	{".w-1/2", `has an unexpected "/" at character 5; if "w-1/2" is one class name, write [class~='w-1/2']`},
+	{":not(.w-1/2)", `if "w-1/2" is one class name, write [class~='w-1/2']`},
+	{".w-0.5", `has an unexpected ".5" at character 5; if "w-0.5" is one class name, write [class~='w-0.5']`},
+	{".2xl:flex", `has the class .2xl:flex at character 1: a class selector cannot start with a digit; write [class~='2xl:flex']`},
+	{"a.btn[href=/login]", `must be quoted: write [href='/login']`},
+	{")", `has an unexpected ")" at character 1: it closes nothing`},
+	{" ) a", `it closes nothing`},
 	{"div.w-50% > a", `if "w-50%" is one class name, write [class~='w-50%']`},
 	{"div.bg-[#fff]", `if "bg-[#fff]" is one class name, write [class~='bg-[#fff]']`},
 	{"[a=]", "write [a='...']"},
@@ -162,7 +168,7 @@ var cssCases = []struct{ css, want string }{
 	{"div:not()", "nothing inside :not()"},
 	{"div:not(> p)", "starts with the combinator"},
 	{"div:has()", "nothing inside :has()"},
-	{"li:nth-child(2 of )", "nothing inside :nth-child()"},
+	{"li:nth-child(2 of )", `has nothing after "of" in :nth-child()`},
 	{"div:not(a,)", "ends with a comma"},
 	{"div:has(> )", "ends with the combinator"},
 	{"a:hovr", "did you mean :hover?"},
@@ -230,7 +236,8 @@ func TestRefusedSelector(t *testing.T) {
 		{"p::nothing", "has the pseudo-element ::nothing at character 2, which Chromium does not know"},
 		{"a:hovr", "did you mean :hover?"},
 		{"a:hover", ""},
-		{"svg|rect", ""}, // a namespace: nothing found here
+		{"svg|rect", ""},                                 // a namespace: nothing found here
+		{"video:playing > a[href=/x]", "must be quoted"}, // a sure error first
 		{"input:-webkit-autofill", ""},
 	} {
 		if got := RefusedSelector(c.css); c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {

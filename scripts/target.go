@@ -37,7 +37,7 @@ func (d *decoder) target(n ast.Node, path string) (any, bool) {
 // holds a secret is left to the browser: what is wrong with it could show
 // part of the secret, which masking (of whole values) would not hide.
 func (d *decoder) selectorSyntax(css string) string {
-	if hasSecret(css, d.l.secrets) {
+	if mask(css, d.l.secrets) != css { // in any of the forms masking knows
 		return ""
 	}
 	return selectorSyntax(css)

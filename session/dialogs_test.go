@@ -58,6 +58,7 @@ const dialogSteps = `  - goto: ${serve.url}/dialogs.html
   - click: "#prompt"
   - expect: {text: "prompt:null", in: "#out"}
   - click: "#guard"
+  - expect: {text: guarded, in: "#out"}
   - goto: ${serve.url}/second.html
   - expect: {url: "*/second.html"}
 `

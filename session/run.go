@@ -504,7 +504,11 @@ func (r *run) unadvised(err error) error {
 	}
 	plain := *sr
 	plain.why = ""
-	return &maskedError{msg: strings.Replace(err.Error(), sr.Error(), plain.Error(), 1), err: err}
+	msg := err.Error()
+	if !strings.Contains(msg, sr.Error()) { // a wrapper changed its words: say only the refusal
+		return &maskedError{msg: plain.Error(), err: err}
+	}
+	return &maskedError{msg: strings.Replace(msg, sr.Error(), plain.Error(), 1), err: err}
 }
 
 // maskedError is an error whose text had secrets masked (or, from
