@@ -273,8 +273,6 @@ type cssParser struct {
 	// dot and classEnd: where the last class selector's "." is and the
 	// token after its name (for classHint).
 	dot, classEnd int
-	// unnamed: the last attribute selector read had no name.
-	unnamed bool
 	// strict: a pseudo name no list holds is an error (RefusedSelector),
 	// said only when nothing else is found (unknown).
 	strict  bool
@@ -434,7 +432,7 @@ func (p *cssParser) compound() bool {
 		case t.kind == tokOpen && t.value == "[":
 			afterClass := p.i == p.classEnd
 			p.next()
-			if p.attribute(t); p.why != "" && afterClass && p.unnamed {
+			if named := p.attribute(t); p.why != "" && afterClass && !named {
 				p.why += p.classHint()
 			}
 		case t.kind == tokColon:
@@ -548,8 +546,8 @@ func (p *cssParser) typeSelector() {
 
 var attrMatchers = []string{"=", "~=", "|=", "^=", "$=", "*="}
 
-// attribute reads the rest of [name op value flag].
-func (p *cssParser) attribute(open cssToken) {
+// attribute reads the rest of [name op value flag]; named: it had a name.
+func (p *cssParser) attribute(open cssToken) (named bool) {
 	p.skipWS()
 	t := p.next()
 	// [ns|name], [*|name], [|name]
@@ -562,18 +560,17 @@ func (p *cssParser) attribute(open cssToken) {
 		t = p.next()
 	}
 	if t.kind != tokIdent {
-		p.unnamed = true
 		if t.kind == tokEOF {
 			p.fail("has a \"[\" at character %d with no attribute name after it (an attribute selector is [name] or [name=\"value\"])", open.col)
 		} else {
 			p.fail("has an attribute selector at character %d with no attribute name: %s cannot start one", open.col, t.describe())
 		}
-		return
+		return false
 	}
 	p.skipWS()
 	n := p.next()
 	if n.kind == tokClose && n.value == "]" || n.kind == tokEOF {
-		return // [name], or closed by the end of the selector, as CSS allows
+		return true // [name], or closed by the end of the selector, as CSS allows
 	}
 	op := ""
 	if n.kind == tokDelim {
@@ -585,7 +582,7 @@ func (p *cssParser) attribute(open cssToken) {
 	}
 	if !slices.Contains(attrMatchers, op) {
 		p.fail("has %s where ], or one of = ~= |= ^= $= *= and a value, was expected (in the attribute selector at character %d)", n.describe(), open.col)
-		return
+		return true
 	}
 	p.skipWS()
 	v := p.next()
@@ -593,10 +590,10 @@ func (p *cssParser) attribute(open cssToken) {
 	case tokIdent, tokString:
 	case tokBadString:
 		p.fail("has an attribute value at character %d%s", v.col, hintFor(v))
-		return
+		return true
 	default:
 		p.fail("has an attribute value at character %d that must be quoted: %s", v.col, attrAdvice(p, t.value, op, v))
-		return
+		return true
 	}
 	valueEnd := p.i
 	p.skipWS()
@@ -615,6 +612,7 @@ func (p *cssParser) attribute(open cssToken) {
 	default:
 		p.fail("has %s after the quoted value of the attribute selector at character %d: only i (ignore case) may follow it", f.describe(), open.col)
 	}
+	return true
 }
 
 // attrAdvice says how to write [name op value] when the value is not a

@@ -337,10 +337,11 @@ type selectorRefused struct {
 }
 
 func (e *selectorRefused) Error() string {
+	said := e.said
 	if e.why != "" {
-		return e.said + ": it " + e.why + " (the browser refused it; fix it in the script)"
+		said += ": it " + e.why
 	}
-	return e.said + " (the browser refused it; fix it in the script)"
+	return said + " (the browser refused it; fix it in the script)"
 }
 func (e *selectorRefused) Unwrap() error { return e.ex }
 
