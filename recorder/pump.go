@@ -94,6 +94,12 @@ type pump struct {
 	shot, castTried bool
 
 	frames, repeats, forced atomic.Int64
+
+	// detached closes when the filmed tab's target detaches (its page
+	// closed, the browser on); gone is set once the pump has seen it
+	// (pageGone).
+	detached <-chan struct{}
+	gone     atomic.Bool
 }
 
 // StartStudio begins a studio capture of the tab of ctx, which must have
@@ -127,6 +133,7 @@ func StartStudio(ctx context.Context, opts Options, fps int) (*Capture, error) {
 	}
 	p.tabID = tabID(ctx)
 	p.tab = p.virt.tab(p.tabID)
+	p.detached, _ = chromedp.Detached(ctx)
 	if err := p.tab.pause(ctx); err != nil {
 		return nil, c.failStart(fmt.Errorf("%w (is this chromium-headless-shell with begin-frame control?)", err))
 	}
@@ -217,7 +224,7 @@ func (p *pump) run() {
 	}()
 	defer started() // first: StartStudio need not wait for the pictures
 	for k := p.first; ; k++ {
-		if !p.room() {
+		if !p.room() && !p.goesOnGone() {
 			return
 		}
 		// A capture's first frame is made at once: the filmed tab is shown
@@ -231,7 +238,7 @@ func (p *pump) run() {
 		}
 		at := p.virt.Now()
 		next := frameTime(k+1, p.fps)
-		if !p.frame(at, next) {
+		if !p.frame(at, next) && !p.goesOnGone() {
 			return
 		}
 		if p.c.opts.StudioScreencast && p.shot && !p.castTried {
@@ -240,17 +247,47 @@ func (p *pump) run() {
 		}
 		p.driveOthers(time.Duration(next - at))
 		p.virt.Advance(time.Duration(next - at))
-		if !p.awaitPictures(castAhead) {
+		if !p.awaitPictures(castAhead) && !p.goesOnGone() {
 			return
 		}
 	}
 }
+
+// pageGone says whether the filmed tab's page is gone (its target
+// detached: the page closed itself, or was closed, while the browser goes
+// on), and notes it. The capture's interval then ends, its film ending
+// with its last frame as a live capture's does, and the pump goes on
+// without a page until the capture is stopped: it makes no frame, but
+// moves the take clock on frame by frame and drives the other tabs, so
+// the run's steps go on (a sign-in window's Continue button closes it in
+// the middle of the click; the run films its opener next). Without it the
+// run's clock stood still, or stopped for good, with a page that went.
+func (p *pump) pageGone() bool {
+	if p.gone.Load() {
+		return true
+	}
+	select {
+	case <-p.detached:
+	default:
+		return false
+	}
+	p.gone.Store(true)
+	p.c.enqueue(event{kind: evEnd, at: p.virt.Now(), err: errors.New("target detached: the page closed")})
+	return true
+}
+
+// goesOnGone says whether the pump goes on after a frame, or a wait, that
+// failed: it was not told to stop, and the page is gone (pageGone).
+func (p *pump) goesOnGone() bool { return !p.stopping() && p.pageGone() }
 
 // frame makes the frame at take time at and runs the tab's virtual time
 // on to next; a held tab (VirtualTime.Hold) gets no begin-frame and no
 // time, and its frame repeats the last picture. It returns false when the
 // capture failed.
 func (p *pump) frame(at, next timeline.Time) bool {
+	if p.gone.Load() {
+		return true // no page: the clock goes on (pageGone)
+	}
 	p.tab.frame.Lock()
 	defer p.tab.frame.Unlock()
 	if p.tab.held.Load() {
@@ -494,6 +531,9 @@ func isRepeat(data, last []byte) bool {
 // studio capture never overflows: it owns the clock and can wait for the
 // disk instead. It returns false when the pump is told to stop.
 func (p *pump) room() bool {
+	if p.gone.Load() {
+		return !p.stopping() // no frames to keep
+	}
 	c := p.c
 	limit := int64(c.opts.BufferFrames / 2)
 	if limit < 1 {
@@ -582,8 +622,12 @@ func waitExpired(ctx context.Context, expired chan struct{}, d time.Duration) bo
 }
 
 // fail ends the capture for err and stops the virtual clock, so waits on
-// it end instead of waiting for frames that will not come.
+// it end instead of waiting for frames that will not come; unless the
+// page is gone while the browser goes on (pageGone): the clock goes on.
 func (p *pump) fail(err error) {
+	if p.pageGone() {
+		return // the clock goes on without the page
+	}
 	p.c.enqueue(event{kind: evEnd, at: p.virt.Now(), err: err})
 	p.virt.Fail(err)
 }

@@ -62,7 +62,7 @@ func (r *run) drag(ctx context.Context, tab *Tab, a scripts.Drag, rec *timeline.
 		cancel()
 		return dispatched(err)
 	}
-	return tab.pointer.Up(ctx, "left")
+	return lastInput(tab.pointer.Up(ctx, "left")) // a drop that closes the page
 }
 
 // dragTo moves the held pointer to the place, following a target that

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -87,11 +88,15 @@ func (j *Journal) send(ctx context.Context, p *pace, r timeline.Receipt, do func
 			done = v.Busy()
 		}
 	}
-	err := do()
+	err := closedPage(r.Tab, do())
 	done()
 	r.Acked = j.clock.Now()
 	meter(ctx).input(time.Duration(r.Acked - r.Sent))
-	if err != nil {
+	var pc *pageClosedError
+	switch {
+	case errors.As(err, &pc):
+		r.Closed = true // no answer can come: not an error of the input
+	case err != nil:
 		r.Error = err.Error()
 	}
 	if j.mask != nil { // the receipt is masked where it is made

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -42,12 +43,12 @@ func (r *run) press(ctx context.Context, tab *Tab, a scripts.Press, rec *timelin
 // run in any case.
 func (r *run) keyDown(ctx context.Context, tab *Tab, a scripts.KeyDown, rec *timeline.Step) error {
 	rec.Target = a.Key
-	return tab.keyboard.Down(ctx, a.Key)
+	return lastInput(tab.keyboard.Down(ctx, a.Key))
 }
 
 func (r *run) keyUp(ctx context.Context, tab *Tab, a scripts.KeyUp, rec *timeline.Step) error {
 	rec.Target = a.Key
-	return tab.keyboard.Up(ctx, a.Key)
+	return lastInput(tab.keyboard.Up(ctx, a.Key))
 }
 
 // Keyboard sends real key events to one tab, on the US layout of
@@ -228,6 +229,9 @@ func (k *Keyboard) typeKeys(ctx context.Context, text string, delay time.Duratio
 			name = "•"
 		}
 		if err := k.typeRune(ctx, r, name); err != nil {
+			if n == utf8.RuneCountInString(text) {
+				err = lastInput(err) // a page that closes on the text's last key
+			}
 			if n > 1 {
 				return dispatched(err)
 			}
@@ -286,10 +290,10 @@ func (k *Keyboard) Press(ctx context.Context, chord scripts.Chord, name string) 
 	// The key's receipts name the chord as written: the video's key
 	// overlay shows "Ctrl+K" once, not its parts.
 	if err := k.down(ctx, chord.Key, name); err != nil {
-		return err
+		return lastInput(err) // Enter in a window that closes on it
 	}
 	if err := k.up(ctx, chord.Key, name); err != nil {
-		return err
+		return lastInput(err)
 	}
 	for len(pressed) > 0 {
 		m := pressed[len(pressed)-1]

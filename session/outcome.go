@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/chromedp/cdproto"
+	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/timeline"
 )
@@ -52,6 +53,40 @@ func dispatchErr(err error) error {
 		return &StepError{Outcome: timeline.OutcomeRejected, Err: err}
 	}
 	return &StepError{Outcome: timeline.OutcomeUnknown, Err: err}
+}
+
+// pageClosedError is the error of an input sent to a tab whose page
+// closed before it answered: the browser detached the tab (the page
+// closed itself, or was closed). last marks the step's last input (set by
+// the step that sent it: lastInput).
+type pageClosedError struct {
+	tab  string
+	last bool
+	err  error
+}
+
+func (e *pageClosedError) Error() string {
+	return fmt.Sprintf("the page of tab %q closed before it answered (%v)", e.tab, e.err)
+}
+func (e *pageClosedError) Unwrap() error { return e.err }
+
+// closedPage classifies the error of an input to tab: a detach is a
+// pageClosedError, anything else as it was.
+func closedPage(tab string, err error) error {
+	if errors.Is(err, chromedp.ErrTargetDetached) {
+		return &pageClosedError{tab: tab, err: err}
+	}
+	return err
+}
+
+// lastInput marks err, the error of the last input a step sends, so that
+// a page that closed in answer to it ends the step done (run.doneOnClose).
+func lastInput(err error) error {
+	var pc *pageClosedError
+	if errors.As(err, &pc) {
+		pc.last = true
+	}
+	return err
 }
 
 // navErr classifies a navigation on ctx that failed: a browser error reply

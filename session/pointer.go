@@ -252,6 +252,9 @@ func (p *Pointer) Click(ctx context.Context, button string, count int) error {
 	}
 	for i := 1; i <= count; i++ {
 		if err := p.mouse(ctx, input.DispatchMouseEventTypeMousePressed, p.x, p.y, button, i); err != nil {
+			if i == count {
+				err = lastInput(err) // a page that closes as its button goes down
+			}
 			if i > 1 {
 				return dispatched(err)
 			}
@@ -264,6 +267,9 @@ func (p *Pointer) Click(ctx context.Context, button string, count int) error {
 		err := p.mouse(c, input.DispatchMouseEventTypeMouseReleased, p.x, p.y, button, i)
 		cancel()
 		if err != nil {
+			if i == count {
+				err = lastInput(err) // a sign-in window's Continue button
+			}
 			return dispatched(err)
 		}
 		if err := ctx.Err(); err != nil {

@@ -164,6 +164,71 @@ func TestPopupTabsEdges(t *testing.T) {
 	}
 }
 
+// A page that closes in answer to a step's last input ends the step
+// done, whether or not the browser answered that input before it said the
+// page closed: a button that closes its window as it goes down (the
+// release finds no page), Enter in a field, the last key of a text. A
+// step that then acts in the closed tab fails, saying so.
+const closedBySteps = `  - goto: ${serve.url}/opener.html
+  - click: "#signin"
+  - tab: {popup: a}
+  - type: {into: "#user", text: ada}
+  - click: "#quick"
+  - tab: stage
+  - expect: {text: signed in as ada, in: "#status"}
+  - click: "#signin"
+  - tab: {popup: b}
+  - type: {into: "#user", text: bob}
+  - press: Enter
+  - tab: stage
+  - expect: {text: signed in as bob, in: "#status"}
+  - click: "#signin"
+  - tab: {popup: c}
+  - type: {into: "#user", text: "cy\n"}
+  - click: "#go"
+    optional: true
+    timeout: 2s
+  - tab: stage
+  - expect: {text: signed in as cy, in: "#status"}
+`
+
+func TestPageClosedByTheStep(t *testing.T) {
+	for _, studio := range []bool{false, true} {
+		t.Run(map[bool]string{false: "live", true: "studio"}[studio], func(t *testing.T) {
+			t.Parallel()
+			o := RunOptions{}
+			if studio {
+				testenv.Need(t, shellName)
+				o.Studio = studioEndpoint(t)
+			}
+			res, _ := runSiteTakeWith(t, closedBySteps, nil, o)
+			mustPass(t, res)
+			st := res.Timeline.Steps[16]
+			if want := `tab "c" is closed`; st.Outcome == timeline.OutcomeOK || !strings.Contains(st.Error, want) {
+				t.Errorf("the click in the closed tab: %s %q, want an error saying %q", st.Outcome, st.Error, want)
+			}
+			closed := 0
+			for _, r := range res.Timeline.Receipts {
+				if r.Error != "" {
+					t.Errorf("receipt %+v has an error", r)
+				}
+				if r.Closed {
+					closed++
+				}
+			}
+			// Refused at once, not after its 2 s of trying.
+			if d := (st.End - st.Start).Duration(); d >= 2*time.Second {
+				t.Errorf("the click in the closed tab took %v", d)
+			}
+			// The button closing as it goes down, Enter and the text's
+			// last key each leave one input the page never answered.
+			if closed < 3 {
+				t.Errorf("%d receipts say the page closed before it answered, want at least 3", closed)
+			}
+		})
+	}
+}
+
 // passedTake runs steps on the test site, requires them to pass and
 // opens their take.
 func passedTake(t *testing.T, steps string) *timeline.Take {

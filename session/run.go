@@ -720,9 +720,48 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	defer cancelRun(nil)
 	stop := context.AfterFunc(ctx, func() { cancelRun(context.Cause(ctx)) }) // an interrupt says why
 	defer stop()
+	page := needsPage(st.Action)
+	if page && tab.closed() {
+		return undispatched(closedTab(tab))
+	}
 	sctx, cancel := withStepTimeout(withTiming(run, tm), timeout, why)
 	defer cancel()
-	return causeOf(sctx, r.exec(sctx, tab, st, rec))
+	err := r.doneOnClose(tab, causeOf(sctx, r.exec(sctx, tab, st, rec)))
+	if err != nil && page && tab.closed() {
+		// Its page closed while the step waited on it: said plainly.
+		err = &StepError{Outcome: outcomeOf(err), Err: closedTab(tab)}
+	}
+	return err
+}
+
+// needsPage says whether a step acts on its tab's page (a step that does
+// not: a pause, a caption, a tab step, a hold or film step naming a tab).
+func needsPage(a scripts.Action) bool {
+	switch a.(type) {
+	case scripts.Pause, scripts.Chapter, scripts.Caption, scripts.Cursor, scripts.Hold, scripts.Resume, scripts.Film, scripts.Tab, scripts.Dialog:
+		return false
+	}
+	return true
+}
+
+// closedTab is the error of a step in a tab whose page closed.
+func closedTab(t *Tab) error {
+	return fmt.Errorf("tab %q is closed: its page closed (a window that answers its opener closes itself); act in an open tab first (tab: NAME)", t.Name)
+}
+
+// doneOnClose is a step's error err once the step ended: nil when the
+// page closed in answer to the step's last input (a sign-in window closes
+// itself as its Continue button is released, and the browser may say so
+// before it answers the release), as the page went, the browser on. The
+// steps after act in another tab (tab: NAME); one that acts in this tab
+// fails, said plainly.
+func (r *run) doneOnClose(tab *Tab, err error) error {
+	var pc *pageClosedError
+	if err == nil || !errors.As(err, &pc) || !pc.last || !r.pageClosed(tab) {
+		return err
+	}
+	r.logf("tab %s: its page closed in answer to the step's last input", tab.Name)
+	return nil
 }
 
 // leased is the lease check of a step against a shared browser: every tab

@@ -127,6 +127,12 @@ func (e *tabEvents) listen(ev any) {
 	}
 }
 
+// closed says whether the tab's page closed: the browser said so, or
+// detached its target.
+func (t *Tab) closed() bool {
+	return t.events.isClosed() || pageGone(t.ctx)
+}
+
 // isClosed says whether the target was closed or detached.
 func (e *tabEvents) isClosed() bool {
 	e.mu.Lock()

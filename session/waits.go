@@ -81,6 +81,9 @@ func pollWith(ctx context.Context, what string, waits func(i int) time.Duration,
 		if done {
 			return err
 		}
+		if pageGone(ctx) {
+			return fmt.Errorf("%s: %w", what, errPageGone) // nothing will change
+		}
 		if ctx.Err() == nil {
 			// A look cut short by the deadline says nothing new.
 			if err != nil {
@@ -92,6 +95,24 @@ func pollWith(ctx context.Context, what string, waits func(i int) time.Duration,
 		release()
 		tick, release = after(ctx, waits(looks))
 		looks++
+	}
+}
+
+// errPageGone ends a wait on a tab whose page closed.
+var errPageGone = errors.New("the page closed")
+
+// pageGone says whether the page of ctx's tab closed: its target
+// detached (a frame's target that detaches is not the tab's).
+func pageGone(ctx context.Context) bool {
+	ch, err := chromedp.Detached(ctx)
+	if err != nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 

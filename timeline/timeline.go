@@ -386,6 +386,11 @@ type Receipt struct {
 	// Cursor is the page's CSS cursor under the pointer, where known.
 	Cursor string `json:"cursor,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Closed says the page closed before it answered (a sign-in window
+	// whose button closes it): Acked is when the browser said so. The
+	// input was sent; whether the page took it before it closed is not
+	// known. It is no error of the input.
+	Closed bool `json:"closed,omitempty"`
 }
 
 // Boundary is a main-frame commit in the captured tab.
