@@ -3,11 +3,14 @@ package session
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto"
+	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/recorder"
+	"github.com/clapper-dev/clapper/scripts"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -62,5 +65,61 @@ func TestSecretTypingLeavesNoText(t *testing.T) {
 	}
 	if len(j.Receipts()) == 0 {
 		t.Error("no receipts recorded")
+	}
+}
+
+// An input whose tab detached before the browser answered it (the page
+// closed) is a pageClosedError of unknown outcome, its receipt marked
+// closed and free of error; lastInput marks it as the step's last.
+func TestJournalPageClosed(t *testing.T) {
+	j := NewJournal(recorder.NewClock())
+	err := j.send(t.Context(), nil, timeline.Receipt{Kind: timeline.InputUp, Tab: "signin"}, func() error {
+		return fmt.Errorf("target 1F: %w: inspected target navigated or closed", chromedp.ErrTargetDetached)
+	})
+	r := j.Receipts()[0]
+	if !r.Closed || r.Error != "" {
+		t.Errorf("receipt %+v, want closed without an error", r)
+	}
+	var se *StepError
+	var pc *pageClosedError
+	if !errors.As(err, &se) || se.Outcome != timeline.OutcomeUnknown || !errors.As(err, &pc) || pc.last {
+		t.Fatalf("got %v, want an unknown pageClosedError not yet last", err)
+	}
+	if !strings.Contains(err.Error(), `the page of tab "signin" closed before it answered`) {
+		t.Errorf("message %q", err)
+	}
+	if lastInput(dispatched(err)); !pc.last {
+		t.Error("lastInput did not mark it")
+	}
+	other := errors.New("websocket closed")
+	if lastInput(other) != other || lastInput(nil) != nil {
+		t.Error("lastInput changed an error that is not a closed page's")
+	}
+}
+
+// needsPage: every step kind, those that act on their tab's page and
+// those that do not.
+func TestNeedsPage(t *testing.T) {
+	no := []scripts.Action{scripts.Pause{}, scripts.Chapter{}, scripts.Caption{}, scripts.Cursor{}, scripts.Hold{}, scripts.Resume{},
+		scripts.Film{}, scripts.Tab{}, scripts.Dialog{}, scripts.Zoom{}, scripts.Zoom{Region: &scripts.Rect{}}}
+	yes := []scripts.Action{scripts.Goto{}, scripts.Back{}, scripts.Forward{}, scripts.Reload{}, scripts.Click{}, scripts.Hover{},
+		scripts.Move{}, scripts.Drag{}, scripts.Scroll{}, scripts.Type{}, scripts.Press{}, scripts.KeyDown{}, scripts.KeyUp{},
+		scripts.Fill{}, scripts.Select{}, scripts.Check{}, scripts.Uncheck{}, scripts.Upload{}, scripts.Wait{}, scripts.Expect{},
+		scripts.Zoom{Target: &scripts.Target{}}, scripts.Handoff{}, scripts.Screenshot{}, scripts.Eval{}}
+	kinds := map[string]bool{}
+	for _, a := range no {
+		kinds[a.Kind()] = true
+		if needsPage(a) {
+			t.Errorf("%s %+v needs no page", a.Kind(), a)
+		}
+	}
+	for _, a := range yes {
+		kinds[a.Kind()] = true
+		if !needsPage(a) {
+			t.Errorf("%s %+v needs its page", a.Kind(), a)
+		}
+	}
+	if len(kinds) != 33 {
+		t.Errorf("%d step kinds covered, want all 33", len(kinds))
 	}
 }

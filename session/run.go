@@ -737,9 +737,11 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 // needsPage says whether a step acts on its tab's page (a step that does
 // not: a pause, a caption, a tab step, a hold or film step naming a tab).
 func needsPage(a scripts.Action) bool {
-	switch a.(type) {
+	switch a := a.(type) {
 	case scripts.Pause, scripts.Chapter, scripts.Caption, scripts.Cursor, scripts.Hold, scripts.Resume, scripts.Film, scripts.Tab, scripts.Dialog:
 		return false
+	case scripts.Zoom:
+		return a.Target != nil // a zoom toward a region or out records only
 	}
 	return true
 }
