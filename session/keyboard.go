@@ -145,10 +145,10 @@ func (k *Keyboard) ReleaseAll(ctx context.Context) {
 	}
 	c, cancel := afterwards(ctx)
 	defer cancel()
-	for len(k.held) > 0 {
-		h := k.held[len(k.held)-1]
-		if err := k.Up(c, h.name); err != nil {
-			k.held = k.held[:len(k.held)-1] // never loop on a key that cannot be released
+	for n := len(k.held); n > 0; n = len(k.held) {
+		_ = k.Up(c, k.held[n-1].name) // forgets the key, sent or not
+		if len(k.held) == n {
+			k.held = k.held[:n-1] // never loop on a key that cannot be released
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 
+	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/scripts"
 )
 
@@ -81,5 +82,29 @@ func TestEveryKeyOfTheLanguageMaps(t *testing.T) {
 	}
 	if n, _, _ := (&Keyboard{mac: true}).resolve("ControlOrMeta"); n != "Meta" {
 		t.Errorf("ControlOrMeta on macOS is %s", n)
+	}
+}
+
+// ReleaseAll lets go of every key even when no release reaches the page
+// (its tab closed): it ends, with no key held. A key whose release failed
+// once made it drop a second key, and panic on the last.
+func TestReleaseAllWhenThePageIsGone(t *testing.T) {
+	for _, held := range [][]string{{"Enter"}, {"Shift", "a"}, {"Control", "Shift", "Enter"}} {
+		k := &Keyboard{j: NewJournal(recorder.NewClock()), tab: "gone"}
+		for _, name := range held {
+			_, key, err := k.resolve(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k.held = append(k.held, heldKey{name, key})
+			k.mods |= key.ModifierBit()
+		}
+		k.ReleaseAll(t.Context()) // no browser: every release fails
+		if len(k.held) != 0 || k.mods != 0 {
+			t.Errorf("%v: still held %v (modifiers %d)", held, k.held, k.mods)
+		}
+		if n := len(k.j.Receipts()); n != len(held) {
+			t.Errorf("%v: %d releases tried, want one a key", held, n)
+		}
 	}
 }

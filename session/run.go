@@ -444,7 +444,7 @@ func (r *run) finish() {
 	}
 	for _, t := range r.tabs {
 		// A key or button a step left down is let go before the tab is.
-		if closed, crashed := t.events.gone(); !closed && !crashed && r.refusal(t, false) == nil {
+		if _, crashed := t.events.gone(); !t.closed() && !crashed && r.refusal(t, false) == nil {
 			t.keyboard.ReleaseAll(t.ctx)
 			t.pointer.ReleaseAll(t.ctx)
 		}
