@@ -91,7 +91,7 @@ func (r *run) facts(name string) tabFacts {
 	}
 	f.Open, f.Fenced = true, t.fenced
 	f.Closed, f.Crashed = t.events.gone()
-	f.Closed = f.Closed || t.ctx.Err() != nil
+	f.Closed = f.Closed || t.ctx.Err() != nil || t.closed()
 	f.Navs = t.events.navigations()
 	if t.hold != nil {
 		f.Held = &t.hold.receiptFacts

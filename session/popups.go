@@ -493,7 +493,7 @@ func (r *run) frontAndFilm(ctx context.Context, t, target *Tab, url string) erro
 // until then. The tab steps call it, and a step run in another tab than
 // the current one, for that step.
 func (r *run) toFront(ctx context.Context, t *Tab) error {
-	if !r.adopted || t == nil || r.inFront == t || t.events.isClosed() {
+	if !r.adopted || t == nil || r.inFront == t || t.closed() {
 		return nil
 	}
 	if err := r.popups.toFront(targetOf(t.ctx)); err != nil {

@@ -617,7 +617,7 @@ const shapeReadTimeout = 500 * time.Millisecond
 // or fenced tab is not asked.
 func (r *run) rereadShapes(ctx context.Context) {
 	for _, t := range r.tabs {
-		if closed, crashed := t.events.gone(); t.pointer == nil || closed || crashed || t.events.isPaused() || r.refusal(t, false) != nil {
+		if _, crashed := t.events.gone(); t.pointer == nil || t.closed() || crashed || t.events.isPaused() || r.refusal(t, false) != nil {
 			continue
 		}
 		c, cancel := context.WithTimeout(ctx, shapeReadTimeout)

@@ -130,7 +130,7 @@ func (e *tabEvents) listen(ev any) {
 // closed says whether the tab's page closed: the browser said so, or
 // detached its target.
 func (t *Tab) closed() bool {
-	return t.events.isClosed() || pageGone(t.ctx)
+	return t.events.isClosed() || (t.ctx != nil && pageGone(t.ctx))
 }
 
 // isClosed says whether the target was closed or detached.
@@ -318,7 +318,7 @@ func (r *run) film(tab *Tab, url string) error {
 // paints nothing, so its last frame stands. Asked only once a step named
 // a page a tab opened (before, every tab is in front of its window).
 func (r *run) behind(tab *Tab) bool {
-	if !r.adopted || r.inFront == tab || tab.events.isClosed() || r.refusal(tab, false) != nil {
+	if !r.adopted || r.inFront == tab || tab.closed() || r.refusal(tab, false) != nil {
 		return false // a held page is not asked: it answers after its resume
 	}
 	ctx, cancel := context.WithTimeout(tab.ctx, 2*time.Second)
@@ -375,7 +375,7 @@ func (r *run) stopCapture() recorder.Result {
 // pageClosed says whether tab t's page was closed, while the browser
 // goes on (bounded).
 func (r *run) pageClosed(t *Tab) bool {
-	if t.events.isClosed() {
+	if t.closed() {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
