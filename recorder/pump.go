@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/headlessexperimental"
 	"github.com/chromedp/cdproto/page"
@@ -271,14 +273,52 @@ func (p *pump) pageGone() bool {
 	default:
 		return false
 	}
+	// A browser that closes detaches every tab before its connection
+	// drops: the page alone is gone only if the browser still answers.
+	ctx, cancel := context.WithTimeout(p.c.ctx, callLimit)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(ctx, browser.GetVersion, cdp.Empty{}); err != nil {
+		return false
+	}
 	p.gone.Store(true)
 	p.c.enqueue(event{kind: evEnd, at: p.virt.Now(), err: errors.New("target detached: the page closed")})
 	return true
 }
 
 // goesOnGone says whether the pump goes on after a frame, or a wait, that
-// failed: it was not told to stop, and the page is gone (pageGone).
-func (p *pump) goesOnGone() bool { return !p.stopping() && p.pageGone() }
+// failed: it was not told to stop, and the page is gone (pageGone). The
+// capture can end on the page's own word that it closes a moment before
+// its target detaches: that is waited for, briefly. A pump that stops
+// untold, its page not gone, stops the clock (nothing moves it then):
+// every wait on it ends, none as if its time had come.
+func (p *pump) goesOnGone() bool {
+	if p.stopping() || p.virt.Err() != nil {
+		return false
+	}
+	if p.gone.Load() {
+		return true
+	}
+	t := time.NewTimer(detachWait)
+	defer t.Stop()
+	select {
+	case <-p.detached:
+	case <-p.quit:
+		return false
+	case <-p.c.ctx.Done():
+	case <-t.C:
+	}
+	if p.pageGone() {
+		return true
+	}
+	if !p.stopping() {
+		p.virt.Fail(errors.New("the filmed tab's capture ended"))
+	}
+	return false
+}
+
+// detachWait bounds goesOnGone's wait for the target's detach after the
+// capture ended.
+const detachWait = 2 * time.Second
 
 // frame makes the frame at take time at and runs the tab's virtual time
 // on to next; a held tab (VirtualTime.Hold) gets no begin-frame and no
@@ -579,19 +619,22 @@ func runBudget(ctx context.Context, expired chan struct{}, d time.Duration, forc
 	case <-expired:
 	default:
 	}
+	// A tab whose page closes meanwhile sends no expiry: its wait ends
+	// with the detach, not after FetchWait.
+	gone, _ := chromedp.Detached(ctx)
 	if err := setPolicy(ctx, emulation.VirtualTimePolicyPauseIfNetworkFetchesPending, budget); err != nil {
 		return err
 	}
-	if waitExpired(ctx, expired, FetchWait) {
-		return nil
+	if ok, err := waitExpired(ctx, expired, gone, FetchWait); ok || err != nil {
+		return err
 	}
 	// A fetch that does not end holds virtual time: force this interval.
 	forced.Add(1)
 	if err := setPolicy(ctx, emulation.VirtualTimePolicyAdvance, budget); err != nil {
 		return err
 	}
-	if waitExpired(ctx, expired, forceWait) {
-		return nil
+	if ok, err := waitExpired(ctx, expired, gone, forceWait); ok || err != nil {
+		return err
 	}
 	return ErrVirtualTimeStuck
 }
@@ -606,20 +649,27 @@ func setPolicy(ctx context.Context, pol emulation.VirtualTimePolicy, budget floa
 	return nil
 }
 
-// waitExpired waits for the budget's expiry, at most d of wall time. The
-// stop of the capture does not cut it short: the frame in hand is finished.
-func waitExpired(ctx context.Context, expired chan struct{}, d time.Duration) bool {
+// waitExpired waits for the budget's expiry, at most d of wall time, and
+// says whether it came. The stop of the capture does not cut it short:
+// the frame in hand is finished. The tab's target detaching (gone) ends
+// it with an error that says so.
+func waitExpired(ctx context.Context, expired, gone <-chan struct{}, d time.Duration) (bool, error) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-expired:
-		return true
+		return true, nil
+	case <-gone:
+		return false, errBudgetDetached
 	case <-t.C:
-		return false
+		return false, nil
 	case <-ctx.Done():
-		return false
+		return false, nil
 	}
 }
+
+// errBudgetDetached ends a wait for virtual time on a tab that detached.
+var errBudgetDetached = fmt.Errorf("advance virtual time: %w", chromedp.ErrTargetDetached)
 
 // fail ends the capture for err and stops the virtual clock, so waits on
 // it end instead of waiting for frames that will not come; unless the

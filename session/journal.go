@@ -3,8 +3,11 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/timeline"
@@ -33,6 +36,18 @@ func (j *Journal) Receipts() []timeline.Receipt {
 }
 
 func (j *Journal) setStep(i int) { j.mu.Lock(); j.step = i; j.mu.Unlock() }
+
+// sentIn says whether step sent an input (a shape read sends none).
+func (j *Journal) sentIn(step int) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for i := len(j.receipts) - 1; i >= 0 && j.receipts[i].Step >= step; i-- {
+		if j.receipts[i].Step == step && j.receipts[i].Kind != timeline.PointerShape {
+			return true
+		}
+	}
+	return false
+}
 
 // note records an observation that sent no command (a PointerShape):
 // stamped with the step and the time, sent and acked at once.
@@ -73,6 +88,10 @@ func (j *Journal) send(ctx context.Context, p *pace, r timeline.Receipt, do func
 		return undispatched(err)
 	}
 	defer p.after(ctx, r.Step)
+	if pageGone(ctx) {
+		// Nothing to send it to: no receipt (a receipt is of an input sent).
+		return undispatched(&pageClosedError{tab: r.Tab, err: fmt.Errorf("%w: before the input was sent", chromedp.ErrTargetDetached)})
+	}
 	r.Sent = j.clock.Now()
 	done := func() {}
 	if v := j.clock.Virtual; v != nil {

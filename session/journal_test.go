@@ -123,3 +123,61 @@ func TestNeedsPage(t *testing.T) {
 		t.Errorf("%d step kinds covered, want all 33", len(kinds))
 	}
 }
+
+// closeEndsStep: a close ends a step done only when it met the step's
+// last input, the step sent one, and the page is gone with the browser
+// answering; sent and closed are asked only when needed.
+func TestCloseEndsStep(t *testing.T) {
+	detached := fmt.Errorf("x: %w", chromedp.ErrTargetDetached)
+	last := func() error {
+		return lastInput(&StepError{Outcome: timeline.OutcomeUnknown, Err: &pageClosedError{tab: "a", err: detached}})
+	}
+	notLast := &StepError{Outcome: timeline.OutcomeUnknown, Err: &pageClosedError{tab: "a", err: detached}}
+	for _, c := range []struct {
+		name         string
+		err          error
+		sent, closed bool
+		want         bool
+		asks         string
+	}{
+		{"no error", nil, true, true, false, ""},
+		{"another error", errors.New("timeout"), true, true, false, ""},
+		{"a detach not marked", detached, true, true, false, ""},
+		{"not the last input", notLast, true, true, false, ""},
+		{"last, nothing sent", last(), false, true, false, "s"},
+		{"last, the browser gone", last(), true, false, false, "sc"},
+		{"last, sent, closed", last(), true, true, true, "sc"},
+		{"wrapped", fmt.Errorf("click: %w", last()), true, true, true, "sc"},
+	} {
+		asks := ""
+		got := closeEndsStep(c.err, func() bool { asks += "s"; return c.sent }, func() bool { asks += "c"; return c.closed })
+		if got != c.want || asks != c.asks {
+			t.Errorf("%s: %v asking %q, want %v asking %q", c.name, got, asks, c.want, c.asks)
+		}
+	}
+}
+
+// sentIn: the inputs a step sent, not the shapes it read, nor another
+// step's inputs.
+func TestJournalSentIn(t *testing.T) {
+	j := NewJournal(recorder.NewClock())
+	send := func(step int, kind string) {
+		j.setStep(step)
+		if kind == timeline.PointerShape {
+			j.note(timeline.Receipt{Kind: kind})
+			return
+		}
+		if err := j.send(t.Context(), nil, timeline.Receipt{Kind: kind}, func() error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(0, timeline.InputMove)
+	send(2, timeline.PointerShape)
+	send(3, timeline.InputKey)
+	send(3, timeline.PointerShape)
+	for step, want := range map[int]bool{0: true, 1: false, 2: false, 3: true, 4: false} {
+		if got := j.sentIn(step); got != want {
+			t.Errorf("step %d: sent %v, want %v", step, got, want)
+		}
+	}
+}

@@ -299,7 +299,7 @@ func (k *Keyboard) Press(ctx context.Context, chord scripts.Chord, name string) 
 		m := pressed[len(pressed)-1]
 		pressed = pressed[:len(pressed)-1]
 		if err := k.Up(ctx, m); err != nil {
-			return err
+			return lastInput(err) // the page closed on the chord's key
 		}
 	}
 	return nil

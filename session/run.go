@@ -681,7 +681,7 @@ func (r *run) step(ctx context.Context, i int, st scripts.Step) (timeline.Step, 
 		}
 		err = r.unadvised(r.attempt(ctx, tab, st, timeout, cause, &rec, tm))
 		var se *StepError
-		if err == nil || attempt >= st.Retries || !errors.As(err, &se) || se.Outcome != timeline.OutcomeUndispatched || ctx.Err() != nil {
+		if err == nil || attempt >= st.Retries || !errors.As(err, &se) || se.Outcome != timeline.OutcomeUndispatched || errors.Is(err, errTabClosed) || ctx.Err() != nil {
 			break
 		}
 		r.logf("step %d (%s): retrying after: %v", i+1, st.Kind, err)
@@ -726,10 +726,11 @@ func (r *run) attempt(ctx context.Context, tab *Tab, st scripts.Step, timeout ti
 	}
 	sctx, cancel := withStepTimeout(withTiming(run, tm), timeout, why)
 	defer cancel()
-	err := r.doneOnClose(tab, causeOf(sctx, r.exec(sctx, tab, st, rec)))
-	if err != nil && page && tab.closed() {
-		// Its page closed while the step waited on it: said plainly.
-		err = &StepError{Outcome: outcomeOf(err), Err: closedTab(tab)}
+	err := r.doneOnClose(tab, causeOf(sctx, r.exec(sctx, tab, st, rec)), rec.Index)
+	if err != nil && page && !errors.Is(err, errTabClosed) && tab.closed() {
+		// Its page closed while the step waited on it: said plainly,
+		// with what the step saw.
+		err = &StepError{Outcome: outcomeOf(err), Err: fmt.Errorf("%w (the step: %v)", closedTab(tab), err)}
 	}
 	return err
 }
@@ -746,9 +747,13 @@ func needsPage(a scripts.Action) bool {
 	return true
 }
 
+// errTabClosed is in the error of a step in a tab whose page closed: no
+// retry can pass.
+var errTabClosed = errors.New("act in an open tab first (tab: NAME)")
+
 // closedTab is the error of a step in a tab whose page closed.
 func closedTab(t *Tab) error {
-	return fmt.Errorf("tab %q is closed: its page closed (a window that answers its opener closes itself); act in an open tab first (tab: NAME)", t.Name)
+	return fmt.Errorf("tab %q is closed: its page closed (a window that answers its opener closes itself); %w", t.Name, errTabClosed)
 }
 
 // doneOnClose is a step's error err once the step ended: nil when the
@@ -757,13 +762,22 @@ func closedTab(t *Tab) error {
 // before it answers the release), as the page went, the browser on. The
 // steps after act in another tab (tab: NAME); one that acts in this tab
 // fails, said plainly.
-func (r *run) doneOnClose(tab *Tab, err error) error {
-	var pc *pageClosedError
-	if err == nil || !errors.As(err, &pc) || !pc.last || !r.pageClosed(tab) {
+func (r *run) doneOnClose(tab *Tab, err error, step int) error {
+	if !closeEndsStep(err, func() bool { return r.journal.sentIn(step) }, func() bool { return r.pageClosed(tab) }) {
 		return err
 	}
 	r.logf("tab %s: its page closed in answer to the step's last input", tab.Name)
 	return nil
+}
+
+// closeEndsStep decides doneOnClose: err is a page's close met by the
+// step's last input, the step sent an input (sent: a last input never
+// sent, the page gone before the step began, is no answer to the step),
+// and the page is gone while the browser answers (closed). sent and
+// closed are asked only when needed, in that order. Pure but for them.
+func closeEndsStep(err error, sent, closed func() bool) bool {
+	var pc *pageClosedError
+	return err != nil && errors.As(err, &pc) && pc.last && sent() && closed()
 }
 
 // leased is the lease check of a step against a shared browser: every tab

@@ -375,11 +375,14 @@ func (r *run) stopCapture() recorder.Result {
 // pageClosed says whether tab t's page was closed, while the browser
 // goes on (bounded).
 func (r *run) pageClosed(t *Tab) bool {
-	if t.closed() {
-		return true
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if t.closed() {
+		// A browser that closes detaches every tab before its
+		// connection drops: a tab detached is closed only if the
+		// browser still answers.
+		return r.browser.Answers(ctx)
+	}
 	return r.browser.pageClosed(ctx, targetOf(t.ctx))
 }
 
