@@ -137,9 +137,11 @@ const popupEdgeSteps = `  - goto: ${serve.url}/opener.html
   - click: {text: Twice}
 `
 
-func TestPopupTabsEdges(t *testing.T) {
-	// Live and studio side by side (the package's two browsers): most of
-	// each is the pages' and the pointer's pacing.
+// passLiveAndStudio runs steps on the test site filmed live and in
+// studio side by side (the package's two browsers: most of each is the
+// pages' and the pointer's pacing), requires each run to pass, and checks
+// its result with check.
+func passLiveAndStudio(t *testing.T, steps string, check func(t *testing.T, res *Result)) {
 	for _, studio := range []bool{false, true} {
 		t.Run(map[bool]string{false: "live", true: "studio"}[studio], func(t *testing.T) {
 			t.Parallel()
@@ -148,20 +150,26 @@ func TestPopupTabsEdges(t *testing.T) {
 				testenv.Need(t, shellName)
 				o.Studio = studioEndpoint(t)
 			}
-			res, _ := runSiteTakeWith(t, popupEdgeSteps, nil, o)
+			res, _ := runSiteTakeWith(t, steps, nil, o)
 			mustPass(t, res)
-			for i, want := range map[int]string{
-				4:  "the tab has opened no page; tab main opened one: name it from there (tab: main, then tab: {popup: NAME})",
-				9:  "every page it opened has a name already (one, two)",
-				12: "/bye.html) closed before a step named it",
-			} {
-				st := res.Timeline.Steps[i]
-				if st.Outcome == timeline.OutcomeOK || !strings.Contains(st.Error, want) {
-					t.Errorf("step %d: %s %q, want the error to say %q", i, st.Outcome, st.Error, want)
-				}
-			}
+			check(t, res)
 		})
 	}
+}
+
+func TestPopupTabsEdges(t *testing.T) {
+	passLiveAndStudio(t, popupEdgeSteps, func(t *testing.T, res *Result) {
+		for i, want := range map[int]string{
+			4:  "the tab has opened no page; tab main opened one: name it from there (tab: main, then tab: {popup: NAME})",
+			9:  "every page it opened has a name already (one, two)",
+			12: "/bye.html) closed before a step named it",
+		} {
+			st := res.Timeline.Steps[i]
+			if st.Outcome == timeline.OutcomeOK || !strings.Contains(st.Error, want) {
+				t.Errorf("step %d: %s %q, want the error to say %q", i, st.Outcome, st.Error, want)
+			}
+		}
+	})
 }
 
 // A page that closes in answer to a step's last input ends the step
@@ -193,43 +201,33 @@ const closedBySteps = `  - goto: ${serve.url}/opener.html
 `
 
 func TestPageClosedByTheStep(t *testing.T) {
-	for _, studio := range []bool{false, true} {
-		t.Run(map[bool]string{false: "live", true: "studio"}[studio], func(t *testing.T) {
-			t.Parallel()
-			o := RunOptions{}
-			if studio {
-				testenv.Need(t, shellName)
-				o.Studio = studioEndpoint(t)
+	passLiveAndStudio(t, closedBySteps, func(t *testing.T, res *Result) {
+		st := res.Timeline.Steps[16]
+		// (Its target is nowhere: were the page still closing as it
+		// began, it would wait for the close, never click.)
+		if want := `tab "c" is closed`; st.Outcome != timeline.OutcomeUndispatched || !strings.Contains(st.Error, want) {
+			t.Errorf("the click in the closed tab: %s %q, want undispatched saying %q", st.Outcome, st.Error, want)
+		}
+		closed := 0
+		for _, r := range res.Timeline.Receipts {
+			if r.Error != "" {
+				t.Errorf("receipt %+v has an error", r)
 			}
-			res, _ := runSiteTakeWith(t, closedBySteps, nil, o)
-			mustPass(t, res)
-			st := res.Timeline.Steps[16]
-			// (Its target is nowhere: were the page still closing as it
-			// began, it would wait for the close, never click.)
-			if want := `tab "c" is closed`; st.Outcome != timeline.OutcomeUndispatched || !strings.Contains(st.Error, want) {
-				t.Errorf("the click in the closed tab: %s %q, want undispatched saying %q", st.Outcome, st.Error, want)
+			if r.Closed {
+				closed++
 			}
-			closed := 0
-			for _, r := range res.Timeline.Receipts {
-				if r.Error != "" {
-					t.Errorf("receipt %+v has an error", r)
-				}
-				if r.Closed {
-					closed++
-				}
-			}
-			// Refused at once, or as the page closed: not after its 5 s
-			// of trying.
-			if d := (st.End - st.Start).Duration(); d >= 5*time.Second {
-				t.Errorf("the click in the closed tab took %v", d)
-			}
-			// The button closing as it goes down, Enter and the text's
-			// last key each may leave one input the page never answered
-			// (3 or 4 in most runs, fewer under load, where the browser
-			// more often answers before the page has gone).
-			t.Logf("%d receipts say the page closed before it answered", closed)
-		})
-	}
+		}
+		// Refused at once, or as the page closed: not after its 5 s
+		// of trying.
+		if d := (st.End - st.Start).Duration(); d >= 5*time.Second {
+			t.Errorf("the click in the closed tab took %v", d)
+		}
+		// The button closing as it goes down, Enter and the text's
+		// last key each may leave one input the page never answered
+		// (3 or 4 in most runs, fewer under load, where the browser
+		// more often answers before the page has gone).
+		t.Logf("%d receipts say the page closed before it answered", closed)
+	})
 }
 
 // passedTake runs steps on the test site, requires them to pass and
