@@ -101,7 +101,7 @@ type pump struct {
 	// closed, the browser on); gone is set once the pump has seen it
 	// (pageGone).
 	detached <-chan struct{}
-	gone     atomic.Bool
+	gone     bool
 }
 
 // StartStudio begins a studio capture of the tab of ctx, which must have
@@ -226,7 +226,8 @@ func (p *pump) run() {
 	}()
 	defer started() // first: StartStudio need not wait for the pictures
 	for k := p.first; ; k++ {
-		if !p.room() && !p.goesOnGone() {
+		if !p.room() {
+			p.withoutPage(k)
 			return
 		}
 		// A capture's first frame is made at once: the filmed tab is shown
@@ -240,7 +241,8 @@ func (p *pump) run() {
 		}
 		at := p.virt.Now()
 		next := frameTime(k+1, p.fps)
-		if !p.frame(at, next) && !p.goesOnGone() {
+		if !p.frame(at, next) {
+			p.withoutPage(k)
 			return
 		}
 		if p.c.opts.StudioScreencast && p.shot && !p.castTried {
@@ -249,9 +251,29 @@ func (p *pump) run() {
 		}
 		p.driveOthers(time.Duration(next - at))
 		p.virt.Advance(time.Duration(next - at))
-		if !p.awaitPictures(castAhead) && !p.goesOnGone() {
+		if !p.awaitPictures(castAhead) {
+			p.withoutPage(k + 1)
 			return
 		}
+	}
+}
+
+// withoutPage goes on from frame k without a page when the capture could
+// not go on because its page is gone (goesOnGone): no frame, but the
+// clock moves on frame by frame, paced as before, and the other tabs are
+// driven, until the pump is told to stop.
+func (p *pump) withoutPage(k int64) {
+	if !p.goesOnGone() {
+		return
+	}
+	for ; ; k++ {
+		p.virt.Turn(p.quit)
+		if p.stopping() {
+			return
+		}
+		at, next := p.virt.Now(), frameTime(k+1, p.fps)
+		p.driveOthers(time.Duration(next - at))
+		p.virt.Advance(time.Duration(next - at))
 	}
 }
 
@@ -265,7 +287,7 @@ func (p *pump) run() {
 // the middle of the click; the run films its opener next). Without it the
 // run's clock stood still, or stopped for good, with a page that went.
 func (p *pump) pageGone() bool {
-	if p.gone.Load() {
+	if p.gone {
 		return true
 	}
 	select {
@@ -280,7 +302,7 @@ func (p *pump) pageGone() bool {
 	if _, err := chromedp.CallBrowser(ctx, browser.GetVersion, cdp.Empty{}); err != nil {
 		return false
 	}
-	p.gone.Store(true)
+	p.gone = true
 	p.c.enqueue(event{kind: evEnd, at: p.virt.Now(), err: errors.New("target detached: the page closed")})
 	return true
 }
@@ -295,7 +317,7 @@ func (p *pump) goesOnGone() bool {
 	if p.stopping() || p.virt.Err() != nil {
 		return false
 	}
-	if p.gone.Load() {
+	if p.gone {
 		return true
 	}
 	t := time.NewTimer(detachWait)
@@ -325,9 +347,6 @@ const detachWait = 2 * time.Second
 // time, and its frame repeats the last picture. It returns false when the
 // capture failed.
 func (p *pump) frame(at, next timeline.Time) bool {
-	if p.gone.Load() {
-		return true // no page: the clock goes on (pageGone)
-	}
 	p.tab.frame.Lock()
 	defer p.tab.frame.Unlock()
 	if p.tab.held.Load() {
@@ -571,9 +590,6 @@ func isRepeat(data, last []byte) bool {
 // studio capture never overflows: it owns the clock and can wait for the
 // disk instead. It returns false when the pump is told to stop.
 func (p *pump) room() bool {
-	if p.gone.Load() {
-		return !p.stopping() // no frames to keep
-	}
 	c := p.c
 	limit := int64(c.opts.BufferFrames / 2)
 	if limit < 1 {

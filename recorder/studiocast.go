@@ -437,7 +437,7 @@ const carefulWait = time.Second
 // (outbox.giveUp) and stopped, and the pump takes screenshots from then
 // on. It returns false once the capture has ended.
 func (p *pump) awaitPictures(n int) bool {
-	if !p.casting.Load() || p.gone.Load() {
+	if !p.casting.Load() {
 		return true
 	}
 	came, ok := p.pictures(n, castWait)

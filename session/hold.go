@@ -90,8 +90,8 @@ func (r *run) facts(name string) tabFacts {
 		return f
 	}
 	f.Open, f.Fenced = true, t.fenced
-	f.Closed, f.Crashed = t.events.gone()
-	f.Closed = f.Closed || t.ctx.Err() != nil || t.closed()
+	f.Closed, f.Crashed = t.gone()
+	f.Closed = f.Closed || t.ctx.Err() != nil
 	f.Navs = t.events.navigations()
 	if t.hold != nil {
 		f.Held = &t.hold.receiptFacts

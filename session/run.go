@@ -444,7 +444,7 @@ func (r *run) finish() {
 	}
 	for _, t := range r.tabs {
 		// A key or button a step left down is let go before the tab is.
-		if _, crashed := t.events.gone(); !t.closed() && !crashed && r.refusal(t, false) == nil {
+		if closed, crashed := t.gone(); !closed && !crashed && r.refusal(t, false) == nil {
 			t.keyboard.ReleaseAll(t.ctx)
 			t.pointer.ReleaseAll(t.ctx)
 		}
@@ -617,7 +617,7 @@ const shapeReadTimeout = 500 * time.Millisecond
 // or fenced tab is not asked.
 func (r *run) rereadShapes(ctx context.Context) {
 	for _, t := range r.tabs {
-		if _, crashed := t.events.gone(); t.pointer == nil || t.closed() || crashed || t.events.isPaused() || r.refusal(t, false) != nil {
+		if closed, crashed := t.gone(); t.pointer == nil || closed || crashed || t.events.isPaused() || r.refusal(t, false) != nil {
 			continue
 		}
 		c, cancel := context.WithTimeout(ctx, shapeReadTimeout)

@@ -133,6 +133,13 @@ func (t *Tab) closed() bool {
 	return t.events.isClosed() || (t.ctx != nil && pageGone(t.ctx))
 }
 
+// gone says whether the tab's page closed (closed) or its renderer
+// crashed.
+func (t *Tab) gone() (closed, crashed bool) {
+	_, crashed = t.events.gone()
+	return t.closed(), crashed
+}
+
 // isClosed says whether the target was closed or detached.
 func (e *tabEvents) isClosed() bool {
 	e.mu.Lock()
