@@ -40,7 +40,7 @@ func runSiteTakeWith(t *testing.T, steps string, env map[string]string, o RunOpt
 	dir := t.TempDir()
 	site, _ := filepath.Abs("testdata/site")
 	path := filepath.Join(dir, "s.yaml")
-	body := "name: behaviour\nserve: " + site + "\ndefaults: {timeout: 20s}\nsteps:\n" + steps
+	body := "name: behaviour\nserve: " + site + "\ndefaults: {timeout: 20s}\n" + smallViewport + "steps:\n" + steps
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -395,6 +395,7 @@ func TestStepsRecordMasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	smallByDefault(body, s)
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	res, err := Run(context.Background(), s, RunOptions{TakeDir: filepath.Join(dir, "take"), Attach: liveEndpoint(t)})
 	if err != nil {

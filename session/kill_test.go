@@ -39,6 +39,7 @@ func writeScript(t *testing.T, body string) *scripts.Script {
 	if err != nil {
 		t.Fatalf("load script: %v", err)
 	}
+	smallByDefault(body, s)
 	if testenv.NoSandbox() {
 		s.Browser.NoSandbox = true
 	}

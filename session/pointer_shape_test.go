@@ -41,7 +41,7 @@ func TestShapeAlong(t *testing.T) {
 // least once.
 func TestCursorShapeAlongThePath(t *testing.T) {
 	t.Parallel() // a window of the package's live browser
-	res := runSite(t, `  - goto: "data:text/html,<input id=f style='position:absolute;left:20px;top:20px;width:200px'><button id=b style='position:absolute;left:700px;top:450px;cursor:pointer'>Go</button>"
+	res := runSite(t, `  - goto: "data:text/html,<input id=f style='position:absolute;left:20px;top:20px;width:200px'><button id=b style='position:absolute;left:520px;top:300px;cursor:pointer'>Go</button>"
   - click: "#f"
   - click: "#b"
 `, nil)

@@ -12,6 +12,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,6 +31,10 @@ type Server struct {
 	URL  string
 	srv  *http.Server
 	done chan error
+
+	busy   sync.Map     // net.Conn → struct{}: the connections with a request under way
+	active atomic.Int64 // how many they are
+	grace  time.Duration
 }
 
 // CrossSitePrefix begins the served site's twin host: a page at
@@ -57,13 +63,32 @@ func Serve(dir string) (*Server, error) {
 		fmt.Sprintf("%s.localhost:%d", token, port):                    true,
 		fmt.Sprintf("%s%s.localhost:%d", CrossSitePrefix, token, port): true,
 	}
-	s := &Server{
-		URL:  fmt.Sprintf("http://%s.localhost:%d", token, port),
-		srv:  &http.Server{Handler: siteHandler(root, hosts), ReadHeaderTimeout: 10 * time.Second},
-		done: make(chan error, 1),
-	}
+	return serveOn(ln, fmt.Sprintf("http://%s.localhost:%d", token, port), siteHandler(root, hosts)), nil
+}
+
+// serveOn serves h on ln until Close.
+func serveOn(ln net.Listener, url string, h http.Handler) *Server {
+	s := &Server{URL: url, done: make(chan error, 1), grace: closeGrace}
+	s.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ConnState: s.track}
 	go func() { s.done <- s.srv.Serve(ln) }() // owned by s; ends in Close
-	return s, nil
+	return s
+}
+
+// track counts the connections with a request under way: net/http moves
+// a connection to StateActive when a request's first byte arrives and out
+// of it when the response is written (to idle) or the connection ends.
+// A connection may end while active without passing idle.
+func (s *Server) track(c net.Conn, st http.ConnState) {
+	switch st {
+	case http.StateActive:
+		if _, was := s.busy.LoadOrStore(c, struct{}{}); !was {
+			s.active.Add(1)
+		}
+	case http.StateIdle, http.StateHijacked, http.StateClosed:
+		if _, was := s.busy.LoadAndDelete(c); was {
+			s.active.Add(-1)
+		}
+	}
 }
 
 // servableRoot resolves dir (links included) and refuses a folder that
@@ -165,6 +190,9 @@ func siteHandler(root string, hosts map[string]bool) http.Handler {
 // closeGrace is how long Close lets requests under way end.
 const closeGrace = 250 * time.Millisecond
 
+// closePoll is how often Close looks whether the requests under way ended.
+const closePoll = 2 * time.Millisecond
+
 // servedPath cleans a request's path, refusing any part that begins with
 // a dot (dotfiles and dot folders: .git, .env, .ssh). Pure.
 func servedPath(p string) (string, bool) {
@@ -178,15 +206,19 @@ func servedPath(p string) (string, bool) {
 }
 
 // Close stops the server and waits for it. Requests under way get a
-// moment to end; then every connection is closed. A browser that outlives
-// the run (an attached one) keeps connections it opened ahead of need,
-// on which no request ever comes, and a graceful shutdown would wait out
-// its whole grace for them at the end of every run.
+// moment to end (closeGrace); then every connection is closed at once. A
+// browser that outlives the run (an attached one) keeps connections it
+// opened ahead of need, on which no request ever comes, and keeps idle
+// ones alive: http.Server.Shutdown would wait for the first kind (it
+// counts a new connection as busy for 5 s) and wait out its grace at the
+// end of every run, so Close waits only for requests.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
+	// No request starts after this: the listener is closed first.
+	err := s.srv.Shutdown(closedContext)
+	for deadline := time.Now().Add(s.grace); s.active.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(closePoll)
+	}
+	if errors.Is(err, context.Canceled) {
 		err = s.srv.Close()
 	}
 	if serr := <-s.done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
@@ -194,3 +226,11 @@ func (s *Server) Close() error {
 	}
 	return err
 }
+
+// closedContext is already done: Shutdown given it closes the listener
+// and the idle connections, and returns without waiting for the rest.
+var closedContext = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()

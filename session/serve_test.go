@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // serve: answers only under its token hosts, only the folder's own plain
@@ -73,4 +74,93 @@ func TestServeExposesOnlyTheSite(t *testing.T) {
 			t.Errorf("%s: %d %q, want 404", p, code, body)
 		}
 	}
+}
+
+// Close does not wait for a connection on which no request came (a
+// browser opens some ahead of need) nor for an idle one, however long its
+// grace; it lets a request under way end.
+func TestServeCloseWaitsOnlyForRequests(t *testing.T) {
+	release, entered := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			close(entered)
+			<-release
+		}
+		io.WriteString(w, "ok")
+	})
+	serveWith := func(t *testing.T) (*Server, string) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := serveOn(ln, "http://"+ln.Addr().String(), h)
+		s.grace = time.Hour // a Close that waited for the wrong connection would not return
+		return s, ln.Addr().String()
+	}
+	closed := func(s *Server) chan error {
+		done := make(chan error, 1)
+		go func() { done <- s.Close() }()
+		return done
+	}
+	ended := func(t *testing.T, done chan error) {
+		t.Helper()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("close: %v", err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("Close waited for a connection with no request under way")
+		}
+	}
+
+	t.Run("new and idle connections", func(t *testing.T) {
+		s, addr := serveWith(t)
+		ahead, err := net.Dial("tcp", addr) // opened ahead of need: no request
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ahead.Close()
+		client := &http.Client{}
+		resp, err := client.Get("http://" + addr + "/") // leaves an idle keep-alive connection
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ended(t, closed(s))
+	})
+
+	t.Run("a request under way", func(t *testing.T) {
+		s, addr := serveWith(t)
+		got := make(chan string, 1)
+		go func() {
+			resp, err := http.Get("http://" + addr + "/slow")
+			if err != nil {
+				got <- err.Error()
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got <- string(b)
+		}()
+		<-entered
+		done := closed(s)
+		for s.active.Load() != 1 {
+			time.Sleep(time.Millisecond)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Close returned (%v) with a request under way", err)
+		default:
+		}
+		close(release)
+		if b := <-got; b != "ok" {
+			t.Errorf("the request under way got %q, want its answer", b)
+		}
+		ended(t, done)
+		if n := s.active.Load(); n != 0 {
+			t.Errorf("%d requests counted under way after Close", n)
+		}
+	})
 }

@@ -45,6 +45,7 @@ func loadScript(t *testing.T, src string) *scripts.Script {
 	if err != nil {
 		t.Fatal(err)
 	}
+	smallByDefault(src, s)
 	return s
 }
 

@@ -144,6 +144,7 @@ func TestFailurePaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			smallByDefault(script, s)
 			s.Browser.NoSandbox = testenv.NoSandbox()
 			take := filepath.Join(dir, "take")
 			res, err := Run(context.Background(), s, RunOptions{TakeDir: take, Attach: liveEndpoint(t)})

@@ -59,7 +59,8 @@ func suiteSite(t *testing.T) (url string, reset func()) {
 func sixScripts(t *testing.T) string {
 	dir := t.TempDir()
 	write := func(name, steps string) {
-		body := "name: " + name + "\nsteps:\n" + steps
+		// Small: what the suite is about is scripts, not pictures.
+		body := "name: " + name + "\nbrowser: {viewport: {width: 640, height: 360}}\nsteps:\n" + steps
 		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
