@@ -101,7 +101,7 @@ func TestRenderWhileCapturingMatchesStoredRender(t *testing.T) {
 	requireTool(t, "ffmpeg")
 	ctx := context.Background()
 	s := DefaultSettings()
-	s.FPS, s.Width, s.Height = 30, 640, 360
+	s.FPS, s.Width, s.Height = 30, 320, 180 // small: what is compared is frames, at any size
 	s.Captions = "burn"
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
 	for _, upTo := range []int{3000, 5500} {
@@ -127,8 +127,8 @@ func TestRenderWhileCapturingMatchesStoredRender(t *testing.T) {
 		t.Fatalf("the final render made all %d chunks again; none rendered early was used", chunks)
 	}
 	a, b := decodeAll(t, stored), decodeAll(t, streamed)
-	if len(a) != 240 || !strings.HasPrefix(a[0], rgbFrame(640, 360)+" ") {
-		t.Fatalf("stored render decodes to %d frames (the first %v), want 240 of 640x360", len(a), a[:min(1, len(a))])
+	if len(a) != 240 || !strings.HasPrefix(a[0], rgbFrame(s.Width, s.Height)+" ") {
+		t.Fatalf("stored render decodes to %d frames (the first %v), want 240 of %dx%d", len(a), a[:min(1, len(a))], s.Width, s.Height)
 	}
 	if !slices.Equal(a, b) {
 		t.Fatal("the render made while capturing decodes to other frames than the stored render")
@@ -317,7 +317,7 @@ func TestStudioChunksRenderedEarlyAreUsed(t *testing.T) {
 	requireTool(t, "ffmpeg")
 	ctx := context.Background()
 	s := DefaultSettings()
-	s.FPS, s.Width, s.Height = 30, 640, 360
+	s.FPS, s.Width, s.Height = 30, 320, 180 // small: what is compared is frames, at any size
 	s.Zoom.Auto = true
 	tl, frames := midStudioTake()
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
@@ -426,7 +426,7 @@ func TestFinalRenderWaitsForChunkInHand(t *testing.T) {
 	requireTool(t, "ffmpeg")
 	ctx := context.Background()
 	s := DefaultSettings()
-	s.FPS, s.Width, s.Height = 30, 640, 360
+	s.FPS, s.Width, s.Height = 30, 320, 180 // small: what is compared is frames, at any size
 	full := liveTake(t, timeline.FromDuration(ms(8000)))
 	cache := &ChunkCache{Dir: t.TempDir() + "/chunks"}
 	claimed, goOn := make(chan struct{}), make(chan struct{})
