@@ -213,7 +213,8 @@ func servedPath(p string) (string, bool) {
 // counts a new connection as busy for 5 s) and wait out its grace at the
 // end of every run, so Close waits only for requests.
 func (s *Server) Close() error {
-	// No request starts after this: the listener is closed first.
+	// The listener closes first: no connection is accepted after this. A
+	// request that comes on one opened before is waited for too.
 	err := s.srv.Shutdown(closedContext)
 	for deadline := time.Now().Add(s.grace); s.active.Load() > 0 && time.Now().Before(deadline); {
 		time.Sleep(closePoll)
