@@ -59,7 +59,7 @@ func TestCursorShapeAlongThePath(t *testing.T) {
 // empty space with the arrow.
 func TestCursorShapeAfterAScroll(t *testing.T) {
 	t.Parallel() // a window of the package's live browser
-	res := runSite(t, `  - goto: "data:text/html,<input id=f style='position:absolute;left:20px;top:20px;width:200px'><div style='height:3000px'></div><button id=b style='position:absolute;left:700px;top:2400px;cursor:pointer'>Go</button>"
+	res := runSite(t, `  - goto: "data:text/html,<input id=f style='position:absolute;left:20px;top:20px;width:200px'><div style='height:3000px'></div><button id=b style='position:absolute;left:400px;top:2400px;cursor:pointer'>Go</button>"
   - click: "#f"
   - click: "#b"
 `, nil)
@@ -72,7 +72,7 @@ func TestCursorShapeAfterAScroll(t *testing.T) {
 	// A step that scrolls without moving the pointer (a screenshot of an
 	// element) moves the page under it too: the next move starts with
 	// the arrow though its own target needs no scroll.
-	res = runSite(t, `  - goto: "data:text/html,<input id=f style='position:absolute;left:20px;top:20px;width:200px'><div style='height:3000px'></div><p id=p style='position:absolute;left:100px;top:2400px'>Far</p><button id=b style='position:absolute;left:700px;top:2450px;cursor:pointer'>Go</button>"
+	res = runSite(t, `  - goto: "data:text/html,<input id=f style='position:absolute;left:20px;top:20px;width:200px'><div style='height:3000px'></div><p id=p style='position:absolute;left:100px;top:2400px'>Far</p><button id=b style='position:absolute;left:400px;top:2450px;cursor:pointer'>Go</button>"
   - click: "#f"
   - screenshot: {file: far.png, target: "#p"}
   - click: "#b"

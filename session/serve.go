@@ -75,9 +75,9 @@ func serveOn(ln net.Listener, url string, h http.Handler) *Server {
 }
 
 // track counts the connections with a request under way: net/http moves
-// a connection to StateActive when a request's first byte arrives and out
-// of it when the response is written (to idle) or the connection ends.
-// A connection may end while active without passing idle.
+// a connection to StateActive once a request's header is read, and out of
+// it when the response is written (to idle) or the connection ends; a
+// connection may end while active without passing idle.
 func (s *Server) track(c net.Conn, st http.ConnState) {
 	switch st {
 	case http.StateActive:
@@ -205,16 +205,18 @@ func servedPath(p string) (string, bool) {
 	return strings.TrimPrefix(p, "/"), true
 }
 
-// Close stops the server and waits for it. Requests under way get a
-// moment to end (closeGrace); then every connection is closed at once. A
+// Close stops the server and waits for it. Requests under way (their
+// handler started) get a moment to end (closeGrace); then every
+// connection is closed at once. A
 // browser that outlives the run (an attached one) keeps connections it
 // opened ahead of need, on which no request ever comes, and keeps idle
 // ones alive: http.Server.Shutdown would wait for the first kind (it
 // counts a new connection as busy for 5 s) and wait out its grace at the
 // end of every run, so Close waits only for requests.
 func (s *Server) Close() error {
-	// The listener closes first: no connection is accepted after this. A
-	// request that comes on one opened before is waited for too.
+	// The listener closes first: no connection is accepted after this.
+	// A request that comes on one opened before is not answered (net/http
+	// closes such a connection once shutting down), as with Shutdown alone.
 	err := s.srv.Shutdown(closedContext)
 	for deadline := time.Now().Add(s.grace); s.active.Load() > 0 && time.Now().Before(deadline); {
 		time.Sleep(closePoll)
