@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -32,9 +31,9 @@ type Server struct {
 	srv  *http.Server
 	done chan error
 
-	busy   sync.Map     // net.Conn → struct{}: the connections with a request under way
-	active atomic.Int64 // how many they are
-	grace  time.Duration
+	mu    sync.Mutex
+	busy  map[net.Conn]bool // the connections with a request under way
+	grace time.Duration
 }
 
 // CrossSitePrefix begins the served site's twin host: a page at
@@ -68,7 +67,7 @@ func Serve(dir string) (*Server, error) {
 
 // serveOn serves h on ln until Close.
 func serveOn(ln net.Listener, url string, h http.Handler) *Server {
-	s := &Server{URL: url, done: make(chan error, 1), grace: closeGrace}
+	s := &Server{URL: url, done: make(chan error, 1), grace: closeGrace, busy: map[net.Conn]bool{}}
 	s.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ConnState: s.track}
 	go func() { s.done <- s.srv.Serve(ln) }() // owned by s; ends in Close
 	return s
@@ -79,16 +78,20 @@ func serveOn(ln net.Listener, url string, h http.Handler) *Server {
 // it when the response is written (to idle) or the connection ends; a
 // connection may end while active without passing idle.
 func (s *Server) track(c net.Conn, st http.ConnState) {
-	switch st {
-	case http.StateActive:
-		if _, was := s.busy.LoadOrStore(c, struct{}{}); !was {
-			s.active.Add(1)
-		}
-	case http.StateIdle, http.StateHijacked, http.StateClosed:
-		if _, was := s.busy.LoadAndDelete(c); was {
-			s.active.Add(-1)
-		}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st == http.StateActive {
+		s.busy[c] = true
+	} else {
+		delete(s.busy, c)
 	}
+}
+
+// underWay is how many requests are under way.
+func (s *Server) underWay() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.busy)
 }
 
 // servableRoot resolves dir (links included) and refuses a folder that
@@ -207,10 +210,9 @@ func servedPath(p string) (string, bool) {
 
 // Close stops the server and waits for it. Requests under way (their
 // handler started) get a moment to end (closeGrace); then every
-// connection is closed at once. A
-// browser that outlives the run (an attached one) keeps connections it
-// opened ahead of need, on which no request ever comes, and keeps idle
-// ones alive: http.Server.Shutdown would wait for the first kind (it
+// connection is closed at once. A browser that outlives the run (an
+// attached one) keeps connections it opened ahead of need, on which no
+// request ever comes, and keeps idle ones alive: http.Server.Shutdown would wait for the first kind (it
 // counts a new connection as busy for 5 s) and wait out its grace at the
 // end of every run, so Close waits only for requests.
 func (s *Server) Close() error {
@@ -218,7 +220,7 @@ func (s *Server) Close() error {
 	// A request that comes on one opened before is not answered (net/http
 	// closes such a connection once shutting down), as with Shutdown alone.
 	err := s.srv.Shutdown(closedContext)
-	for deadline := time.Now().Add(s.grace); s.active.Load() > 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(s.grace); s.underWay() > 0 && time.Now().Before(deadline); {
 		time.Sleep(closePoll)
 	}
 	if errors.Is(err, context.Canceled) {

@@ -148,7 +148,7 @@ func TestServeCloseWaitsOnlyForRequests(t *testing.T) {
 		}()
 		<-entered
 		done := closed(s)
-		for s.active.Load() != 1 {
+		for s.underWay() != 1 {
 			time.Sleep(time.Millisecond)
 		}
 		select {
@@ -161,7 +161,7 @@ func TestServeCloseWaitsOnlyForRequests(t *testing.T) {
 			t.Errorf("the request under way got %q, want its answer", b)
 		}
 		ended(t, done, time.Minute)
-		if n := s.active.Load(); n != 0 {
+		if n := s.underWay(); n != 0 {
 			t.Errorf("%d requests counted under way after Close", n)
 		}
 	})
