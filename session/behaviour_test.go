@@ -40,7 +40,7 @@ func runSiteTakeWith(t *testing.T, steps string, env map[string]string, o RunOpt
 	dir := t.TempDir()
 	site, _ := filepath.Abs("testdata/site")
 	path := filepath.Join(dir, "s.yaml")
-	body := "name: behaviour\nserve: " + site + "\ndefaults: {timeout: 20s}\n" + smallViewport + "steps:\n" + steps
+	body := "name: behaviour\nserve: " + site + "\ndefaults: {timeout: 20s}\nsteps:\n" + steps
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +48,7 @@ func runSiteTakeWith(t *testing.T, steps string, env map[string]string, o RunOpt
 	if err != nil {
 		t.Fatal(err)
 	}
+	smallByDefault(body, s)
 	s.Browser.NoSandbox = testenv.NoSandbox()
 	take := filepath.Join(dir, "take")
 	o.TakeDir = take

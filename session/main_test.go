@@ -91,13 +91,10 @@ func browsersLeft() []string {
 	return out
 }
 
-// smallViewport is the browser section of the package's scripts whose
-// subject is not the page's size: a quarter of the default's pixels to
-// draw, capture and encode in every run (a run at 1280x720 took about
-// half again the CPU of one at 640x360 here).
-const smallViewport = "browser: {viewport: {width: 640, height: 360}}\n"
-
-// smallByDefault gives a script that names no viewport the small one.
+// smallByDefault gives a script that names no viewport 640x360: the
+// package's scripts whose subject is not the page's size draw, capture
+// and encode a quarter of the default's pixels in every run (a run at
+// 1280x720 took about half again the CPU of one at 640x360 here).
 func smallByDefault(src string, s *scripts.Script) {
 	if !strings.Contains(src, "viewport") {
 		s.Browser.Width, s.Browser.Height = 640, 360
