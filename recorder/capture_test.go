@@ -22,7 +22,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/clapper-dev/clapper/recorder"
-	"github.com/clapper-dev/clapper/session"
 	"github.com/clapper-dev/clapper/timeline"
 )
 
@@ -73,11 +72,19 @@ func navigate(t *testing.T, ctx context.Context, url string) {
 	}
 }
 
-// captureOn opens path of a fresh loopback site in a fresh tab of its own
-// browser and starts capturing it into a new take.
-func captureOn(t *testing.T, path string) (context.Context, *session.Browser, string, *take, *recorder.Capture) {
+// captureOn opens path of a fresh loopback site in a fresh tab of the
+// package's browser and starts capturing it into a new take.
+func captureOn(t *testing.T, path string) (context.Context, string, *take, *recorder.Capture) {
 	t.Helper()
-	ctx, b := browserTab(t)
+	ctx := browserTab(t)
+	site, tk, c := captureIn(t, ctx, path)
+	return ctx, site, tk, c
+}
+
+// captureIn opens path of a fresh loopback site in tab ctx and starts
+// capturing it into a new take.
+func captureIn(t *testing.T, ctx context.Context, path string) (string, *take, *recorder.Capture) {
+	t.Helper()
 	site := serve(t, "127.0.0.1")
 	navigate(t, ctx, site+path)
 	tk := newTake(t)
@@ -85,7 +92,7 @@ func captureOn(t *testing.T, path string) (context.Context, *session.Browser, st
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ctx, b, site, tk, c
+	return site, tk, c
 }
 
 // hang bounds every wait of these tests: long enough for any loaded
@@ -161,7 +168,7 @@ func checkClean(t *testing.T, res recorder.Result) {
 // 8192 characters: one boundary per commit, each frame carries the
 // document it was received during, and the screencast goes on.
 func TestBoundariesAcrossNavigations(t *testing.T) {
-	ctx, _ := browserTab(t)
+	ctx := browserTab(t)
 	siteA, siteB := serve(t, "127.0.0.1"), serve(t, "localhost")
 	long := siteA + "/red?" + strings.Repeat("x", timeline.MaxURL)
 	navigate(t, ctx, siteA+"/red")
@@ -246,7 +253,7 @@ func TestBoundariesAcrossNavigations(t *testing.T) {
 // ends with its state at stop, even when nothing moves on the page and
 // the change comes just before the stop.
 func TestSeededFirstAndFinalFrames(t *testing.T) {
-	ctx, _, _, tk, c := captureOn(t, "/teal?still")
+	ctx, _, tk, c := captureOn(t, "/teal?still")
 	waitFrames(t, c, 2) // the seed and the screencast's first frame
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
@@ -281,7 +288,7 @@ func TestSeededFirstAndFinalFrames(t *testing.T) {
 // disturbing the capture: they only grow, never claim more delivered and
 // discarded frames than received, and end at the final accounting.
 func TestSnapshotWhileCapturing(t *testing.T) {
-	ctx, _, _, tk, c := captureOn(t, "/green")
+	ctx, _, tk, c := captureOn(t, "/green")
 	stop := make(chan struct{})
 	reads := make(chan int)
 	var bad atomic.Value
@@ -330,7 +337,7 @@ func TestSnapshotWhileCapturing(t *testing.T) {
 // The wall-offset mapping, forced on real frames: the timeline records
 // the offset and its error bound, and it agrees with the monotonic one.
 func TestWallOffsetMapping(t *testing.T) {
-	ctx, _ := browserTab(t)
+	ctx := browserTab(t)
 	site := serve(t, "127.0.0.1")
 	navigate(t, ctx, site+"/blue")
 	tk := newTake(t)
@@ -371,7 +378,7 @@ const agreement = time.Millisecond
 // A full disk (writes failing with ENOSPC after n frames) ends the capture
 // with the reason; the frames written so far stay indexed and readable.
 func TestDiskFull(t *testing.T) {
-	ctx, _ := browserTab(t)
+	ctx := browserTab(t)
 	site := serve(t, "127.0.0.1")
 	navigate(t, ctx, site+"/red")
 	tk := newTake(t)
@@ -416,7 +423,8 @@ func TestDiskFull(t *testing.T) {
 // Chromium killed mid-capture: the capture ends with the reason, and the
 // frames so far are indexed and readable.
 func TestChromiumKilled(t *testing.T) {
-	_, b, _, tk, c := captureOn(t, "/green")
+	ctx, b := ownBrowserTab(t)
+	_, tk, c := captureIn(t, ctx, "/green")
 	waitFrames(t, c, 8)
 	if err := b.Kill(); err != nil {
 		t.Fatal(err)
@@ -443,7 +451,7 @@ func TestChromiumKilled(t *testing.T) {
 
 // A renderer crash ends the capture with ErrCrashed.
 func TestRendererCrash(t *testing.T) {
-	ctx, _, _, tk, c := captureOn(t, "/blue")
+	ctx, _, tk, c := captureOn(t, "/blue")
 	waitFrames(t, c, 5)
 	// Page.crash never replies (the renderer is gone): the call waits in
 	// its own goroutine until the capture has seen the crash.
@@ -467,7 +475,7 @@ func TestRendererCrash(t *testing.T) {
 
 // Closing the captured tab ends the capture with the reason.
 func TestTargetClosed(t *testing.T) {
-	ctx, _, _, tk, c := captureOn(t, "/red")
+	ctx, _, tk, c := captureOn(t, "/red")
 	waitFrames(t, c, 5)
 	id := chromedp.FromContext(ctx).Target.TargetID
 	if _, err := chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
@@ -490,7 +498,7 @@ func TestTargetClosed(t *testing.T) {
 // thousand and not for the frame it held back, so it sends nothing of the
 // still page and its change: every frame is a seed.
 func TestSettleAddsTheSettledPage(t *testing.T) {
-	ctx, _ := browserTab(t)
+	ctx := browserTab(t)
 	site := serve(t, "127.0.0.1")
 	navigate(t, ctx, site+"/teal?still")
 	tk := newTake(t)
@@ -540,7 +548,7 @@ func TestSettleAddsTheSettledPage(t *testing.T) {
 // screencast: it asks the compositor for one more frame and waits for it,
 // without a screenshot, and the frame shows the change.
 func TestSettleAsksTheScreencastForAFrame(t *testing.T) {
-	ctx, _, _, tk, c := captureSettlingByFrame(t, "/teal?still")
+	ctx, _, tk, c := captureSettlingByFrame(t, "/teal?still")
 	waitFrames(t, c, 1)
 	since := c.Now()
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
@@ -575,7 +583,7 @@ func TestSettleAsksTheScreencastForAFrame(t *testing.T) {
 // After a cross-site navigation (a new renderer process), Settle still
 // gets its picture from the screencast.
 func TestSettleAfterCrossSiteNavigation(t *testing.T) {
-	ctx, _, _, _, c := captureSettlingByFrame(t, "/teal?still")
+	ctx, _, _, c := captureSettlingByFrame(t, "/teal?still")
 	waitFrames(t, c, 1)
 	if err := c.Settle(c.Now()); err != nil {
 		t.Fatal(err)
@@ -602,9 +610,9 @@ func TestSettleAfterCrossSiteNavigation(t *testing.T) {
 }
 
 // captureSettlingByFrame is captureOn with Options.SettleByFrame.
-func captureSettlingByFrame(t *testing.T, path string) (context.Context, *session.Browser, string, *take, *recorder.Capture) {
+func captureSettlingByFrame(t *testing.T, path string) (context.Context, string, *take, *recorder.Capture) {
 	t.Helper()
-	ctx, b := browserTab(t)
+	ctx := browserTab(t)
 	site := serve(t, "127.0.0.1")
 	navigate(t, ctx, site+path)
 	tk := newTake(t)
@@ -614,12 +622,12 @@ func captureSettlingByFrame(t *testing.T, path string) (context.Context, *sessio
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ctx, b, site, tk, c
+	return ctx, site, tk, c
 }
 
 // By default Settle takes a screenshot.
 func TestSettleTakesAScreenshotByDefault(t *testing.T) {
-	ctx, _, _, _, c := captureOn(t, "/teal?still")
+	ctx, _, _, c := captureOn(t, "/teal?still")
 	waitFrames(t, c, 1)
 	if err := c.Settle(c.Now()); err != nil {
 		t.Fatal(err)
@@ -635,7 +643,7 @@ func TestSettleTakesAScreenshotByDefault(t *testing.T) {
 // fails, and the new document is filmed as it paints. A screenshot here
 // once raced the commit and failed with "not attached to an active page".
 func TestSettleAfterANavigationTakesNoPicture(t *testing.T) {
-	ctx, _, site, _, c := captureOn(t, "/teal?still")
+	ctx, site, _, c := captureOn(t, "/teal?still")
 	waitFrames(t, c, 1)
 	since := c.Now()
 	seen := c.Snapshot().Delivered
@@ -673,8 +681,8 @@ func TestScreencastRestartsOnSteadyFrames(t *testing.T) {
 	for _, way := range []string{"hand-over", "in place", "one screencast"} {
 		keep := way == "one screencast"
 		t.Run(way, func(t *testing.T) {
-			t.Parallel() // each its own browser; most of a way is watching the animation
-			ctx, _ := browserTab(t)
+			t.Parallel() // each its own tab; most of a way is watching the animation
+			ctx := browserTab(t)
 			site := serve(t, "127.0.0.1")
 			navigate(t, ctx, site+"/green")
 			tk := newTake(t)
@@ -717,7 +725,7 @@ func TestScreencastRestartsOnSteadyFrames(t *testing.T) {
 // take verifies: every picture listed is accounted for, and none is
 // written over.
 func TestStartFailureKeepsItsPart(t *testing.T) {
-	ctx, _ := browserTab(t)
+	ctx := browserTab(t)
 	site := serve(t, "127.0.0.1")
 	url := site + "/teal"
 	navigate(t, ctx, url)
