@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -214,7 +215,7 @@ func quickstartEndToEnd(t *testing.T, capture string) {
 	// No white lead-in: the first frame already shows the sample site, not
 	// the blank tab before the goto.
 	if first := decodeFrame(t, plain, 0, w, h); distinctColours(first) < 50 || whiteShare(first) > 0.9 {
-		t.Errorf("first frame: %d distinct colours, %.0f%% white: the blank tab before the goto?", distinctColours(first), 100*whiteShare(first))
+		t.Errorf("first frame: %d distinct colours, %.0f%% white: the blank tab before the goto?\n%s", distinctColours(first), 100*whiteShare(first), leadInFacts(t, takeDir))
 	}
 
 	// The cursor is drawn at the commanded click position.
@@ -283,6 +284,36 @@ func leadIn(t *testing.T, takeDir string) time.Duration {
 	}
 	t.Fatal("no frame of the goto's document")
 	return 0
+}
+
+// leadInFacts says what the lead-in was chosen from, for a failure's
+// message: the boundaries, the first step, and the first frames of the
+// documents after the blank one.
+func leadInFacts(t *testing.T, takeDir string) string {
+	t.Helper()
+	tk, err := timeline.Open(takeDir)
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, bd := range tk.Timeline.Boundaries {
+		fmt.Fprintf(&b, "boundary: document %d at %d\n", bd.Document, bd.At)
+	}
+	if len(tk.Timeline.Steps) > 0 {
+		st := tk.Timeline.Steps[0]
+		fmt.Fprintf(&b, "step %s: %d to %d\n", st.Kind, st.Start, st.End)
+	}
+	n := 0
+	for fr, err := range tk.Frames() {
+		if err != nil || n == 12 {
+			break
+		}
+		if fr.Document > 0 {
+			fmt.Fprintf(&b, "frame %d: document %d, made %d, received %d, seeded %v, %d bytes\n", fr.Seq, fr.Document, fr.Source, fr.Received, fr.Seeded, fr.Bytes)
+			n++
+		}
+	}
+	return b.String()
 }
 
 // whiteShare is the share of near-white pixels.
