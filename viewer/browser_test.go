@@ -24,7 +24,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/clapper-dev/clapper/internal/testenv"
-	"github.com/clapper-dev/clapper/session"
 	"github.com/clapper-dev/clapper/timeline"
 	"github.com/clapper-dev/clapper/viewer"
 )
@@ -75,14 +74,7 @@ func watch(tab context.Context) *watched {
 
 func openTab(t *testing.T) (context.Context, *watched) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
-	b, err := session.Launch(ctx, session.LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: 1280, Height: 900})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	tab, closeTab, err := b.NewTab(context.Background())
+	tab, closeTab, err := sharedBrowser(t).NewTab(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
