@@ -32,7 +32,7 @@ func TestBeatEvery(t *testing.T) {
 // step and gives the lease back.
 func TestSharedLeaseKeptThroughALongStep(t *testing.T) {
 	t.Parallel() // its own browser; mostly waiting for a timeout or a pause to pass
-	b, st := sharedBrowser(t)
+	b, st := ownSharedBrowser(t)
 	const ttl = 2 * time.Second
 	s := loadScript(t, `name: long step
 steps:

@@ -43,6 +43,7 @@ type packageBrowser struct {
 	launch     func() (*Browser, error)
 	once       sync.Once
 	b          *Browser
+	start      []string // its pages' ids when it was launched
 	err        error
 }
 
@@ -50,7 +51,16 @@ type packageBrowser struct {
 func (p *packageBrowser) endpoint(t *testing.T) string {
 	t.Helper()
 	testenv.Need(t, p.need)
-	p.once.Do(func() { p.b, p.err = p.launch() })
+	p.once.Do(func() {
+		if p.b, p.err = p.launch(); p.err != nil {
+			return
+		}
+		pages, err := p.b.Pages(context.Background())
+		for _, pg := range pages {
+			p.start = append(p.start, pg.ID)
+		}
+		p.err = err
+	})
 	if p.err != nil {
 		t.Fatalf("the package's %s browser: %v", p.name, p.err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +16,23 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// sharedBrowser launches a browser to share and opens a lease store.
+// sharedBrowser is the package's live browser as a browser someone else
+// started, and a lease store of the test's own: the pages it had at its
+// launch, the tabs earlier tests left closed before the test and those
+// the test leaves closed after it. A test that runs in parallel with
+// others, whose tabs it would close, launches its own
+// (ownSharedBrowser).
 func sharedBrowser(t *testing.T) (*Browser, *leases.Store) {
+	t.Helper()
+	liveEndpoint(t)
+	b := live.b
+	tidy(t, b, live.start)
+	t.Cleanup(func() { tidy(t, b, live.start) })
+	return b, leaseStore(t)
+}
+
+// ownSharedBrowser launches a browser to share, for the test alone.
+func ownSharedBrowser(t *testing.T) (*Browser, *leases.Store) {
 	t.Helper()
 	testenv.Need(t, "chromium")
 	b, err := Launch(context.Background(), LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: 640, Height: 480})
@@ -28,11 +44,39 @@ func sharedBrowser(t *testing.T) (*Browser, *leases.Store) {
 			t.Errorf("cleanup %+v", c)
 		}
 	})
+	return b, leaseStore(t)
+}
+
+func leaseStore(t *testing.T) *leases.Store {
+	t.Helper()
 	st, err := leases.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b, st
+	return st
+}
+
+// tidy closes the pages of b but those of start, and waits until they are
+// gone.
+func tidy(t *testing.T, b *Browser, start []string) {
+	t.Helper()
+	others := func() []string {
+		pages, err := b.Pages(context.Background())
+		if err != nil {
+			t.Fatalf("the package's browser: %v", err)
+		}
+		var ids []string
+		for _, p := range pages {
+			if !slices.Contains(start, p.ID) {
+				ids = append(ids, p.ID)
+			}
+		}
+		return ids
+	}
+	for _, id := range others() {
+		b.ClosePage(context.Background(), id)
+	}
+	waitFor(t, "the pages of other tests closed", func() bool { return len(others()) == 0 })
 }
 
 func loadScript(t *testing.T, src string) *scripts.Script {
