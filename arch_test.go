@@ -16,32 +16,33 @@ import (
 // protocol; both sit above session. The benchmarks (internal/bench) and
 // the doctor's checks (internal/doctor) sit beside them, under the CLI.
 var arrows = map[string][]string{
-	"":                   {},
-	"timeline":           {"internal/plainfile"},
-	"scripts":            {"internal/size", "internal/plainfile", "internal/outrules"},
-	"internal/plainfile": {},
-	"internal/size":      {},
-	"internal/outrules":  {},
-	"internal/procfs":    {},
-	"internal/ownerlock": {"internal/procfs"},
-	"internal/testenv":   {"internal/procfs"},
-	"internal/benchpage": {"timeline"},
-	"leases":             {"internal/procfs"},
-	"compositor":         {"timeline", "internal/ownerlock", "internal/procfs", "internal/size", "internal/plainfile", "internal/outrules"},
-	"recorder":           {"timeline"},
-	"bundle":             {"timeline", "internal/ownerlock", "internal/procfs", "internal/plainfile"},
-	"compare":            {"timeline"},
-	"viewer":             {"timeline", "compare"},
-	"session":            {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock", "leases"},
-	"internal/exit":      {},
-	"host":               {"session", "leases", "scripts", "timeline", "internal/exit", "internal/ownerlock"},
-	"film":               {"bundle", "compare", "compositor", "host", "internal/exit", "internal/ownerlock", "recorder", "scripts", "session", "timeline", "viewer"},
-	"internal/bench":     {"film", "compositor", "internal/benchpage", "internal/exit", "internal/procfs", "recorder", "scripts", "session", "suite", "timeline"},
-	"internal/doctor":    {"compositor", "host", "internal/procfs", "session"},
-	"internal/starter":   {"scripts", "internal/exit"},
-	"internal/buildinfo": {},
-	"suite":              {"film", "compare", "bundle", "host", "internal/exit", "leases", "scripts", "session", "timeline"},
-	"cmd/clapper":        {"suite", "film", "host", "internal/bench", "internal/buildinfo", "internal/doctor", "internal/starter", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "internal/outrules", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
+	"":                     {},
+	"timeline":             {"internal/plainfile"},
+	"scripts":              {"internal/size", "internal/plainfile", "internal/outrules"},
+	"internal/plainfile":   {},
+	"internal/size":        {},
+	"internal/outrules":    {},
+	"internal/procfs":      {},
+	"internal/ownerlock":   {"internal/procfs"},
+	"internal/testenv":     {"internal/procfs"},
+	"internal/testbrowser": {"internal/testenv", "session"},
+	"internal/benchpage":   {"timeline"},
+	"leases":               {"internal/procfs"},
+	"compositor":           {"timeline", "internal/ownerlock", "internal/procfs", "internal/size", "internal/plainfile", "internal/outrules"},
+	"recorder":             {"timeline"},
+	"bundle":               {"timeline", "internal/ownerlock", "internal/procfs", "internal/plainfile"},
+	"compare":              {"timeline"},
+	"viewer":               {"timeline", "compare"},
+	"session":              {"recorder", "scripts", "timeline", "internal/procfs", "internal/ownerlock", "leases"},
+	"internal/exit":        {},
+	"host":                 {"session", "leases", "scripts", "timeline", "internal/exit", "internal/ownerlock"},
+	"film":                 {"bundle", "compare", "compositor", "host", "internal/exit", "internal/ownerlock", "recorder", "scripts", "session", "timeline", "viewer"},
+	"internal/bench":       {"film", "compositor", "internal/benchpage", "internal/exit", "internal/procfs", "recorder", "scripts", "session", "suite", "timeline"},
+	"internal/doctor":      {"compositor", "host", "internal/procfs", "session"},
+	"internal/starter":     {"scripts", "internal/exit"},
+	"internal/buildinfo":   {},
+	"suite":                {"film", "compare", "bundle", "host", "internal/exit", "leases", "scripts", "session", "timeline"},
+	"cmd/clapper":          {"suite", "film", "host", "internal/bench", "internal/buildinfo", "internal/doctor", "internal/starter", "internal/exit", "bundle", "compare", "compositor", "internal/benchpage", "internal/ownerlock", "internal/plainfile", "internal/procfs", "internal/size", "internal/outrules", "leases", "recorder", "scripts", "session", "timeline", "viewer"},
 }
 
 // speaksCDP are the packages that may depend on chromedp.
@@ -49,7 +50,7 @@ var speaksCDP = []string{"session", "recorder"}
 
 // drivesSessions are the packages that reach chromedp only through session
 // (they run scripts or host a browser; none imports chromedp itself).
-var drivesSessions = []string{"cmd/clapper", "film", "host", "internal/bench", "internal/doctor", "suite"}
+var drivesSessions = []string{"cmd/clapper", "film", "host", "internal/bench", "internal/doctor", "internal/testbrowser", "suite"}
 
 // TestImportArrows keeps the package arrows true: each package imports
 // only the module's packages its row allows, and only session and the

@@ -3,14 +3,12 @@ package recorder_test
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/clapper-dev/clapper/internal/testenv"
+	"github.com/clapper-dev/clapper/internal/testbrowser"
 	"github.com/clapper-dev/clapper/recorder"
 	"github.com/clapper-dev/clapper/session"
 	"github.com/clapper-dev/clapper/timeline"
@@ -19,61 +17,30 @@ import (
 // TestMain runs the tests in a private temporary folder and fails on any
 // browser profile or process they leave behind; the package's browser is
 // closed before those checks.
-func TestMain(m *testing.M) { testenv.Main(withBrowser{m}) }
-
-type withBrowser struct{ m *testing.M }
-
-func (w withBrowser) Run() int {
-	code := w.m.Run()
-	if shared.b != nil {
-		shared.b.Close()
-	}
-	return code
-}
+func TestMain(m *testing.M) { testbrowser.Main(m, chromium) }
 
 const (
 	viewW, viewH = 640, 360
 )
 
-// shared is the one Chromium of the package's tests that capture a tab of
-// it (each in a tab of its own, closed with the test), launched on first
-// use: a launch costs about as much CPU as a short capture. The test that
+// chromium is the one Chromium of the package's tests that capture a tab
+// of it (each in a tab of its own, closed with the test). The test that
 // kills Chromium launches its own (ownBrowserTab).
-var shared struct {
-	once sync.Once
-	b    *session.Browser
-	err  error
-}
+var chromium = testbrowser.New(viewW, viewH)
 
 // browserTab opens a tab of the package's browser at the test viewport,
 // closed with the test.
 func browserTab(t *testing.T) context.Context {
 	t.Helper()
-	testenv.Need(t, "chromium")
-	shared.once.Do(func() { shared.b, shared.err = launch() })
-	if shared.err != nil {
-		t.Fatalf("the package's browser: %v", shared.err)
-	}
-	return tabOf(t, shared.b)
+	return tabOf(t, chromium.Shared(t))
 }
 
 // ownBrowserTab launches a browser for the test alone (closed with it), for
 // a test that kills it, and opens a tab at the test viewport.
 func ownBrowserTab(t *testing.T) (context.Context, *session.Browser) {
 	t.Helper()
-	testenv.Need(t, "chromium")
-	b, err := launch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
+	b := chromium.Own(t)
 	return tabOf(t, b), b
-}
-
-func launch() (*session.Browser, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	return session.Launch(ctx, session.LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: viewW, Height: viewH})
 }
 
 func tabOf(t *testing.T, b *session.Browser) context.Context {

@@ -74,7 +74,7 @@ func watch(tab context.Context) *watched {
 
 func openTab(t *testing.T) (context.Context, *watched) {
 	t.Helper()
-	tab, closeTab, err := sharedBrowser(t).NewTab(context.Background())
+	tab, closeTab, err := chromium.Shared(t).NewTab(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
