@@ -3,10 +3,12 @@ package session
 import (
 	"context"
 	"flag"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/clapper-dev/clapper/internal/testenv"
 	"github.com/clapper-dev/clapper/scripts"
@@ -43,7 +45,6 @@ type packageBrowser struct {
 	launch     func() (*Browser, error)
 	once       sync.Once
 	b          *Browser
-	start      []string // its pages' ids when it was launched
 	err        error
 }
 
@@ -51,16 +52,7 @@ type packageBrowser struct {
 func (p *packageBrowser) endpoint(t *testing.T) string {
 	t.Helper()
 	testenv.Need(t, p.need)
-	p.once.Do(func() {
-		if p.b, p.err = p.launch(); p.err != nil {
-			return
-		}
-		pages, err := p.b.Pages(context.Background())
-		for _, pg := range pages {
-			p.start = append(p.start, pg.ID)
-		}
-		p.err = err
-	})
+	p.once.Do(func() { p.b, p.err = p.launch() })
 	if p.err != nil {
 		t.Fatalf("the package's %s browser: %v", p.name, p.err)
 	}
@@ -72,7 +64,15 @@ func (p *packageBrowser) endpoint(t *testing.T) string {
 // which open their own begin-frame tabs there.
 var (
 	live = packageBrowser{name: "live", need: "chromium", launch: func() (*Browser, error) {
-		return Launch(context.Background(), LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: 1280, Height: 720})
+		b, err := Launch(context.Background(), LaunchOptions{Headless: true, NoSandbox: testenv.NoSandbox(), Width: 1280, Height: 720})
+		if err != nil {
+			return nil, err
+		}
+		if liveStart, err = launchPages(b); err != nil {
+			b.Close()
+			return nil, err
+		}
+		return b, nil
 	}}
 	studio = packageBrowser{name: "studio", need: shellName, launch: func() (*Browser, error) {
 		shell, err := FindShell("")
@@ -82,6 +82,30 @@ var (
 		return Launch(context.Background(), StudioLaunch(shell, testenv.NoSandbox(), 1, 1280, 720))
 	}}
 )
+
+// liveStart are the ids of the live browser's pages at its launch (its
+// first blank tab), which the tests of a browser someone else started find
+// it with (sharedBrowser).
+var liveStart []string
+
+// launchPages waits until a browser just launched lists its first page
+// (Launch returns once DevTools answers, which can be before), and returns
+// the ids of its pages.
+func launchPages(b *Browser) ([]string, error) {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		pages, err := b.Pages(context.Background())
+		if err == nil && len(pages) > 0 {
+			var ids []string
+			for _, pg := range pages {
+				ids = append(ids, pg.ID)
+			}
+			return ids, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("no page listed 20 s after the launch (%v)", err)
+		}
+	}
+}
 
 // packageBrowsers are both, for closing them and telling them apart.
 var packageBrowsers = []*packageBrowser{&live, &studio}

@@ -16,18 +16,18 @@ import (
 	"github.com/clapper-dev/clapper/timeline"
 )
 
-// sharedBrowser is the package's live browser as a browser someone else
-// started, and a lease store of the test's own: the pages it had at its
-// launch, the tabs earlier tests left closed before the test and those
-// the test leaves closed after it. A test that runs in parallel with
-// others, whose tabs it would close, launches its own
+// sharedBrowser returns the package's live browser, used as one someone
+// else started, and a lease store of the test's own. The pages opened
+// since the browser's launch (left by earlier tests) are closed before the
+// test, and those the test leaves are closed after it. A parallel test
+// would have its tabs closed by another's tidy, so it launches its own
 // (ownSharedBrowser).
 func sharedBrowser(t *testing.T) (*Browser, *leases.Store) {
 	t.Helper()
 	liveEndpoint(t)
 	b := live.b
-	tidy(t, b, live.start)
-	t.Cleanup(func() { tidy(t, b, live.start) })
+	tidy(t, b, liveStart)
+	t.Cleanup(func() { tidy(t, b, liveStart) })
 	return b, leaseStore(t)
 }
 
@@ -76,7 +76,7 @@ func tidy(t *testing.T, b *Browser, start []string) {
 	for _, id := range others() {
 		b.ClosePage(context.Background(), id)
 	}
-	waitFor(t, "the pages of other tests closed", func() bool { return len(others()) == 0 })
+	waitFor(t, "the pages opened since the launch closed", func() bool { return len(others()) == 0 })
 }
 
 func loadScript(t *testing.T, src string) *scripts.Script {
@@ -112,7 +112,10 @@ func pageByID(t *testing.T, b *Browser, id string) (leases.Page, bool) {
 // leaving the browser and its other tabs alone.
 func TestSharedRunLeasesItsTabs(t *testing.T) {
 	b, st := sharedBrowser(t)
-	before, _ := b.Pages(context.Background())
+	before, err := b.Pages(context.Background())
+	if err != nil || len(before) == 0 {
+		t.Fatalf("the browser's pages before the run: %v, %v", before, err)
+	}
 	s := loadScript(t, `name: shared
 steps:
   - goto: "data:text/html,<title>main</title>"

@@ -215,7 +215,7 @@ func quickstartEndToEnd(t *testing.T, capture string) {
 	// No white lead-in: the first frame already shows the sample site, not
 	// the blank tab before the goto.
 	if first := decodeFrame(t, plain, 0, w, h); distinctColours(first) < 50 || whiteShare(first) > 0.9 {
-		t.Errorf("first frame: %d distinct colours, %.0f%% white: the blank tab before the goto?\n%s", distinctColours(first), 100*whiteShare(first), leadInFacts(t, takeDir))
+		t.Errorf("first frame: %d distinct colours, %.0f%% white: the blank tab before the goto?\n%s", distinctColours(first), 100*whiteShare(first), leadInFacts(takeDir))
 	}
 
 	// The cursor is drawn at the commanded click position.
@@ -287,29 +287,33 @@ func leadIn(t *testing.T, takeDir string) time.Duration {
 }
 
 // leadInFacts says what the lead-in was chosen from, for a failure's
-// message: the boundaries, the first step, and the first frames of the
-// documents after the blank one.
-func leadInFacts(t *testing.T, takeDir string) string {
-	t.Helper()
+// message, in ms from the take's start: the boundaries, the first step,
+// and the first frames of the documents after the blank one.
+func leadInFacts(takeDir string) string {
 	tk, err := timeline.Open(takeDir)
 	if err != nil {
 		return err.Error()
 	}
+	tl := tk.Timeline
+	ms := func(at timeline.Time) float64 { return float64(at-tl.Start) / 1e6 }
 	var b strings.Builder
-	for _, bd := range tk.Timeline.Boundaries {
-		fmt.Fprintf(&b, "boundary: document %d at %d\n", bd.Document, bd.At)
+	for _, bd := range tl.Boundaries {
+		fmt.Fprintf(&b, "boundary: document %d at %.1f ms\n", bd.Document, ms(bd.At))
 	}
-	if len(tk.Timeline.Steps) > 0 {
-		st := tk.Timeline.Steps[0]
-		fmt.Fprintf(&b, "step %s: %d to %d\n", st.Kind, st.Start, st.End)
+	if len(tl.Steps) > 0 {
+		fmt.Fprintf(&b, "step %s: %.1f to %.1f ms\n", tl.Steps[0].Kind, ms(tl.Steps[0].Start), ms(tl.Steps[0].End))
 	}
 	n := 0
 	for fr, err := range tk.Frames() {
-		if err != nil || n == 12 {
+		if err != nil {
+			fmt.Fprintf(&b, "frames: %v\n", err)
+			break
+		}
+		if n == 12 {
 			break
 		}
 		if fr.Document > 0 {
-			fmt.Fprintf(&b, "frame %d: document %d, made %d, received %d, seeded %v, %d bytes\n", fr.Seq, fr.Document, fr.Source, fr.Received, fr.Seeded, fr.Bytes)
+			fmt.Fprintf(&b, "frame %d: document %d, made %.1f ms, received %.1f ms, seeded %v, %d bytes\n", fr.Seq, fr.Document, ms(fr.Source), ms(fr.Received), fr.Seeded, fr.Bytes)
 			n++
 		}
 	}
