@@ -73,22 +73,27 @@ func navigate(t *testing.T, ctx context.Context, url string) {
 }
 
 // captureOn opens path of a fresh loopback site in a fresh tab of the
-// package's browser and starts capturing it into a new take.
-func captureOn(t *testing.T, path string) (context.Context, string, *take, *recorder.Capture) {
+// package's browser and starts capturing it into a new take, with the
+// options changed by each of set.
+func captureOn(t *testing.T, path string, set ...func(*recorder.Options)) (context.Context, string, *take, *recorder.Capture) {
 	t.Helper()
 	ctx := browserTab(t)
-	site, tk, c := captureIn(t, ctx, path)
+	site, tk, c := captureIn(t, ctx, path, set...)
 	return ctx, site, tk, c
 }
 
 // captureIn opens path of a fresh loopback site in tab ctx and starts
-// capturing it into a new take.
-func captureIn(t *testing.T, ctx context.Context, path string) (string, *take, *recorder.Capture) {
+// capturing it into a new take, with the options changed by each of set.
+func captureIn(t *testing.T, ctx context.Context, path string, set ...func(*recorder.Options)) (string, *take, *recorder.Capture) {
 	t.Helper()
 	site := serve(t, "127.0.0.1")
 	navigate(t, ctx, site+path)
 	tk := newTake(t)
-	c, err := recorder.Start(ctx, tk.options(site+path))
+	o := tk.options(site + path)
+	for _, f := range set {
+		f(&o)
+	}
+	c, err := recorder.Start(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,16 +342,7 @@ func TestSnapshotWhileCapturing(t *testing.T) {
 // The wall-offset mapping, forced on real frames: the timeline records
 // the offset and its error bound, and it agrees with the monotonic one.
 func TestWallOffsetMapping(t *testing.T) {
-	ctx := browserTab(t)
-	site := serve(t, "127.0.0.1")
-	navigate(t, ctx, site+"/blue")
-	tk := newTake(t)
-	o := tk.options(site + "/blue")
-	o.Mapping = timeline.MappingWallOffset
-	c, err := recorder.Start(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, tk, c := captureOn(t, "/blue", func(o *recorder.Options) { o.Mapping = timeline.MappingWallOffset })
 	waitFrames(t, c, 10)
 	res := c.Stop(ctx)
 	tk.finish(t, res)
@@ -498,16 +494,9 @@ func TestTargetClosed(t *testing.T) {
 // thousand and not for the frame it held back, so it sends nothing of the
 // still page and its change: every frame is a seed.
 func TestSettleAddsTheSettledPage(t *testing.T) {
-	ctx := browserTab(t)
-	site := serve(t, "127.0.0.1")
-	navigate(t, ctx, site+"/teal?still")
-	tk := newTake(t)
-	o := tk.options(site + "/teal?still")
-	o.EveryNthFrame, o.NoSendLastFrame, o.SettleByFrame = 1000, true, true
-	c, err := recorder.Start(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, tk, c := captureOn(t, "/teal?still", func(o *recorder.Options) {
+		o.EveryNthFrame, o.NoSendLastFrame, o.SettleByFrame = 1000, true, true
+	})
 	since := c.Now()
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.body.style.background='rgb(200,0,200)'`)); err != nil {
 		t.Fatal(err)
@@ -612,17 +601,7 @@ func TestSettleAfterCrossSiteNavigation(t *testing.T) {
 // captureSettlingByFrame is captureOn with Options.SettleByFrame.
 func captureSettlingByFrame(t *testing.T, path string) (context.Context, string, *take, *recorder.Capture) {
 	t.Helper()
-	ctx := browserTab(t)
-	site := serve(t, "127.0.0.1")
-	navigate(t, ctx, site+path)
-	tk := newTake(t)
-	o := tk.options(site + path)
-	o.SettleByFrame = true
-	c, err := recorder.Start(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ctx, site, tk, c
+	return captureOn(t, path, func(o *recorder.Options) { o.SettleByFrame = true })
 }
 
 // By default Settle takes a screenshot.
@@ -682,19 +661,12 @@ func TestScreencastRestartsOnSteadyFrames(t *testing.T) {
 		keep := way == "one screencast"
 		t.Run(way, func(t *testing.T) {
 			t.Parallel() // each its own tab; most of a way is watching the animation
-			ctx := browserTab(t)
-			site := serve(t, "127.0.0.1")
-			navigate(t, ctx, site+"/green")
-			tk := newTake(t)
-			o := tk.options(site + "/green")
-			o.NoRestart = keep
-			if way == "in place" {
-				recorder.RestartInPlace(&o)
-			}
-			c, err := recorder.Start(ctx, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ctx, _, tk, c := captureOn(t, "/green", func(o *recorder.Options) {
+				o.NoRestart = keep
+				if way == "in place" {
+					recorder.RestartInPlace(o)
+				}
+			})
 			waitFrames(t, c, 10)
 			// Four seconds of animation: several stretches of 750 ms even
 			// at a few frames a second on a loaded machine.

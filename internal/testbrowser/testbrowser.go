@@ -2,7 +2,8 @@
 // each in tabs of its own: launched on first use and closed after the
 // tests, before testenv's leak checks. A launch costs about as much CPU as
 // a short capture, so tests that are not about launching share one. Only
-// tests import it.
+// tests import it; session's own tests, which it imports, keep theirs
+// (session/main_test.go, a live Chromium and a studio shell).
 package testbrowser
 
 import (
